@@ -1,0 +1,40 @@
+/**
+ * Provider-neutral conversation shapes shared by the model adapters, the
+ * projection store and the session workflow. Pure types: no I/O.
+ */
+
+/** One tool call as the model asked for it (arguments are the model's raw JSON text). */
+export interface ToolCallRequest {
+  /** The provider's call id (e.g. `call_abc`), echoed back with the result. */
+  callId: string;
+  /** Tool name as the model wrote it (may name an unknown tool). */
+  name: string;
+  /** Raw argument text as streamed by the provider; may be malformed JSON. */
+  argsJson: string;
+}
+
+/** A message of the provider-neutral transcript handed to an adapter. */
+export type ModelMessage =
+  | { role: 'system'; text: string }
+  | { role: 'user'; text: string }
+  | { role: 'assistant'; text: string; toolCalls: ToolCallRequest[] }
+  | { role: 'tool'; callId: string; name: string; content: string };
+
+/** A tool as offered to the model: name, description, JSON Schema of its arguments. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+/** Token usage as reported by the provider; a field the provider did not report stays undefined (unknown ≠ 0, PR11). */
+export interface Usage {
+  inputTokens?: number;
+  outputTokens?: number;
+  cachedInputTokens?: number;
+  reasoningTokens?: number;
+  totalTokens?: number;
+}
+
+/** Why the model stopped: normalized from the wire format's finish reason. */
+export type FinishReason = 'stop' | 'tool_calls' | 'length' | 'content_filter' | 'other';

@@ -1,0 +1,47 @@
+import type { z } from 'zod';
+
+/** TD1 effect class. Default when undeclared: SideEffecting. */
+export type ToolEffect = 'ReadOnly' | 'UserMediated' | 'Delegating' | 'SideEffecting';
+/** TD1/TD3 replay policy. Default when undeclared: Never. */
+export type ReplayPolicy = 'Safe' | 'Never';
+/** TD1/TD5 concurrency class. Default when undeclared: Exclusive. */
+export type ToolConcurrency = 'Exclusive' | 'ParallelSafe' | 'IsolatedBackground';
+
+/**
+ * The workflow-visible declaration of a tool (TD1): the three independent
+ * facts, the zod schema of its arguments, and a one-line summary builder for
+ * the Temporal UI (e.g. `grep: TODO in src/`). Deterministic: lives in core/
+ * so the session workflow can validate arguments without scheduling anything
+ * (TD8). The implementation and model-facing description live in
+ * activities/tools/<name>.ts and <name>.txt.
+ */
+export interface ToolDeclaration<Args = unknown> {
+  name: string;
+  effect: ToolEffect;
+  replay: ReplayPolicy;
+  concurrency: ToolConcurrency;
+  /** Validates the parsed JSON arguments. */
+  args: z.ZodType<Args>;
+  /** Short human summary of one call, ≤ 120 chars, for activity summaries. */
+  summarize(args: Args): string;
+}
+
+/** TD8 categories of a rejected (blocked) call. */
+export type BlockedCategory = 'invalid_arguments' | 'unavailable' | 'denied';
+
+/** Outcome of one tool call as persisted. */
+export type ToolOutcome = 'ok' | 'error' | 'blocked' | 'uncertain';
+
+/**
+ * What a tool implementation returns. `output` is the model-visible text;
+ * `isError` marks an `error` outcome (the tool ran and failed in a typed way).
+ * `data` is small structured metadata stored beside the output (e.g. a read
+ * credential, match counts, truncation flags).
+ */
+export interface ToolResult {
+  output: string;
+  isError: boolean;
+  /** Stable code when isError (e.g. `rg_missing`, `invalid_arguments`, `not_found`). */
+  errorCode?: string;
+  data?: Record<string, unknown>;
+}
