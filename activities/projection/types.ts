@@ -1,0 +1,169 @@
+import type { PartKind } from '../../core/ids.js';
+import type { BlockedCategory, ToolOutcome } from '../../core/tools/types.js';
+
+/**
+ * The projection store: user-facing rows kept in Prisma (DESIGN.md §3 "Where
+ * data lives"). Every write is an idempotent upsert keyed by a deterministic
+ * id, because an activity may run twice: calling any write twice with the same
+ * arguments leaves exactly the same rows as calling it once.
+ *
+ * All ids are unique per session (the primary key is `(sessionId, id)`), except
+ * session ids, which are global. Times are epoch milliseconds. JSON-valued
+ * fields are plain JS values here; the store serializes them.
+ */
+export interface ProjectionStore {
+  /** Which backend this is. */
+  readonly backend: 'sqlite' | 'postgresql';
+
+  /** Create or update a session row. `status`: 'running' | 'completed' | 'failed' | 'paused' | 'cancelled'. */
+  upsertSession(s: SessionRow): Promise<void>;
+  /** Update only status (+ optional final text / error) of an existing session. */
+  setSessionStatus(
+    sessionId: string,
+    status: SessionStatus,
+    extra?: { finalText?: string; error?: string; updatedAtMs: number },
+  ): Promise<void>;
+  getSession(sessionId: string): Promise<SessionRow | null>;
+
+  /** Inbox input with its admission receipt (SE1/SE2). */
+  upsertInput(i: InputRow): Promise<void>;
+  /** Update the lifecycle state of an input (admitted → applied → completed/failed/cancelled). */
+  setInputState(sessionId: string, inputId: string, state: InputState, atMs: number): Promise<void>;
+  listInputs(sessionId: string): Promise<InputRow[]>;
+
+  /** A transcript message (user or assistant). */
+  upsertMessage(m: MessageRow): Promise<void>;
+  /** A part of a message (PR9 ids). */
+  upsertPart(p: PartRow): Promise<void>;
+  /** Remove every part (and tool-call row) of one model step: used to roll back a partial stream (PR4). */
+  deleteStep(sessionId: string, turn: number, step: number): Promise<void>;
+
+  /** A tool call: arguments, status, outcome and result. */
+  upsertToolCall(t: ToolCallRow): Promise<void>;
+  getToolCall(sessionId: string, id: string): Promise<ToolCallRow | null>;
+
+  /**
+   * Append one event to the append-only event log. Idempotent by `id`: a
+   * second append with the same (sessionId, id) is ignored and returns the
+   * original sequence number. Returns the event's global sequence number.
+   */
+  appendEvent(e: NewEvent): Promise<number>;
+  /** Events of a session with seq > afterSeq, ascending, at most `limit` (default 500). */
+  listEvents(sessionId: string, afterSeq: number, limit?: number): Promise<EventRow[]>;
+
+  /** The whole stored transcript, ordered: messages by (turn, step, role order), parts by (turn, step, position), tool calls likewise. */
+  loadTranscript(sessionId: string): Promise<Transcript | null>;
+
+  close(): Promise<void>;
+}
+
+export type SessionStatus = 'running' | 'completed' | 'failed' | 'paused' | 'cancelled';
+
+export interface SessionRow {
+  id: string;
+  workflowId: string;
+  workspace: string;
+  provider: string;
+  model: string;
+  status: SessionStatus;
+  title?: string | null;
+  finalText?: string | null;
+  error?: string | null;
+  createdAtMs: number;
+  updatedAtMs: number;
+}
+
+/** SE1 admission outcome reported to the caller. */
+export type AdmissionStatus = 'driven' | 'steered' | 'pending';
+/** SE2 lifecycle. */
+export type InputState = 'admitted' | 'applied' | 'completed' | 'failed' | 'cancelled';
+
+export interface InputRow {
+  id: string;
+  sessionId: string;
+  text: string;
+  clientMessageId?: string | null;
+  admission: AdmissionStatus;
+  state: InputState;
+  admittedAtMs: number;
+  updatedAtMs: number;
+}
+
+export interface MessageRow {
+  id: string;
+  sessionId: string;
+  role: 'user' | 'assistant';
+  turn: number;
+  step: number;
+  /** For user messages: the inbox input they came from. */
+  inputId?: string | null;
+  createdAtMs: number;
+}
+
+export interface PartRow {
+  /** `prt_{turn}_{step}_{position}_{kind}` */
+  id: string;
+  sessionId: string;
+  messageId: string;
+  turn: number;
+  step: number;
+  position: number;
+  kind: PartKind;
+  /** text / reasoning content; tool result text for tool_result. */
+  text?: string | null;
+  /** For tool_call / tool_result parts: the tool call row id. */
+  toolCallId?: string | null;
+  /** Small structured metadata (provider ids, withheld-output facts…). */
+  metadata?: Record<string, unknown> | null;
+  createdAtMs: number;
+}
+
+export type ToolCallStatus = 'pending' | 'running' | 'completed';
+
+export interface ToolCallRow {
+  /** `tc_{turn}_{step}_{position}` */
+  id: string;
+  sessionId: string;
+  turn: number;
+  step: number;
+  position: number;
+  /** The provider's call id. */
+  callId: string;
+  tool: string;
+  /** Raw argument text as the model sent it. */
+  argsJson: string;
+  status: ToolCallStatus;
+  outcome?: ToolOutcome | null;
+  blockedCategory?: BlockedCategory | null;
+  /** Model-visible result text. */
+  output?: string | null;
+  errorCode?: string | null;
+  /** Structured result data: read credential, receipt, truncation, uncertain record… */
+  result?: Record<string, unknown> | null;
+  /** Activity attempts observed (1 = first try). */
+  attempts?: number | null;
+  startedAtMs?: number | null;
+  endedAtMs?: number | null;
+}
+
+export interface NewEvent {
+  /** Deterministic id, unique per session (idempotency key). */
+  id: string;
+  sessionId: string;
+  /** Dotted type, e.g. `session.turn.started.1`, `message.part.delta`, `tool.started`, `tool.completed`. */
+  type: string;
+  data: Record<string, unknown>;
+  atMs: number;
+}
+
+export interface EventRow extends NewEvent {
+  seq: number;
+}
+
+export interface Transcript {
+  session: SessionRow;
+  inputs: InputRow[];
+  messages: MessageRow[];
+  parts: PartRow[];
+  toolCalls: ToolCallRow[];
+}
