@@ -1,0 +1,248 @@
+/**
+ * Typed provider failures (PR3, PR4, PR5, PR6).
+ *
+ * Every failure of a model request surfaces as one {@link ProviderError} with a
+ * stable `code`, a `retryable` verdict, an optional server-requested delay
+ * (`retryAfterMs`, from a valid `Retry-After` header) and a bounded, redacted
+ * {@link ProviderDiagnostic}. The caller (the `modelStep` activity) turns these
+ * into Temporal terms; this module only classifies.
+ *
+ * PR6: nothing built here ever contains an API key, an `Authorization` header,
+ * a URL with its query string or userinfo, or a raw response body. The only
+ * body text that can appear is the short `error.message` extracted from a JSON
+ * error body, redacted and cut to {@link MAX_REASON_CHARS} characters.
+ */
+import { ZunoError } from '../../core/errors.js';
+import type { ProviderDiagnostic } from './types.js';
+
+/** Stable codes of provider failures. */
+export type ProviderErrorCode =
+  /** 401/403, or the configured API key variable is unset. Not retryable (PR3: pause). */
+  | 'provider_auth'
+  /** 400/404/413/422 and other non-transient 4xx. Not retryable (PR3: a 400 is never blindly retried). */
+  | 'provider_bad_request'
+  /** 429. Retryable; honours `Retry-After` (PR2). */
+  | 'provider_rate_limited'
+  /** 5xx (and 409), or an error object sent inside the stream. Retryable. */
+  | 'provider_unavailable'
+  /** PR4: the stream ended (or broke) without `finish_reason` or `[DONE]`. Retryable; partial output is discarded. */
+  | 'upstream_stream_incomplete'
+  /** PR5: response headers or the next body chunk did not arrive in time (also HTTP 408). Retryable. */
+  | 'provider_timeout'
+  /** Connection refused / reset / DNS failure / connect timeout before any response. Retryable. */
+  | 'provider_connection'
+  /** Unparseable stream, chunk JSON or non-SSE success body. Not retryable (PR3: invalid protocol → block). */
+  | 'provider_protocol'
+  /** `finish_reason: content_filter` with no text and no tool calls: typed terminal refusal, not retryable (PR3). */
+  | 'content_filtered';
+
+/** Retry verdict per code (the single source of truth for `ProviderError.retryable`). */
+export const RETRYABLE_BY_CODE: Readonly<Record<ProviderErrorCode, boolean>> = Object.freeze({
+  provider_auth: false,
+  provider_bad_request: false,
+  provider_rate_limited: true,
+  provider_unavailable: true,
+  upstream_stream_incomplete: true,
+  provider_timeout: true,
+  provider_connection: true,
+  provider_protocol: false,
+  content_filtered: false,
+});
+
+/** PR6: upper bound of `diagnostic.reason` (characters). */
+export const MAX_REASON_CHARS = 300;
+/** Upper bound of the provider error `code` copied into a diagnostic (characters). */
+const MAX_CODE_CHARS = 80;
+/** Upper bound of a request id copied into a diagnostic (characters). */
+const MAX_REQUEST_ID_CHARS = 200;
+
+/** Options of {@link ProviderError}. */
+export interface ProviderErrorInit {
+  /** Diagnostic; `reason` is redacted and bounded again here, whatever the caller passed. */
+  diagnostic: ProviderDiagnostic;
+  /** Server-requested delay before a retry, ms (only from a valid `Retry-After`). */
+  retryAfterMs?: number;
+  /** Configured provider id (e.g. `openrouter`), for messages. Not a secret. */
+  providerId?: string;
+  /** Extra strings to scrub from every text (e.g. the API key). Never stored. */
+  secrets?: readonly string[];
+}
+
+/**
+ * A classified provider failure. `code` is stable; branch on it (or on
+ * `retryable`), never on `message`.
+ *
+ * - `retryable`: whether the same request may be replayed (from {@link RETRYABLE_BY_CODE}).
+ * - `retryAfterMs`: delay in ms the server asked for (`Retry-After`), only when valid.
+ * - `diagnostic`: PR6 bounded/redacted status, provider error code, request id, reason (≤ 300 chars).
+ *
+ * `message` is `"<code> [<provider>]: <reason>"` and obeys the same redaction.
+ */
+export class ProviderError extends ZunoError {
+  declare readonly code: ProviderErrorCode;
+  readonly retryable: boolean;
+  readonly retryAfterMs?: number;
+  readonly diagnostic: ProviderDiagnostic;
+
+  constructor(code: ProviderErrorCode, init: ProviderErrorInit) {
+    const diagnostic = sanitizeDiagnostic(init.diagnostic, init.secrets ?? []);
+    const where = init.providerId !== undefined ? ` [${redact(init.providerId, init.secrets ?? []).slice(0, 60)}]` : '';
+    const retryAfterMs =
+      init.retryAfterMs !== undefined && Number.isFinite(init.retryAfterMs) && init.retryAfterMs >= 0
+        ? Math.round(init.retryAfterMs)
+        : undefined;
+    const details: Record<string, unknown> = { diagnostic, retryable: RETRYABLE_BY_CODE[code] };
+    if (retryAfterMs !== undefined) details.retryAfterMs = retryAfterMs;
+    if (init.providerId !== undefined) details.providerId = init.providerId;
+    super(code, `${code}${where}: ${diagnostic.reason}`, details);
+    this.name = 'ProviderError';
+    this.retryable = RETRYABLE_BY_CODE[code];
+    if (retryAfterMs !== undefined) this.retryAfterMs = retryAfterMs;
+    this.diagnostic = diagnostic;
+  }
+}
+
+/** True when `err` is a {@link ProviderError} (also across module copies: checks `name` + `code`). */
+export function isProviderError(err: unknown): err is ProviderError {
+  return (
+    err instanceof ProviderError ||
+    (err instanceof Error &&
+      err.name === 'ProviderError' &&
+      typeof (err as { code?: unknown }).code === 'string' &&
+      (err as unknown as { code: string }).code in RETRYABLE_BY_CODE)
+  );
+}
+
+/**
+ * Parse a `Retry-After` header value (RFC 9110 §10.2.3) into a delay in ms.
+ *
+ * Accepts delta-seconds (`"3"` → 3000; digits only, no sign or fraction) or an
+ * HTTP-date (`"Wed, 21 Oct 2015 07:28:00 GMT"` → ms until that instant, 0 if
+ * already past). Anything else (empty, negative, fractional, garbage, an
+ * array of conflicting values) yields `undefined` and is ignored (PR2 honours
+ * only a valid value; clamping to the retry max is the caller's job).
+ *
+ * @param value header value as received (undici may give a string or string[])
+ * @param nowMs current time in ms since the epoch (injectable for tests)
+ */
+export function parseRetryAfter(
+  value: string | readonly string[] | undefined | null,
+  nowMs: number = Date.now(),
+): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  let raw: string;
+  if (typeof value === 'string') raw = value;
+  else if (value.length === 1 && typeof value[0] === 'string') raw = value[0];
+  else return undefined;
+  const v = raw.trim();
+  if (v === '') return undefined;
+  if (/^\d+$/.test(v)) {
+    const seconds = Number(v);
+    if (!Number.isSafeInteger(seconds)) return undefined;
+    return seconds * 1000;
+  }
+  // HTTP-date: IMF-fixdate and the two obsolete forms all carry a weekday name and "GMT"/a year.
+  if (!/^[A-Za-z]{3,9},? /.test(v)) return undefined;
+  const at = Date.parse(v);
+  if (!Number.isFinite(at)) return undefined;
+  return Math.max(0, at - nowMs);
+}
+
+/**
+ * Map an HTTP status of a failed (non-2xx) response to a code.
+ *
+ * 401/403 → `provider_auth`; 408 → `provider_timeout`; 429 → `provider_rate_limited`;
+ * 409 and every 5xx → `provider_unavailable`; any other status (400, 404, 413, 422, …)
+ * → `provider_bad_request`.
+ */
+export function codeForHttpStatus(status: number): ProviderErrorCode {
+  if (status === 401 || status === 403) return 'provider_auth';
+  if (status === 408) return 'provider_timeout';
+  if (status === 429) return 'provider_rate_limited';
+  if (status === 409 || (status >= 500 && status <= 599)) return 'provider_unavailable';
+  return 'provider_bad_request';
+}
+
+/** The short, safe parts of a provider's JSON error body. */
+export interface ExtractedProviderError {
+  /** `error.message` (or top-level `message`/`detail`), untrimmed; redact before use. */
+  message?: string;
+  /** `error.code` (string or number, stringified), else `error.type`. */
+  code?: string;
+  /** A numeric HTTP-like status inside the body (`error.status` / numeric `error.code`), if any. */
+  status?: number;
+}
+
+/**
+ * Extract the provider error message and code from a parsed JSON error body.
+ * Understands OpenAI (`{error:{message,type,code}}`), OpenRouter
+ * (`{error:{code:429,message}}`), string errors (`{error:"..."}`) and
+ * FastAPI-style `{detail:"..."}` / `{message:"..."}`. Never returns the raw body.
+ */
+export function extractProviderError(body: unknown): ExtractedProviderError {
+  const out: ExtractedProviderError = {};
+  if (body === null || typeof body !== 'object') return out;
+  const b = body as Record<string, unknown>;
+  const e = b.error;
+  if (typeof e === 'string') {
+    out.message = e;
+  } else if (e !== null && typeof e === 'object') {
+    const eo = e as Record<string, unknown>;
+    if (typeof eo.message === 'string') out.message = eo.message;
+    if (typeof eo.code === 'string' && eo.code !== '') out.code = eo.code;
+    else if (typeof eo.code === 'number' && Number.isInteger(eo.code)) {
+      out.code = String(eo.code);
+      if (eo.code >= 100 && eo.code <= 599) out.status = eo.code;
+    }
+    if (out.code === undefined && typeof eo.type === 'string' && eo.type !== '') out.code = eo.type;
+    if (typeof eo.status === 'number' && Number.isInteger(eo.status) && eo.status >= 100 && eo.status <= 599) {
+      out.status = eo.status;
+    }
+  }
+  if (out.message === undefined) {
+    if (typeof b.message === 'string') out.message = b.message;
+    else if (typeof b.detail === 'string') out.message = b.detail;
+  }
+  if (out.code === undefined && typeof b.code === 'string' && b.code !== '') out.code = b.code;
+  return out;
+}
+
+/**
+ * Redact secrets from a text (PR6): every occurrence of each given secret
+ * (≥ 4 chars), `Authorization`/`Bearer` credentials, `sk-…`-style keys, URL
+ * userinfo and URL query strings (`http://h/p?key=…` → `http://h/p?[redacted]`),
+ * and `api_key=`/`token=`-style pairs. Control characters become spaces.
+ */
+export function redact(text: string, secrets: readonly string[] = []): string {
+  let s = text;
+  for (const secret of secrets) {
+    if (secret.length >= 4) s = s.split(secret).join('[redacted]');
+  }
+  s = s
+    .replace(/(authorization\s*[:=]\s*)("?)[^\s",}]+(?:\s+[^\s",}]+)?/gi, '$1$2[redacted]')
+    .replace(/\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{4,}/gi, '$1 [redacted]')
+    .replace(/\b(sk|pk|rk|sess|key)-[A-Za-z0-9_-]{8,}/g, '$1-[redacted]')
+    .replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@?#]*@/gi, '$1[redacted]@')
+    .replace(/\b([a-z][a-z0-9+.-]*:\/\/[^\s?#"']*)\?[^\s#"']*/gi, '$1?[redacted]')
+    .replace(/\b((?:api[_-]?key|access[_-]?token|token|secret|password)\s*[=:]\s*)("?)[^\s&",}]+/gi, '$1$2[redacted]')
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u001f\u007f]+/g, ' ');
+  return s;
+}
+
+/** Redact and cut a text to at most `max` characters (an ellipsis marks a cut). */
+export function boundedReason(text: string, secrets: readonly string[] = [], max: number = MAX_REASON_CHARS): string {
+  const r = redact(text, secrets).trim();
+  if (r.length <= max) return r;
+  return `${r.slice(0, max - 1)}…`;
+}
+
+/** Re-apply the PR6 bounds to a diagnostic (idempotent). */
+export function sanitizeDiagnostic(d: ProviderDiagnostic, secrets: readonly string[] = []): ProviderDiagnostic {
+  const out: ProviderDiagnostic = { reason: boundedReason(d.reason, secrets) };
+  if (d.status !== undefined && Number.isInteger(d.status)) out.status = d.status;
+  if (d.code !== undefined && d.code !== '') out.code = boundedReason(d.code, secrets, MAX_CODE_CHARS);
+  if (d.requestId !== undefined && d.requestId !== '')
+    out.requestId = boundedReason(d.requestId, secrets, MAX_REQUEST_ID_CHARS);
+  return out;
+}

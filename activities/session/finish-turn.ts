@@ -1,0 +1,52 @@
+import { Context } from '@temporalio/activity';
+import type { FinishSessionInput } from '../../core/session-contract.js';
+import type { ProjectionStore } from '../projection/types.js';
+
+/** Final answer text returned to the workflow is bounded to this many UTF-16 units (history stays small). */
+const MAX_FINAL_TEXT_IN_HISTORY = 2_000;
+
+/**
+ * Builds the `finishTurn` activity: records how a turn ended. On `completed`
+ * the final answer is the assistant text of the turn's last step; the
+ * session row gets status + final text, the turn's inputs become
+ * completed/failed (SE2), and `session.completed` / `session.failed` /
+ * `session.paused` is appended (idempotent by turn). Returns the final text
+ * (bounded) for the workflow's state query.
+ */
+export function createFinishTurn(store: ProjectionStore) {
+  return async function finishTurn(input: FinishSessionInput): Promise<{ finalText: string | null }> {
+    const { sessionId, turn, step, status } = input;
+    const atMs = Date.now();
+    let finalText: string | null = null;
+    if (status === 'completed') {
+      const t = await store.loadTranscript(sessionId);
+      finalText =
+        t?.parts
+          .filter((p) => p.turn === turn && p.step === step && p.kind === 'text' && p.messageId.endsWith('_assistant'))
+          .map((p) => p.text ?? '')
+          .join('') ?? null;
+    }
+    await store.setSessionStatus(sessionId, status, {
+      updatedAtMs: atMs,
+      ...(finalText !== null ? { finalText } : {}),
+      ...(input.error ? { error: `${input.error.code}: ${input.error.message}` } : {}),
+    });
+    for (const id of input.inputIds) {
+      await store.setInputState(sessionId, id, status === 'completed' ? 'completed' : 'failed', atMs);
+    }
+    await store.appendEvent({
+      id: `turn_${turn}:finished`,
+      sessionId,
+      type: `session.${status}`,
+      data: {
+        sessionId,
+        turn,
+        workflowId: Context.current().info.workflowExecution?.workflowId ?? null,
+        text: finalText,
+        error: input.error ?? null,
+      },
+      atMs,
+    });
+    return { finalText: finalText === null ? null : finalText.slice(0, MAX_FINAL_TEXT_IN_HISTORY) };
+  };
+}

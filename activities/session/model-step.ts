@@ -1,0 +1,318 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { assistantMessageId, partId, toolCallRowId, userMessageId } from '../../core/ids.js';
+import type { ToolSpec } from '../../core/messages.js';
+import type {
+  AdmittedInput,
+  ModelStepInput,
+  ModelStepResult,
+  PlannedToolCall,
+  SettledOutcome,
+} from '../../core/session-contract.js';
+import { validateToolCall } from '../../core/tools/registry.js';
+import type { ProjectionStore } from '../projection/types.js';
+import { streamChatCompletion } from '../providers/chat-completions.js';
+import { ProviderError } from '../providers/errors.js';
+import type { ModelResponse } from '../providers/types.js';
+import { DeltaBuffer } from './delta-buffer.js';
+import { systemPrompt, transcriptToMessages } from './prompt.js';
+
+/** Dependencies of the modelStep activity. */
+export interface ModelStepDeps {
+  store: ProjectionStore;
+  /** The tools offered to the model (name, description, JSON Schema). */
+  toolSpecs: ToolSpec[];
+}
+
+/**
+ * Builds the `modelStep` activity (DESIGN.md §3): persists the inputs this
+ * request carries (SE2 applied) and any workflow-settled tool outcomes (GP9),
+ * rolls back what an earlier attempt of the same step left (PR4), assembles
+ * the request from the projection (SE9), streams the provider with a heartbeat
+ * per chunk and coalesced `message.part.delta` events, then writes the
+ * assistant message, its parts (PR9 ids) and one tool-call row per call, with
+ * malformed or unknown calls already settled as `blocked` (TD8).
+ * Provider failures become ApplicationFailures typed by the ProviderError code,
+ * `nonRetryable` unless retryable, with `nextRetryDelay` from Retry-After (PR2).
+ */
+export function createModelStep(deps: ModelStepDeps) {
+  const { store } = deps;
+  return async function modelStep(input: ModelStepInput): Promise<ModelStepResult> {
+    const ctx = Context.current();
+    const { meta, turn, step } = input;
+    const sessionId = meta.sessionId;
+    const attempt = ctx.info.attempt;
+    const now = () => Date.now();
+
+    if (turn === 0 && step === 0) {
+      const existing = await store.getSession(sessionId);
+      await store.upsertSession({
+        id: sessionId,
+        workflowId: ctx.info.workflowExecution?.workflowId ?? `session/${sessionId}`,
+        workspace: meta.workspace,
+        provider: meta.provider.id,
+        model: meta.model,
+        status: 'running',
+        title: meta.title,
+        createdAtMs: existing?.createdAtMs ?? now(),
+        updatedAtMs: now(),
+      });
+    }
+    // Rollback of an earlier attempt's partial step (PR4), then this step's inputs.
+    await store.deleteStep(sessionId, turn, step);
+    if (attempt > 1) {
+      await store.appendEvent({
+        id: `step_${turn}_${step}:rollback:${attempt}`,
+        sessionId,
+        type: 'message.step.rollback',
+        data: { turn, step, attempt },
+        atMs: now(),
+      });
+    }
+    await persistSettled(store, sessionId, input.settled, now());
+    let position = await persistInputs(store, sessionId, turn, step, input.newInputs, now());
+    if (step === 0) {
+      await store.appendEvent({
+        id: `turn_${turn}:started`,
+        sessionId,
+        type: 'session.turn.started.1',
+        data: {
+          turn,
+          trigger: 'user_input',
+          anchorMessageId: input.newInputs[0] ? userMessageId(input.newInputs[0].inputId) : null,
+          agent: 'build',
+          provider: meta.provider.id,
+          model: meta.model,
+        },
+        atMs: now(),
+      });
+    }
+
+    const transcript = await store.loadTranscript(sessionId);
+    if (!transcript) throw ApplicationFailure.nonRetryable(`session ${sessionId} has no projection`, 'corrupt_state');
+    const messages = transcriptToMessages(transcript, systemPrompt(meta.workspace));
+    const messageId = assistantMessageId(turn, step);
+    const textPartId = partId(turn, step, position + 1, 'text');
+    let deltas = 0;
+    const buffer = new DeltaBuffer((text) =>
+      store
+        .appendEvent({
+          id: `${textPartId}:a${attempt}:d${deltas++}`,
+          sessionId,
+          type: 'message.part.delta',
+          data: { messageId, partId: textPartId, text },
+          atMs: now(),
+        })
+        .then(() => undefined),
+    );
+    let lastBeat = 0;
+    let response: ModelResponse;
+    try {
+      response = await streamChatCompletion(
+        meta.provider,
+        { model: meta.model, messages, tools: deps.toolSpecs },
+        {
+          signal: ctx.cancellationSignal,
+          onTextDelta: (t) => buffer.push(t),
+          onChunk: () => {
+            if (now() - lastBeat > 1000) {
+              lastBeat = now();
+              ctx.heartbeat();
+            }
+          },
+        },
+      );
+      await buffer.flush();
+    } catch (err) {
+      await buffer.flush().catch(() => undefined);
+      throw toActivityFailure(err, meta.provider.retry.maxDelayMs);
+    }
+
+    // Persist the assistant message and its parts in provider order (PR9).
+    await store.upsertMessage({ id: messageId, sessionId, role: 'assistant', turn, step, createdAtMs: now() });
+    if (response.reasoning) {
+      await store.upsertPart({
+        id: partId(turn, step, position, 'reasoning'),
+        sessionId,
+        messageId,
+        turn,
+        step,
+        position,
+        kind: 'reasoning',
+        text: response.reasoning,
+        createdAtMs: now(),
+      });
+    }
+    position += 1;
+    if (response.text) {
+      await store.upsertPart({
+        id: textPartId,
+        sessionId,
+        messageId,
+        turn,
+        step,
+        position,
+        kind: 'text',
+        text: response.text,
+        metadata: response.requestId ? { requestId: response.requestId } : null,
+        createdAtMs: now(),
+      });
+    }
+    const planned: PlannedToolCall[] = [];
+    for (const call of response.toolCalls) {
+      position += 1;
+      const rowId = toolCallRowId(turn, step, position);
+      const verdict = validateToolCall(call.name, call.argsJson);
+      const p: PlannedToolCall = { rowId, position, callId: call.callId, name: call.name };
+      if (verdict.ok) p.args = verdict.args;
+      else p.blocked = { category: verdict.category, message: verdict.message };
+      planned.push(p);
+      await store.upsertToolCall({
+        id: rowId,
+        sessionId,
+        turn,
+        step,
+        position,
+        callId: call.callId,
+        tool: call.name,
+        argsJson: call.argsJson,
+        status: p.blocked ? 'completed' : 'pending',
+        outcome: p.blocked ? 'blocked' : null,
+        blockedCategory: p.blocked?.category ?? null,
+        output: p.blocked ? `Blocked (${p.blocked.category}): ${p.blocked.message}` : null,
+        errorCode: p.blocked ? p.blocked.category : null,
+      });
+      await store.upsertPart({
+        id: partId(turn, step, position, 'tool_call'),
+        sessionId,
+        messageId,
+        turn,
+        step,
+        position,
+        kind: 'tool_call',
+        toolCallId: rowId,
+        createdAtMs: now(),
+      });
+      if (p.blocked) {
+        await store.appendEvent({
+          id: `${rowId}:blocked`,
+          sessionId,
+          type: 'tool.dispatch.blocked',
+          data: { rowId, callId: call.callId, tool: call.name, category: p.blocked.category, message: p.blocked.message },
+          atMs: now(),
+        });
+      }
+    }
+    await store.appendEvent({
+      id: `${messageId}:completed`,
+      sessionId,
+      type: 'message.completed',
+      data: {
+        messageId,
+        turn,
+        step,
+        finishReason: response.finishReason,
+        toolCalls: planned.length,
+        usage: response.usage ?? null,
+      },
+      atMs: now(),
+    });
+    return {
+      finishReason: response.finishReason,
+      toolCalls: planned,
+      textLength: response.text.length,
+      ...(response.usage ? { usage: response.usage } : {}),
+    };
+  };
+}
+
+/** Persists newly carried inputs as user messages (SE2 `applied`); returns the next free part position. */
+async function persistInputs(
+  store: ProjectionStore,
+  sessionId: string,
+  turn: number,
+  step: number,
+  inputs: AdmittedInput[],
+  atMs: number,
+): Promise<number> {
+  let position = 0;
+  for (const i of inputs) {
+    await store.upsertInput({
+      id: i.inputId,
+      sessionId,
+      text: i.text,
+      clientMessageId: i.clientMessageId ?? null,
+      admission: i.admission,
+      state: 'applied',
+      admittedAtMs: i.admittedAtMs,
+      updatedAtMs: atMs,
+    });
+    const messageId = userMessageId(i.inputId);
+    await store.upsertMessage({ id: messageId, sessionId, role: 'user', turn, step, inputId: i.inputId, createdAtMs: atMs });
+    await store.upsertPart({
+      id: partId(turn, step, position, 'text'),
+      sessionId,
+      messageId,
+      turn,
+      step,
+      position,
+      kind: 'text',
+      text: i.text,
+      createdAtMs: atMs,
+    });
+    position += 1;
+  }
+  return position;
+}
+
+/**
+ * GP9: writes each workflow-settled outcome onto its tool-call row, with the
+ * uncertain record and the notice the model will read, in one upsert.
+ */
+async function persistSettled(store: ProjectionStore, sessionId: string, settled: SettledOutcome[], atMs: number) {
+  for (const s of settled) {
+    const row = await store.getToolCall(sessionId, s.rowId);
+    if (!row) continue;
+    const notice =
+      s.outcome === 'uncertain'
+        ? `Outcome uncertain: the ${s.tool} call ${s.callId} may or may not have taken effect (${s.cause}: ${s.message}). ` +
+          'It was not re-run. Inspect the authoritative state before doing anything that depends on it.'
+        : `The ${s.tool} call ${s.callId} failed (${s.failureType}): ${s.message}`;
+    await store.upsertToolCall({
+      ...row,
+      status: 'completed',
+      outcome: s.outcome,
+      errorCode: s.failureType,
+      output: notice,
+      result:
+        s.outcome === 'uncertain'
+          ? { uncertain: { tool: s.tool, callId: s.callId, paths: [], cause: s.cause, observedAtMs: s.observedAtMs } }
+          : { failure: { type: s.failureType, message: s.message } },
+      endedAtMs: s.observedAtMs,
+    });
+    await store.appendEvent({
+      id: `${s.rowId}:settled`,
+      sessionId,
+      type: 'tool.completed',
+      data: { rowId: s.rowId, callId: s.callId, tool: s.tool, outcome: s.outcome, cause: s.cause },
+      atMs,
+    });
+  }
+}
+
+/**
+ * Maps a provider error to the Temporal failure the retry policy understands
+ * (PR1–PR3): typed by code, `nonRetryable` unless retryable, and a valid
+ * Retry-After becomes `nextRetryDelay`, clamped to the provider's max delay (PR2).
+ */
+function toActivityFailure(err: unknown, maxDelayMs: number): unknown {
+  if (err instanceof ProviderError) {
+    return ApplicationFailure.create({
+      type: err.code,
+      message: err.message,
+      nonRetryable: !err.retryable,
+      ...(err.retryAfterMs !== undefined ? { nextRetryDelay: Math.min(err.retryAfterMs, maxDelayMs) } : {}),
+      details: [err.diagnostic],
+    });
+  }
+  return err;
+}

@@ -1,0 +1,65 @@
+import type { ModelMessage, ToolCallRequest } from '../../core/messages.js';
+import type { Transcript } from '../projection/types.js';
+
+/**
+ * The system prompt of a session: who the agent is and where it works.
+ * `workspace` is the absolute workspace root.
+ */
+export function systemPrompt(workspace: string): string {
+  return [
+    'You are Zuno, a coding agent. You work in the workspace directory',
+    `${workspace} using the tools offered to you. Paths are relative to the workspace.`,
+    'Inspect before you conclude: read and search the code rather than guessing.',
+    'When the task is done, answer with a concise final message and no tool calls.',
+  ].join(' ');
+}
+
+/**
+ * Rebuilds the provider-neutral conversation from stored rows (SE9: every
+ * segment of a request is reconstructible from the projection). Order: for
+ * each (turn, step): user inputs of that step, the assistant message (text +
+ * tool calls in call order), then one tool message per call in call order.
+ * A call with no stored result yet (never expected) yields an explicit
+ * placeholder so the provider still sees a paired result.
+ */
+export function transcriptToMessages(t: Transcript, system: string): ModelMessage[] {
+  const messages: ModelMessage[] = [{ role: 'system', text: system }];
+  const key = (turn: number, step: number) => turn * 1_000_000 + step;
+  const steps = new Map<number, { turn: number; step: number }>();
+  for (const p of t.parts) steps.set(key(p.turn, p.step), { turn: p.turn, step: p.step });
+  const ordered = [...steps.values()].sort((a, b) => key(a.turn, a.step) - key(b.turn, b.step));
+  const messageRole = new Map(t.messages.map((m) => [m.id, m.role]));
+  const callsByRow = new Map(t.toolCalls.map((c) => [c.id, c]));
+  for (const { turn, step } of ordered) {
+    const parts = t.parts
+      .filter((p) => p.turn === turn && p.step === step)
+      .sort((a, b) => a.position - b.position);
+    let text = '';
+    const calls: ToolCallRequest[] = [];
+    const rowIds: string[] = [];
+    for (const p of parts) {
+      const role = messageRole.get(p.messageId);
+      if (role === 'user' && p.kind === 'text') messages.push({ role: 'user', text: p.text ?? '' });
+      else if (role === 'assistant' && p.kind === 'text') text += p.text ?? '';
+      else if (role === 'assistant' && p.kind === 'tool_call' && p.toolCallId) {
+        const row = callsByRow.get(p.toolCallId);
+        if (row) {
+          calls.push({ callId: row.callId, name: row.tool, argsJson: row.argsJson });
+          rowIds.push(row.id);
+        }
+      }
+    }
+    if (text === '' && calls.length === 0) continue;
+    messages.push({ role: 'assistant', text, toolCalls: calls });
+    for (const rowId of rowIds) {
+      const row = callsByRow.get(rowId)!;
+      messages.push({
+        role: 'tool',
+        callId: row.callId,
+        name: row.tool,
+        content: row.output ?? `(no result was recorded for this call; its status is ${row.status})`,
+      });
+    }
+  }
+  return messages;
+}

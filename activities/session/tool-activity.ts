@@ -1,0 +1,127 @@
+import { Context } from '@temporalio/activity';
+import { partId } from '../../core/ids.js';
+import type { ToolActivityInput, ToolActivityResult } from '../../core/session-contract.js';
+import { toolActivityName } from '../../core/session-contract.js';
+import { toolDeclarations } from '../../core/tools/registry.js';
+import type { ToolResult } from '../../core/tools/types.js';
+import type { ProjectionStore } from '../projection/types.js';
+
+/** What a tool implementation looks like to the activity layer. */
+export interface RunnableTool {
+  run(
+    args: never,
+    ctx: { workspace: string; signal?: AbortSignal; sessionId: string; callId: string },
+  ): Promise<ToolResult>;
+}
+
+/** Interval between heartbeats while a tool runs, in ms (the heartbeat timeout is in temporal.yaml). */
+const HEARTBEAT_EVERY_MS = 1_000;
+
+/**
+ * Builds one activity per tool, named `tool_<name>` so the Temporal UI shows
+ * which tool ran (DESIGN.md §3). Each activity marks its tool-call row
+ * running (recording the attempt), emits `tool.started`, runs the tool with
+ * the activity's cancellation signal while heartbeating, then writes the
+ * outcome, output and data onto the row, the `tool_result` part, and
+ * `tool.completed` — all idempotent upserts, so a retried attempt (TD3 `Safe`)
+ * leaves each row once. An exception inside the tool becomes an `error`
+ * result (`tool_failed`); only infrastructure failures (the projection
+ * unreachable) fail the activity.
+ */
+export function createToolActivities(
+  tools: Record<string, RunnableTool>,
+  store: ProjectionStore,
+): Record<string, (input: ToolActivityInput) => Promise<ToolActivityResult>> {
+  const activities: Record<string, (input: ToolActivityInput) => Promise<ToolActivityResult>> = {};
+  for (const [name, tool] of Object.entries(tools)) {
+    activities[toolActivityName(name)] = async (input) => {
+      const ctx = Context.current();
+      const { call, sessionId, turn, step } = input;
+      const attempt = ctx.info.attempt;
+      const startedAtMs = Date.now();
+      const row = await store.getToolCall(sessionId, call.rowId);
+      const base = {
+        id: call.rowId,
+        sessionId,
+        turn,
+        step,
+        position: call.position,
+        callId: call.callId,
+        tool: name,
+        argsJson: row?.argsJson ?? JSON.stringify(call.args ?? {}),
+      };
+      await store.upsertToolCall({ ...base, status: 'running', attempts: attempt, startedAtMs });
+      await store.appendEvent({
+        id: `${call.rowId}:started:${attempt}`,
+        sessionId,
+        type: 'tool.started',
+        data: { rowId: call.rowId, callId: call.callId, tool: name, attempt, summary: summarize(name, call.args) },
+        atMs: startedAtMs,
+      });
+      const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_EVERY_MS);
+      let result: ToolResult;
+      try {
+        result = await tool.run(call.args as never, {
+          workspace: input.workspace,
+          signal: ctx.cancellationSignal,
+          sessionId,
+          callId: call.callId,
+        });
+      } catch (err) {
+        result = { output: `Tool ${name} failed: ${(err as Error).message}`, isError: true, errorCode: 'tool_failed' };
+      } finally {
+        clearInterval(beat);
+      }
+      const endedAtMs = Date.now();
+      const outcome = result.isError ? 'error' : 'ok';
+      await store.upsertToolCall({
+        ...base,
+        status: 'completed',
+        outcome,
+        output: result.output,
+        errorCode: result.errorCode ?? null,
+        result: result.data ?? null,
+        attempts: attempt,
+        startedAtMs,
+        endedAtMs,
+      });
+      await store.upsertPart({
+        id: partId(turn, step, call.position, 'tool_result'),
+        sessionId,
+        messageId: `msg_${turn}_${step}_assistant`,
+        turn,
+        step,
+        position: call.position,
+        kind: 'tool_result',
+        text: result.output,
+        toolCallId: call.rowId,
+        createdAtMs: endedAtMs,
+      });
+      const outputBytes = Buffer.byteLength(result.output);
+      await store.appendEvent({
+        id: `${call.rowId}:completed`,
+        sessionId,
+        type: 'tool.completed',
+        data: {
+          rowId: call.rowId,
+          callId: call.callId,
+          tool: name,
+          outcome,
+          errorCode: result.errorCode ?? null,
+          outputBytes,
+          durationMs: endedAtMs - startedAtMs,
+          attempt,
+        },
+        atMs: endedAtMs,
+      });
+      return { outcome, outputBytes, ...(result.errorCode ? { errorCode: result.errorCode } : {}) };
+    };
+  }
+  return activities;
+}
+
+/** The one-line summary of a call (`grep: TODO in src/`), or the tool name when it has no declaration. */
+function summarize(name: string, args: unknown): string {
+  const decl = toolDeclarations[name];
+  return decl ? decl.summarize(args as never) : name;
+}

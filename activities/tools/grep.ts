@@ -1,0 +1,310 @@
+/**
+ * `grep` tool implementation (SR1–SR5): searches file contents with
+ * `rg --json`.
+ *
+ * JSON records are used (not `--null` text) because they carry the path
+ * either as `text` (valid UTF-8) or `bytes` (not UTF-8), which is exactly the
+ * SR3 distinction, and they keep a name containing a newline intact.
+ * Records are parsed as a stream: a record over 1 MiB is skipped without being
+ * buffered (SR4), total output over 64 MiB kills rg and rejects the call
+ * (SR2). Matches are sorted by path then line, so the order is stable even
+ * though rg searches in parallel.
+ */
+import { open, opendir } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
+import {
+  GREP_MAX_LINE_UNITS,
+  GREP_MAX_MATCHES,
+  GREP_MAX_RECORD_BYTES,
+  RG_MAX_OUTPUT_BYTES,
+  grepArgs,
+  type GrepArgs,
+} from '../../core/tools/grep.js';
+import type { ToolResult } from '../../core/tools/types.js';
+import {
+  OUTPUT_MAX_BYTES,
+  QUOTED_PATHS_NOTE,
+  cancelledResult,
+  capUnits,
+  displayPath,
+  errorResult,
+  joinRel,
+  parseArgs,
+  utf8Bytes,
+  zunoErrorResult,
+} from './common.js';
+import type { ToolContext } from './context.js';
+import { resolveWorkspacePath } from './paths.js';
+import { defaultRgLocator, type RgInfo } from './rg.js';
+import { classifyRgFatal, runRg } from './rg-run.js';
+import { NO_FILES_FOUND } from './glob.js';
+
+/** Room kept for notices at the end of the output, in bytes. */
+const FOOTER_RESERVE = 1536;
+
+interface Match {
+  path: string;
+  line: number;
+  text: string;
+  cut: boolean;
+}
+
+type RgText = { text: string } | { bytes: string };
+
+interface RgMatchRecord {
+  type: 'match';
+  data: { path: RgText; lines: RgText; line_number: number | null };
+}
+
+/**
+ * Splits a byte stream into newline-terminated records, skipping (without
+ * buffering) any record longer than `maxRecord` bytes.
+ */
+class RecordSplitter {
+  private parts: Buffer[] = [];
+  private len = 0;
+  private skipping = false;
+  skipped = 0;
+
+  constructor(
+    private readonly maxRecord: number,
+    private readonly onRecord: (rec: Buffer) => void,
+  ) {}
+
+  push(chunk: Buffer): void {
+    let start = 0;
+    while (start < chunk.length) {
+      const nl = chunk.indexOf(0x0a, start);
+      const end = nl === -1 ? chunk.length : nl;
+      const piece = chunk.subarray(start, end);
+      if (!this.skipping) {
+        if (this.len + piece.length > this.maxRecord) {
+          this.skipping = true;
+          this.parts = [];
+          this.len = 0;
+        } else if (piece.length > 0) {
+          this.parts.push(piece);
+          this.len += piece.length;
+        }
+      }
+      if (nl === -1) break;
+      this.finish();
+      start = nl + 1;
+    }
+  }
+
+  /** Ends the current record (at a newline, or at end of stream). */
+  finish(): void {
+    if (this.skipping) this.skipped++;
+    else if (this.len > 0)
+      this.onRecord(this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.len));
+    this.parts = [];
+    this.len = 0;
+    this.skipping = false;
+  }
+}
+
+/** Checks that an explicit search path can be opened (file) or listed (directory). */
+async function probeReadable(abs: string, isDir: boolean): Promise<string | null> {
+  try {
+    if (isDir) await (await opendir(abs)).close();
+    else await (await open(abs, 'r')).close();
+    return null;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code ?? String(err);
+  }
+}
+
+/**
+ * Runs `grep`.
+ *
+ * @param args `{ pattern, path?, include? }` (see core/tools/grep.ts); the
+ *   include glob is matched relative to the searched directory (for a file
+ *   path: its parent directory).
+ * @returns matches grouped by workspace-relative path, sorted by path then
+ *   line, at most 100 matches and ~50 KiB; or `No files found`. `data`:
+ *   `{ matches, files, returned, truncated, linesCut, recordsSkipped,
+ *   excludedNonUtf8 }`. Error codes: `invalid_arguments` (bad regex / regex
+ *   over rg's size limit → `data.field: 'pattern'`; bad include glob →
+ *   `data.field: 'include'`; the output quotes rg's own message),
+ *   `path_outside_workspace`, `not_found` and `cannot_read` (an explicit path
+ *   rg cannot read is a rejected call, not "no matches"), `rg_missing`,
+ *   `rg_too_old`, `rg_probe_failed`, `output_too_large` (> 64 MiB),
+ *   `rg_failed`, `cancelled`.
+ */
+export async function runGrep(rawArgs: GrepArgs, ctx: ToolContext): Promise<ToolResult> {
+  const parsed = parseArgs('grep', grepArgs, rawArgs);
+  if (!parsed.ok) return parsed.result;
+  const args = parsed.args;
+
+  const resolved = await resolveWorkspacePath(ctx.workspace, args.path ?? '.');
+  if (!resolved.ok) return resolved.result;
+  const target = resolved.value;
+  const isDir = target.stat.isDirectory();
+  if (args.path !== undefined) {
+    const why = await probeReadable(target.abs, isDir);
+    if (why !== null) {
+      return errorResult(
+        'cannot_read',
+        `grep cannot read ${JSON.stringify(args.path)} (${why}); this is a rejected call, not "no matches".`,
+        {
+          path: target.rel,
+          code: why,
+        },
+      );
+    }
+  }
+
+  let rg: RgInfo;
+  try {
+    rg = await (ctx.rg ?? defaultRgLocator()).resolve();
+  } catch (err) {
+    return zunoErrorResult(err);
+  }
+  if (ctx.signal?.aborted) return cancelledResult('grep');
+
+  // A directory is searched with cwd = that directory (so `include` is relative to it);
+  // a file with cwd = its parent and the file name as the only path.
+  const cwd = isDir ? target.abs : dirname(target.abs);
+  const relDir = isDir ? target.rel : target.rel.includes('/') ? target.rel.slice(0, target.rel.lastIndexOf('/')) : '.';
+  const pathArgs = isDir ? [] : [`./${basename(target.abs)}`];
+
+  const matches: Match[] = [];
+  let linesCut = 0;
+  let excludedNonUtf8 = 0;
+  let badRecords = 0;
+  const splitter = new RecordSplitter(GREP_MAX_RECORD_BYTES, (rec) => {
+    let r: RgMatchRecord;
+    try {
+      r = JSON.parse(rec.toString('utf8')) as RgMatchRecord;
+    } catch {
+      badRecords++;
+      return;
+    }
+    if (r.type !== 'match') return;
+    if (!('text' in r.data.path)) {
+      excludedNonUtf8++; // SR3: the name is not valid UTF-8, so it cannot be named
+      return;
+    }
+    let name = r.data.path.text;
+    if (name.startsWith('./')) name = name.slice(2);
+    const raw = 'text' in r.data.lines ? r.data.lines.text : Buffer.from(r.data.lines.bytes, 'base64').toString('utf8');
+    const line = raw.replace(/\r?\n$/, '');
+    const capped = capUnits(line, GREP_MAX_LINE_UNITS);
+    if (capped.cut) linesCut++;
+    matches.push({ path: joinRel(relDir, name), line: r.data.line_number ?? 0, text: capped.text, cut: capped.cut });
+  });
+
+  const run = await runRg({
+    bin: rg.path,
+    cwd,
+    args: [
+      '--json',
+      '--hidden',
+      '--no-messages', // SR5: per-path diagnostics suppressed
+      '--regexp',
+      args.pattern,
+      ...(args.include !== undefined ? ['--glob', args.include] : []),
+      '--glob',
+      '!.git',
+      '--',
+      ...pathArgs,
+    ],
+    ...(ctx.signal ? { signal: ctx.signal } : {}),
+    onStdout: (c) => splitter.push(c),
+  });
+  if (run.aborted) return cancelledResult('grep');
+  if (run.spawnError) return errorResult('rg_failed', `Could not start ${rg.path}: ${run.spawnError.message}`);
+  if (run.overLimit) {
+    return errorResult(
+      'output_too_large',
+      `rg produced more than ${RG_MAX_OUTPUT_BYTES / (1024 * 1024)} MiB of output for ${JSON.stringify(args.pattern)}; no stable order can be given for part of a parallel search, so the call is rejected. Narrow the pattern, the path or the include glob.`,
+      { limitBytes: RG_MAX_OUTPUT_BYTES },
+    );
+  }
+  splitter.finish();
+  if (run.exitCode === 2 && run.stderr !== '') {
+    const field = classifyRgFatal(run.stderr);
+    if (field === 'include') {
+      return errorResult(
+        'invalid_arguments',
+        `Invalid include glob ${JSON.stringify(args.include)}; ripgrep rejected it:\n${run.stderr}`,
+        {
+          field,
+          rgError: run.stderr,
+        },
+      );
+    }
+    if (field === 'pattern') {
+      return errorResult('invalid_arguments', `Invalid regex pattern; ripgrep rejected it:\n${run.stderr}`, {
+        field,
+        rgError: run.stderr,
+      });
+    }
+    return errorResult('rg_failed', `ripgrep failed:\n${run.stderr}`, { rgError: run.stderr });
+  }
+  if (run.exitCode === null || run.exitCode > 2) {
+    return errorResult(
+      'rg_failed',
+      `ripgrep ended abnormally (${run.signal ?? `exit ${run.exitCode}`}).${run.stderr ? `\n${run.stderr}` : ''}`,
+    );
+  }
+
+  matches.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line));
+  const files = new Set(matches.map((m) => m.path)).size;
+
+  const out: string[] = [];
+  let bytes = 0;
+  let returned = 0;
+  let quoted = false;
+  let current: string | undefined;
+  for (const m of matches) {
+    if (returned >= GREP_MAX_MATCHES) break;
+    const lines: string[] = [];
+    if (m.path !== current) {
+      const d = displayPath(m.path);
+      quoted ||= d.quoted;
+      lines.push(`${current === undefined ? '' : '\n'}${d.text}:`);
+    }
+    lines.push(`  ${m.line}: ${m.text}${m.cut ? ` … [line cut at ${GREP_MAX_LINE_UNITS} characters]` : ''}`);
+    const size = lines.reduce((n, l) => n + utf8Bytes(l) + 1, 0);
+    if (bytes + size > OUTPUT_MAX_BYTES - FOOTER_RESERVE) break;
+    bytes += size;
+    out.push(...lines);
+    current = m.path;
+    returned++;
+  }
+
+  const recordsSkipped = splitter.skipped + badRecords;
+  const truncated = returned < matches.length || linesCut > 0 || recordsSkipped > 0 || excludedNonUtf8 > 0;
+  const notes: string[] = [];
+  if (returned < matches.length) {
+    notes.push(
+      `(Results truncated: showing the first ${returned} of ${matches.length} matches, sorted by path and line. Narrow the pattern, path or include to see the rest.)`,
+    );
+  }
+  if (linesCut > 0)
+    notes.push(
+      `(Output truncated: ${linesCut} match line${linesCut === 1 ? ' was' : 's were'} longer than ${GREP_MAX_LINE_UNITS} characters and cut; use read with offset to see a whole line.)`,
+    );
+  if (recordsSkipped > 0)
+    notes.push(
+      `(Results truncated: ${recordsSkipped} ripgrep record${recordsSkipped === 1 ? ' was' : 's were'} larger than 1 MiB and skipped.)`,
+    );
+  if (excludedNonUtf8 > 0)
+    notes.push(
+      `(Results truncated: ${excludedNonUtf8} match${excludedNonUtf8 === 1 ? '' : 'es'} in files whose names are not valid UTF-8 ${excludedNonUtf8 === 1 ? 'was' : 'were'} left out.)`,
+    );
+  if (quoted) notes.push(`(${QUOTED_PATHS_NOTE})`);
+
+  const head =
+    matches.length > 0
+      ? `Found ${matches.length} match${matches.length === 1 ? '' : 'es'} in ${files} file${files === 1 ? '' : 's'}\n`
+      : '';
+  const body = out.length > 0 ? `${head}${out.join('\n')}` : NO_FILES_FOUND;
+  return {
+    output: notes.length > 0 ? `${body}\n\n${notes.join('\n')}` : body,
+    isError: false,
+    data: { matches: matches.length, files, returned, truncated, linesCut, recordsSkipped, excludedNonUtf8 },
+  };
+}

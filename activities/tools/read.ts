@@ -1,0 +1,340 @@
+/**
+ * `read` tool implementation (FT1): a file as numbered lines, or a directory
+ * as a sorted entry listing, paged by `offset`/`limit`; a file read issues a
+ * read credential.
+ *
+ * The whole file is streamed once: every byte is hashed (SHA-256 for the
+ * credential), lines are counted, and only the selected window is decoded and
+ * kept, so a huge file costs one pass but bounded memory. Output respects the
+ * TD9 caps (51200 bytes, 2000 lines): a window that does not fit is cut at a
+ * line boundary and the model is told which `offset` continues it — read is
+ * paged, so this is not withholding.
+ */
+import { createHash } from 'node:crypto';
+import { open, readdir } from 'node:fs/promises';
+import {
+  READ_DEFAULT_LIMIT,
+  READ_DEFAULT_OFFSET,
+  READ_MAX_LINE_LENGTH,
+  readArgs,
+  type ReadArgs,
+  type ReadCredential,
+} from '../../core/tools/read.js';
+import type { ToolResult } from '../../core/tools/types.js';
+import {
+  OUTPUT_MAX_BYTES,
+  OUTPUT_MAX_LINES,
+  QUOTED_PATHS_NOTE,
+  cancelledResult,
+  capUnits,
+  decodeUtf8Strict,
+  displayPath,
+  errorResult,
+  parseArgs,
+  utf8Bytes,
+} from './common.js';
+import type { ToolContext } from './context.js';
+import { resolveWorkspacePath, type WorkspacePath } from './paths.js';
+
+/** Bytes examined for a NUL byte to call a file binary. */
+export const BINARY_SNIFF_BYTES = 8192;
+/** Room kept for the trailing notice, in bytes. */
+const FOOTER_RESERVE = 512;
+/** Content lines per page: the cap minus a blank line and the notice line. */
+const PAGE_MAX_LINES = OUTPUT_MAX_LINES - 2;
+const CHUNK = 64 * 1024;
+
+/** Formats one numbered line like `cat -n`: number right-aligned in 6 columns, a tab, the text. */
+function numbered(n: number, text: string): string {
+  return `${String(n).padStart(6)}\t${text}`;
+}
+
+class Cancelled extends Error {}
+
+interface FileScan {
+  credential: ReadCredential;
+  binary: boolean;
+  invalidUtf8: boolean;
+  totalLines: number;
+  shown: string[];
+  firstShown: number;
+  lastShown: number;
+  linesCut: number;
+}
+
+async function scanFile(target: WorkspacePath, offset: number, limit: number, signal?: AbortSignal): Promise<FileScan> {
+  const fh = await open(target.abs, 'r');
+  try {
+    const st = await fh.stat(); // mtime taken BEFORE reading: any later write makes the credential stale
+    const hash = createHash('sha256');
+    const buf = Buffer.allocUnsafe(CHUNK);
+    const lossy = new TextDecoder('utf-8');
+    const strict = new TextDecoder('utf-8', { fatal: true });
+    let invalidUtf8 = false;
+    let binary = false;
+    let total = 0;
+
+    const maxLines = Math.min(limit, PAGE_MAX_LINES);
+    const budget = OUTPUT_MAX_BYTES - FOOTER_RESERVE;
+    const shown: string[] = [];
+    let shownBytes = 0;
+    let stopped = false;
+    let lastShown = offset - 1;
+    let linesCut = 0;
+    let lineNo = 1;
+    let cur = '';
+    let curCut = false;
+    let curHasContent = false;
+
+    const collecting = () => !stopped && lineNo >= offset && lineNo < offset + maxLines;
+    const endLine = () => {
+      if (collecting()) {
+        let text = cur;
+        if (!curCut && text.endsWith('\r')) text = text.slice(0, -1);
+        const line = numbered(lineNo, curCut ? `${text} … [line cut at ${READ_MAX_LINE_LENGTH} characters]` : text);
+        const size = utf8Bytes(line) + 1;
+        if (shownBytes + size > budget && shown.length > 0) {
+          stopped = true;
+        } else {
+          shown.push(line);
+          shownBytes += size;
+          lastShown = lineNo;
+          if (curCut) linesCut++;
+        }
+      }
+      lineNo++;
+      cur = '';
+      curCut = false;
+      curHasContent = false;
+    };
+    const feed = (text: string) => {
+      let i = 0;
+      for (;;) {
+        const nl = text.indexOf('\n', i);
+        const end = nl === -1 ? text.length : nl;
+        if (end > i) {
+          curHasContent = true;
+          if (collecting() && !curCut) {
+            const room = READ_MAX_LINE_LENGTH - cur.length;
+            if (end - i > room) {
+              cur = capUnits(cur + text.slice(i, i + room + 1), READ_MAX_LINE_LENGTH).text;
+              curCut = true;
+            } else {
+              cur += text.slice(i, end);
+            }
+          }
+        }
+        if (nl === -1) return;
+        endLine();
+        i = nl + 1;
+      }
+    };
+
+    for (;;) {
+      if (signal?.aborted) throw new Cancelled();
+      const { bytesRead } = await fh.read(buf, 0, CHUNK, null);
+      if (bytesRead === 0) break;
+      const chunk = buf.subarray(0, bytesRead);
+      hash.update(chunk);
+      if (!binary && total < BINARY_SNIFF_BYTES) {
+        const sniff = chunk.subarray(0, BINARY_SNIFF_BYTES - total);
+        if (sniff.includes(0)) binary = true;
+      }
+      total += bytesRead;
+      if (binary) continue; // keep hashing for the credential, stop decoding
+      if (!invalidUtf8) {
+        try {
+          strict.decode(chunk, { stream: true });
+        } catch {
+          invalidUtf8 = true;
+        }
+      }
+      feed(lossy.decode(chunk, { stream: true }));
+    }
+    if (!binary) {
+      if (!invalidUtf8) {
+        try {
+          strict.decode();
+        } catch {
+          invalidUtf8 = true;
+        }
+      }
+      feed(lossy.decode());
+      if (curHasContent) endLine();
+    }
+    return {
+      credential: { path: target.rel, sha256: hash.digest('hex'), bytes: total, mtimeMs: st.mtimeMs },
+      binary,
+      invalidUtf8,
+      totalLines: lineNo - 1,
+      shown,
+      firstShown: offset,
+      lastShown,
+      linesCut,
+    };
+  } finally {
+    await fh.close();
+  }
+}
+
+async function readFile(target: WorkspacePath, offset: number, limit: number, ctx: ToolContext): Promise<ToolResult> {
+  let scan: FileScan;
+  try {
+    scan = await scanFile(target, offset, limit, ctx.signal);
+  } catch (err) {
+    if (err instanceof Cancelled) return cancelledResult('read');
+    const code = (err as NodeJS.ErrnoException).code;
+    return errorResult('cannot_read', `Cannot read ${target.rel}: ${code ?? String(err)}.`, { path: target.rel, code });
+  }
+  const { credential } = scan;
+  if (scan.binary) {
+    return errorResult(
+      'binary_file',
+      `${target.rel} is a binary file (${credential.bytes} bytes, contains NUL bytes); read only shows text. Use shell tools (e.g. \`file\`, \`xxd | head\`) to inspect it.`,
+      { kind: 'file', path: target.rel, credential },
+    );
+  }
+  const base = { kind: 'file', path: target.rel, credential, totalLines: scan.totalLines };
+  if (scan.totalLines === 0) {
+    return {
+      output: '(The file is empty.)',
+      isError: false,
+      data: { ...base, startLine: 0, endLine: 0, hasMore: false },
+    };
+  }
+  if (offset > scan.totalLines) {
+    return errorResult(
+      'offset_out_of_range',
+      `offset ${offset} is past the end of ${target.rel}, which has ${scan.totalLines} line${scan.totalLines === 1 ? '' : 's'}. Use an offset between 1 and ${scan.totalLines}.`,
+      base,
+    );
+  }
+  const end = scan.lastShown;
+  const hasMore = end < scan.totalLines;
+  const notes: string[] = [];
+  notes.push(
+    hasMore
+      ? `Showing lines ${scan.firstShown}-${end} of ${scan.totalLines}. Use offset=${end + 1} to continue.`
+      : `Showing lines ${scan.firstShown}-${end} of ${scan.totalLines}; end of file.`,
+  );
+  if (scan.linesCut > 0)
+    notes.push(
+      `${scan.linesCut} line${scan.linesCut === 1 ? ' was' : 's were'} longer than ${READ_MAX_LINE_LENGTH} characters and cut.`,
+    );
+  if (scan.invalidUtf8) notes.push('The file is not valid UTF-8; invalid bytes are shown as U+FFFD.');
+  return {
+    output: `${scan.shown.join('\n')}\n\n(${notes.join(' ')})`,
+    isError: false,
+    data: {
+      ...base,
+      startLine: scan.firstShown,
+      endLine: end,
+      hasMore,
+      linesCut: scan.linesCut,
+      invalidUtf8: scan.invalidUtf8,
+    },
+  };
+}
+
+async function readDirectory(target: WorkspacePath, offset: number, limit: number): Promise<ToolResult> {
+  let dirents;
+  try {
+    dirents = await readdir(target.abs, { withFileTypes: true, encoding: 'buffer' });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return errorResult('cannot_read', `Cannot list ${target.rel}: ${code ?? String(err)}.`, { path: target.rel, code });
+  }
+  let excludedNonUtf8 = 0;
+  const names: string[] = [];
+  for (const d of dirents) {
+    const name = decodeUtf8Strict(d.name);
+    if (name === null) {
+      excludedNonUtf8++;
+      continue;
+    }
+    names.push(d.isDirectory() ? `${name}/` : name);
+  }
+  names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const base = { kind: 'directory', path: target.rel, entries: names.length, excludedNonUtf8 };
+  const excludedNote =
+    excludedNonUtf8 > 0
+      ? ` ${excludedNonUtf8} entr${excludedNonUtf8 === 1 ? 'y' : 'ies'} with a name that is not valid UTF-8 ${excludedNonUtf8 === 1 ? 'was' : 'were'} left out.`
+      : '';
+  if (names.length === 0) {
+    return {
+      output: `(The directory is empty.${excludedNote})`,
+      isError: false,
+      data: { ...base, startEntry: 0, endEntry: 0, hasMore: false },
+    };
+  }
+  if (offset > names.length) {
+    return errorResult(
+      'offset_out_of_range',
+      `offset ${offset} is past the end of directory ${target.rel}, which has ${names.length} entries.`,
+      base,
+    );
+  }
+  const maxLines = Math.min(limit, PAGE_MAX_LINES);
+  const budget = OUTPUT_MAX_BYTES - FOOTER_RESERVE;
+  const lines: string[] = [];
+  let bytes = 0;
+  let quoted = false;
+  let i = offset - 1;
+  for (; i < names.length && lines.length < maxLines; i++) {
+    const d = displayPath(names[i]!);
+    const size = utf8Bytes(d.text) + 1;
+    if (bytes + size > budget && lines.length > 0) break;
+    bytes += size;
+    lines.push(d.text);
+    quoted ||= d.quoted;
+  }
+  const end = i; // 1-based number of the last entry shown
+  const hasMore = end < names.length;
+  const range = hasMore
+    ? `Showing entries ${offset}-${end} of ${names.length}. Use offset=${end + 1} to continue.`
+    : `Showing entries ${offset}-${end} of ${names.length}.`;
+  const quotedNote = quoted ? ` ${QUOTED_PATHS_NOTE}` : '';
+  return {
+    output: `${lines.join('\n')}\n\n(${range}${excludedNote}${quotedNote})`,
+    isError: false,
+    data: { ...base, startEntry: offset, endEntry: end, hasMore },
+  };
+}
+
+/**
+ * Runs `read`.
+ *
+ * @param args `{ path, offset? (1-based, default 1), limit? (default 2000) }`.
+ * @returns for a file: numbered lines (`cat -n` style; lines over 2000
+ *   characters cut with a marker) plus a notice naming the range and the
+ *   `offset` that continues it; `data`: `{ kind: 'file', path, credential:
+ *   ReadCredential, totalLines, startLine, endLine, hasMore, linesCut,
+ *   invalidUtf8 }`. For a directory: entries sorted by name, directories
+ *   with a trailing `/`; `data`: `{ kind: 'directory', path, entries,
+ *   startEntry, endEntry, hasMore, excludedNonUtf8 }`.
+ *   Error codes: `path_outside_workspace`, `not_found`, `cannot_read`,
+ *   `not_a_file` (FIFO, socket, device), `binary_file` (NUL byte in the
+ *   first 8 KiB; still carries the credential), `offset_out_of_range`,
+ *   `invalid_arguments`, `cancelled`. Never throws for these.
+ */
+export async function runRead(rawArgs: ReadArgs, ctx: ToolContext): Promise<ToolResult> {
+  const parsed = parseArgs('read', readArgs, rawArgs);
+  if (!parsed.ok) return parsed.result;
+  const args = parsed.args;
+  const resolved = await resolveWorkspacePath(ctx.workspace, args.path);
+  if (!resolved.ok) return resolved.result;
+  const target = resolved.value;
+  const offset = args.offset ?? READ_DEFAULT_OFFSET;
+  const limit = args.limit ?? READ_DEFAULT_LIMIT;
+  if (target.stat.isDirectory()) return readDirectory(target, offset, limit);
+  if (!target.stat.isFile()) {
+    return errorResult(
+      'not_a_file',
+      `${target.rel} is not a regular file or directory (a FIFO, socket or device); read does not open it.`,
+      {
+        path: target.rel,
+      },
+    );
+  }
+  return readFile(target, offset, limit, ctx);
+}

@@ -1,0 +1,102 @@
+import { Command, Option } from 'commander';
+import { ZunoError } from '../core/errors.js';
+import { devDownCommand, devStatusCommand, devUpCommand } from './commands/dev.js';
+import { runCommand } from './commands/run.js';
+import { sessionShowCommand } from './commands/session-show.js';
+import { workerCommand } from './commands/worker.js';
+import { serveScriptCommand } from './local-provider/serve.js';
+
+/**
+ * Builds the `zuno` command line (commander). Each action resolves to the
+ * process exit code; typed failures are printed by {@link main} as one line.
+ */
+export function buildProgram(setExit: (code: number) => void): Command {
+  const program = new Command('zuno')
+    .description('Zuno: a coding agent whose sessions run as durable Temporal workflows')
+    .showHelpAfterError('(run with --help for usage)')
+    .addHelpText(
+      'after',
+      `
+Environment:
+  TEMPORAL_ADDRESS      use this Temporal server instead of the embedded dev server
+  TEMPORAL_NAMESPACE    namespace (default from temporal.yaml, "default")
+  DATABASE_URL          postgresql://… for the projection (default SQLite .zuno/zuno.db)
+  ZUNO_HOME             directory holding .zuno/ state (default: current directory)
+  ZUNO_TEMPORAL_CONFIG  path of temporal.yaml (default: ./temporal.yaml, else the installation's)
+  ZUNO_CONFIG           path of zuno.json (providers, default model)`,
+    );
+
+  program
+    .command('run')
+    .description('run one prompt as a session and print the final answer')
+    .argument('<prompt>', 'what the agent should do')
+    .option('--dir <dir>', 'workspace directory (default: current directory)')
+    .option('--model <provider/model>', 'model to use, e.g. openai/gpt-4.1 (default: zuno.json "model")')
+    .option('--script <file>', 'serve scripted model replies from FILE through the local provider server (offline)')
+    .option('--json', 'print one JSON event per line (NDJSON), ending with session.completed')
+    .option('--config <file>', 'zuno.json to use')
+    .addOption(new Option('--no-worker', 'do not start an in-process worker; rely on a running `zuno worker`'))
+    .action(async (prompt: string, opts) => setExit(await runCommand(prompt, opts)));
+
+  program
+    .command('worker')
+    .description('run a standalone worker for session workflows and tool activities')
+    .action(async () => setExit(await workerCommand()));
+
+  const session = program.command('session').description('inspect sessions');
+  session
+    .command('show')
+    .description('print a stored transcript with tool calls and outcomes')
+    .argument('<id>', 'session id (ses_…)')
+    .option('--json', 'print the transcript as JSON')
+    .action(async (id: string, opts) => {
+      await sessionShowCommand(id, opts);
+      setExit(0);
+    });
+
+  const dev = program.command('dev').description('the embedded Temporal dev server and local tools');
+  dev
+    .command('up')
+    .description('start (or reuse) the embedded Temporal dev server')
+    .action(async () => setExit(await devUpCommand()));
+  dev
+    .command('down')
+    .description('stop the embedded Temporal dev server')
+    .action(async () => setExit(await devDownCommand()));
+  dev
+    .command('status')
+    .description('show whether the embedded dev server runs')
+    .action(() => setExit(devStatusCommand()));
+  dev
+    .command('provider')
+    .description('serve a script of model replies over the Chat Completions wire format on loopback')
+    .requiredOption('--script <file>', 'script file (JSON or YAML)')
+    .option('--port <port>', 'port (default: any free port)', (v) => Number.parseInt(v, 10))
+    .action(async (opts) => {
+      await serveScriptCommand(opts.script, { port: opts.port });
+      setExit(0);
+    });
+  return program;
+}
+
+/** Entry point: parses argv, runs the command, prints typed failures as `zuno: <code>: <message>`. */
+export async function main(argv: string[]): Promise<number> {
+  let code = 0;
+  const program = buildProgram((c) => {
+    code = c;
+  });
+  program.exitOverride();
+  try {
+    await program.parseAsync(argv);
+    return code;
+  } catch (err) {
+    const e = err as { code?: string; exitCode?: number };
+    if (typeof e.code === 'string' && e.code.startsWith('commander.')) return e.exitCode ?? 1;
+    if (err instanceof ZunoError) {
+      process.stderr.write(`zuno: ${err.code}: ${err.message}\n`);
+      return 1;
+    }
+    process.stderr.write(`zuno: unexpected error: ${(err as Error)?.stack ?? err}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,157 @@
+import { realpathSync, statSync } from 'node:fs';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { ZunoError } from '../../core/errors.js';
+import { DEFAULT_TASK_QUEUE, type SessionMeta, type SessionResult } from '../../core/session-contract.js';
+import type { EventRow, ProjectionStore } from '../../activities/projection/types.js';
+import { loadScript } from '../local-provider/script.js';
+import { startLocalProvider } from '../local-provider/server.js';
+import { connectTemporal, type Notify, openStore, resolvePaths } from '../context.js';
+import { eventToJsonLine, HumanRenderer, isTerminalEvent, processSink, type Sink } from '../render.js';
+import { installRuntime } from '../runtime.js';
+import { newSessionId, startSession, titleOf } from '../session-start.js';
+import { standaloneWorkerRunning } from '../worker-registry.js';
+import { localProvider, loadZunoConfig, resolveModel } from '../zuno-config.js';
+import { createZunoWorker } from '../../worker/worker.js';
+
+/** Options of `zuno run`. */
+export interface RunOptions {
+  dir?: string;
+  model?: string;
+  script?: string;
+  json?: boolean;
+  /** false: never start an in-process worker (a standalone worker must serve the task queue). */
+  worker?: boolean;
+  config?: string;
+}
+
+/** Poll interval of the event tail, in ms. */
+const TAIL_EVERY_MS = 60;
+
+/**
+ * `zuno run "<prompt>"`: starts a session workflow on Temporal (embedded dev
+ * server unless configured), runs an in-process worker unless a standalone
+ * one serves the task queue, shows progress from the stored events, and
+ * resolves to the process exit code: 0 when the session completed, 1 when it
+ * failed or paused (a one-line reason is printed).
+ * @throws ZunoError for set-up failures (config, Temporal, workspace, script, model).
+ */
+export async function runCommand(prompt: string, opts: RunOptions, sink: Sink = processSink): Promise<number> {
+  const notify: Notify = opts.json ? null : (line) => sink.err(`${line}\n`);
+  const workspace = resolveWorkspace(opts.dir ?? process.cwd());
+  const script = opts.script ? await loadScript(opts.script) : undefined;
+  const zcfg = loadZunoConfig(workspace, opts.config);
+  if (!script && !opts.model && !zcfg.model) {
+    throw new ZunoError(
+      'model_missing',
+      'no model configured: pass --model provider/model (or set "model" in zuno.json), or --script FILE for the local provider',
+    );
+  }
+  const paths = resolvePaths();
+  const store = await openStore(paths);
+  const cleanups: (() => Promise<unknown>)[] = [() => store.close()];
+  try {
+    const temporal = await connectTemporal(paths, notify);
+    cleanups.unshift(() => temporal.connection.close());
+    const taskQueue = temporal.cfg.taskQueue ?? DEFAULT_TASK_QUEUE;
+    let resolved: ReturnType<typeof resolveModel>;
+    if (script) {
+      const server = await startLocalProvider({ script });
+      cleanups.unshift(() => server.close());
+      resolved = { provider: localProvider(server.url), model: 'scripted' };
+    } else {
+      resolved = resolveModel(zcfg, opts.model ?? zcfg.model!);
+    }
+    if (opts.worker !== false && !standaloneWorkerRunning(paths.stateDir, temporal.address, temporal.namespace, taskQueue)) {
+      installRuntime('WARN');
+      const { worker, close } = await createZunoWorker({
+        address: temporal.address,
+        namespace: temporal.namespace,
+        taskQueue,
+        store,
+        stateDir: paths.stateDir,
+      });
+      const running = worker.run();
+      cleanups.unshift(async () => {
+        worker.shutdown();
+        await running.catch(() => undefined);
+        await close();
+      });
+    }
+    const meta: SessionMeta = {
+      sessionId: newSessionId(),
+      workspace,
+      provider: resolved.provider,
+      model: resolved.model,
+      title: titleOf(prompt),
+      toolConcurrency: zcfg.concurrency.tool_calls,
+      activityDefaults: temporal.cfg.activities,
+    };
+    let started: Awaited<ReturnType<typeof startSession>>;
+    try {
+      started = await startSession(temporal.client, taskQueue, meta, { text: prompt }, { exitWhenIdle: true });
+    } catch (err) {
+      if (err instanceof WorkflowUpdateFailedError) {
+        throw new ZunoError('input_rejected', `the session rejected the input: ${err.cause?.message ?? err.message}`);
+      }
+      throw err;
+    }
+    notify?.(`session ${meta.sessionId} (workflow ${started.workflowId}), input ${started.receipt.inputId} ${started.receipt.status}`);
+    const result = await followSession(store, meta.sessionId, started.result(), opts.json === true, sink);
+    if (result.status !== 'completed') {
+      if (opts.json !== true) sink.err(`zuno: session ${result.status}: ${result.error?.code}: ${result.error?.message}\n`);
+      return 1;
+    }
+    return 0;
+  } finally {
+    for (const c of cleanups) await c().catch(() => undefined);
+  }
+}
+
+/**
+ * Tails the session's stored events until the workflow finished and its
+ * terminal event was shown; renders them as NDJSON or for humans.
+ */
+async function followSession(
+  store: ProjectionStore,
+  sessionId: string,
+  resultPromise: Promise<SessionResult>,
+  json: boolean,
+  sink: Sink,
+): Promise<SessionResult> {
+  const human = new HumanRenderer(sink, process.stdout.isTTY === true);
+  let result: SessionResult | undefined;
+  let failure: unknown;
+  resultPromise.then(
+    (r) => {
+      result = r;
+    },
+    (err) => {
+      failure = err;
+    },
+  );
+  let after = 0;
+  let sawTerminal = false;
+  for (;;) {
+    const events: EventRow[] = await store.listEvents(sessionId, after, 500);
+    for (const e of events) {
+      after = e.seq;
+      if (json) sink.out(eventToJsonLine(e));
+      else human.render(e);
+      if (isTerminalEvent(e.type)) sawTerminal = true;
+    }
+    if (failure) throw failure;
+    if (result && (sawTerminal || events.length === 0)) return result;
+    if (events.length < 500) await new Promise((r) => setTimeout(r, TAIL_EVERY_MS));
+  }
+}
+
+/** The workspace as an absolute real path. @throws ZunoError `workspace_invalid`. */
+function resolveWorkspace(dir: string): string {
+  try {
+    const real = realpathSync(dir);
+    if (!statSync(real).isDirectory()) throw new Error('not a directory');
+    return real;
+  } catch (err) {
+    throw new ZunoError('workspace_invalid', `--dir ${dir} is not a usable directory: ${(err as Error).message}`);
+  }
+}

@@ -1,0 +1,66 @@
+import { ZunoError } from '../../core/errors.js';
+import type { Transcript } from '../../activities/projection/types.js';
+import { openStore, resolvePaths } from '../context.js';
+import { processSink, type Sink } from '../render.js';
+
+/** Longest tool output shown per call in the human view, in characters. */
+const OUTPUT_PREVIEW_CHARS = 400;
+
+/**
+ * `zuno session show <id> [--json]`: prints the stored transcript (inputs,
+ * assistant text, every tool call with arguments, outcome and result) from
+ * the projection, never from Temporal.
+ * @throws ZunoError `session_not_found`.
+ */
+export async function sessionShowCommand(sessionId: string, opts: { json?: boolean }, sink: Sink = processSink) {
+  const store = await openStore(resolvePaths());
+  try {
+    const t = await store.loadTranscript(sessionId);
+    if (!t) throw new ZunoError('session_not_found', `no session ${sessionId} in the projection`);
+    sink.out(opts.json ? `${JSON.stringify(t, null, 2)}\n` : renderTranscript(t));
+  } finally {
+    await store.close();
+  }
+}
+
+/** Human rendering of a transcript: one block per step, tool calls with their outcome. */
+export function renderTranscript(t: Transcript): string {
+  const s = t.session;
+  const lines = [
+    `session ${s.id}  ${s.status}  ${s.provider}/${s.model}`,
+    `workspace ${s.workspace}`,
+    `workflow ${s.workflowId}`,
+  ];
+  if (s.error) lines.push(`error ${s.error}`);
+  const calls = new Map(t.toolCalls.map((c) => [c.id, c]));
+  const role = new Map(t.messages.map((m) => [m.id, m.role]));
+  const parts = [...t.parts].sort((a, b) => a.turn - b.turn || a.step - b.step || a.position - b.position);
+  let last = '';
+  for (const p of parts) {
+    const here = `${p.turn}.${p.step}`;
+    if (here !== last) {
+      lines.push('', `── turn ${p.turn} step ${p.step}`);
+      last = here;
+    }
+    if (p.kind === 'text') lines.push(`${role.get(p.messageId) === 'user' ? 'user' : 'assistant'}: ${p.text ?? ''}`);
+    else if (p.kind === 'reasoning') lines.push(`reasoning: ${(p.text ?? '').slice(0, 200)}`);
+    else if (p.kind === 'tool_call' && p.toolCallId) {
+      const c = calls.get(p.toolCallId);
+      if (!c) continue;
+      const outcome = c.outcome ?? c.status;
+      const extra = [
+        c.blockedCategory ? `category ${c.blockedCategory}` : '',
+        c.errorCode && !c.blockedCategory ? `code ${c.errorCode}` : '',
+        c.attempts && c.attempts > 1 ? `attempts ${c.attempts}` : '',
+      ].filter(Boolean);
+      lines.push(`tool ${c.tool} [${c.callId}] ${outcome}${extra.length ? ` (${extra.join(', ')})` : ''}`);
+      lines.push(`  args ${c.argsJson}`);
+      if (c.output) {
+        const out = c.output.length > OUTPUT_PREVIEW_CHARS ? `${c.output.slice(0, OUTPUT_PREVIEW_CHARS)}…` : c.output;
+        lines.push(...out.split('\n').map((l) => `  | ${l}`));
+      }
+    }
+  }
+  if (s.finalText) lines.push('', `final: ${s.finalText}`);
+  return `${lines.join('\n')}\n`;
+}

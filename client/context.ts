@@ -1,0 +1,96 @@
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Client, Connection } from '@temporalio/client';
+import { ZunoError } from '../core/errors.js';
+import { openProjectionStore } from '../activities/projection/open.js';
+import type { ProjectionStore } from '../activities/projection/types.js';
+import { connectClient, ensureSearchAttributes } from '../worker/connection.js';
+import { ensureDevServer } from '../worker/dev-server.js';
+import { loadTemporalConfig, type TemporalConfig } from '../worker/temporal-config.js';
+import { findBinary } from '../worker/tool-binaries.js';
+
+/** Root of the Zuno installation (where package.json, .tools/ and the default temporal.yaml live). */
+export const PACKAGE_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Where Zuno keeps its state: `$ZUNO_HOME` or the current directory; the state dir is `<home>/.zuno`. */
+export interface ZunoPaths {
+  home: string;
+  stateDir: string;
+  temporalYaml: string;
+}
+
+/**
+ * Resolves home, state dir and which temporal.yaml applies:
+ * `$ZUNO_TEMPORAL_CONFIG`, else `<home>/temporal.yaml` when present, else the
+ * installation's own temporal.yaml.
+ */
+export function resolvePaths(): ZunoPaths {
+  const home = resolve(process.env.ZUNO_HOME ?? process.cwd());
+  const local = join(home, 'temporal.yaml');
+  const temporalYaml = process.env.ZUNO_TEMPORAL_CONFIG
+    ? resolve(process.env.ZUNO_TEMPORAL_CONFIG)
+    : existsSync(local)
+      ? local
+      : join(PACKAGE_ROOT, 'temporal.yaml');
+  return { home, stateDir: join(home, '.zuno'), temporalYaml };
+}
+
+/** A connected Temporal target. */
+export interface TemporalContext {
+  cfg: TemporalConfig;
+  address: string;
+  namespace: string;
+  client: Client;
+  connection: Connection;
+  /** Set when the embedded dev server is in use. */
+  devServer?: { uiUrl: string; started: boolean };
+}
+
+/** Progress lines for the user (stderr); silent when null. */
+export type Notify = ((line: string) => void) | null;
+
+/**
+ * Connects to Temporal as configured (DESIGN.md §1): `TEMPORAL_ADDRESS`, or
+ * temporal.yaml `server.mode: external` + `server.address`, is used as is;
+ * otherwise the embedded dev server is started (or reused) and its Web UI URL
+ * reported. Registers the configured search attributes that are missing.
+ * @throws ZunoError `config_invalid`, `temporal_unreachable`, `temporal_binary_missing`, `dev_server_*`.
+ */
+export async function connectTemporal(paths: ZunoPaths, notify: Notify): Promise<TemporalContext> {
+  const cfg = loadTemporalConfig(paths.home, paths.temporalYaml);
+  const namespace = process.env.TEMPORAL_NAMESPACE ?? cfg.server.namespace;
+  const envAddress = process.env.TEMPORAL_ADDRESS;
+  let address: string;
+  let devServer: TemporalContext['devServer'];
+  if (envAddress || cfg.server.mode === 'external') {
+    address = envAddress || cfg.server.address;
+  } else {
+    const bin = findBinary('temporal', { projectRoot: PACKAGE_ROOT });
+    if (!bin) {
+      throw new ZunoError(
+        'temporal_binary_missing',
+        'the Temporal CLI is not installed: run `node scripts/setup-tools.mjs` (or set ZUNO_TEMPORAL_BIN), ' +
+          'or point Zuno at a server with TEMPORAL_ADDRESS.',
+      );
+    }
+    const dev = await ensureDevServer({ cfg, stateDir: paths.stateDir, root: paths.home, temporalBin: bin });
+    address = dev.address;
+    devServer = { uiUrl: dev.uiUrl, started: dev.started };
+    notify?.(`${dev.started ? 'started' : 'using'} Temporal dev server ${address} — Web UI ${dev.uiUrl}`);
+  }
+  const { client, connection } = await connectClient({
+    address,
+    namespace,
+    connectTimeoutMs: cfg.server.connectTimeoutMs,
+  });
+  const added = await ensureSearchAttributes(connection, namespace, cfg.searchAttributes);
+  if (added.length > 0) notify?.(`registered search attributes: ${added.join(', ')}`);
+  return { cfg, address, namespace, client, connection, ...(devServer ? { devServer } : {}) };
+}
+
+/** Opens the projection store: `DATABASE_URL` when set, else SQLite in the state dir. */
+export function openStore(paths: ZunoPaths): Promise<ProjectionStore> {
+  const databaseUrl = process.env.DATABASE_URL;
+  return openProjectionStore({ zunoDir: paths.stateDir, ...(databaseUrl ? { databaseUrl } : {}) });
+}

@@ -1,0 +1,88 @@
+import type { EventRow } from '../activities/projection/types.js';
+
+/** Where rendered output goes; injectable for tests. */
+export interface Sink {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+/** The process's stdout/stderr. */
+export const processSink: Sink = {
+  out: (t) => process.stdout.write(t),
+  err: (t) => process.stderr.write(t),
+};
+
+/** One NDJSON line per stored event (SF2 `--json`): `{type, seq, sessionId, atMs, ...data}`. */
+export function eventToJsonLine(e: EventRow): string {
+  return `${JSON.stringify({ type: e.type, seq: e.seq, sessionId: e.sessionId, atMs: e.atMs, ...e.data })}\n`;
+}
+
+/**
+ * Human progress renderer for `zuno run`. When `streamText` is true (stdout
+ * is a terminal) assistant text streams to stdout as it arrives and the final
+ * answer is not printed again; otherwise only the final answer goes to stdout
+ * and progress lines go to stderr, so `zuno run … > answer.txt` captures the answer.
+ */
+export class HumanRenderer {
+  private midLine = false;
+
+  constructor(
+    private readonly sink: Sink,
+    private readonly streamText: boolean,
+  ) {}
+
+  /** Renders one event. */
+  render(e: EventRow): void {
+    const d = e.data as Record<string, unknown>;
+    switch (e.type) {
+      case 'message.part.delta':
+        if (this.streamText) {
+          this.sink.out(String(d.text ?? ''));
+          this.midLine = !String(d.text ?? '').endsWith('\n');
+        }
+        break;
+      case 'message.step.rollback':
+        this.line(`(the model stream broke; retrying step ${d.step}, attempt ${d.attempt})`);
+        break;
+      case 'tool.started':
+        this.line(`→ ${String(d.summary ?? d.tool)}${Number(d.attempt) > 1 ? ` (attempt ${d.attempt})` : ''}`);
+        break;
+      case 'tool.completed':
+        this.line(
+          `${d.outcome === 'ok' ? '✓' : '✗'} ${d.tool} ${d.outcome}` +
+            `${d.errorCode ? ` (${d.errorCode})` : ''}${d.outputBytes !== undefined ? `, ${d.outputBytes} bytes` : ''}` +
+            `${d.durationMs !== undefined ? `, ${d.durationMs} ms` : ''}`,
+        );
+        break;
+      case 'tool.dispatch.blocked':
+        this.line(`✗ ${d.tool} blocked (${d.category}): ${d.message}`);
+        break;
+      case 'session.completed':
+        if (this.midLine) this.sink.out('\n');
+        this.midLine = false;
+        if (!this.streamText) this.sink.out(`${String(d.text ?? '')}\n`);
+        break;
+      case 'session.failed':
+      case 'session.paused': {
+        const err = d.error as { code?: string; message?: string } | null;
+        this.line(`session ${e.type.slice(8)}: ${err?.code ?? 'error'}: ${err?.message ?? ''}`);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  private line(text: string): void {
+    if (this.midLine) {
+      this.sink.out('\n');
+      this.midLine = false;
+    }
+    this.sink.err(`${text}\n`);
+  }
+}
+
+/** true for the events that end a `zuno run`. */
+export function isTerminalEvent(type: string): boolean {
+  return type === 'session.completed' || type === 'session.failed' || type === 'session.paused';
+}

@@ -1,0 +1,65 @@
+import { randomBytes } from 'node:crypto';
+import { type Client, WithStartWorkflowOperation } from '@temporalio/client';
+import { type Workflow, defineSearchAttributeKey, SearchAttributeType, TypedSearchAttributes } from '@temporalio/common';
+import { sessionWorkflowId } from '../core/ids.js';
+import type {
+  AdmissionReceipt,
+  SessionMeta,
+  SessionResult,
+  SessionWorkflowInput,
+  SubmitInputRequest,
+} from '../core/session-contract.js';
+import { SUBMIT_INPUT_UPDATE } from '../core/session-contract.js';
+
+/** Search attribute keys Zuno sets on its workflows (DESIGN.md §3 ops view). */
+export const ZunoKind = defineSearchAttributeKey('ZunoKind', SearchAttributeType.KEYWORD);
+export const ZunoSessionId = defineSearchAttributeKey('ZunoSessionId', SearchAttributeType.KEYWORD);
+export const ZunoModel = defineSearchAttributeKey('ZunoModel', SearchAttributeType.KEYWORD);
+
+/** A new session id: `ses_` + time (base36) + 8 random hex chars; sortable by creation time. */
+export function newSessionId(): string {
+  return `ses_${Date.now().toString(36)}${randomBytes(4).toString('hex')}`;
+}
+
+/**
+ * Starts the session workflow `session/<id>` and admits the first input in
+ * one call (update-with-start), returning the admission receipt (SE1) and a
+ * handle. The workflow carries the search attributes `ZunoKind=session`,
+ * `ZunoSessionId`, `ZunoModel` and a readable static summary.
+ * @throws WorkflowUpdateFailedError when the update validator rejects the input (e.g. empty text).
+ */
+export async function startSession(
+  client: Client,
+  taskQueue: string,
+  meta: SessionMeta,
+  first: SubmitInputRequest,
+  opts: { exitWhenIdle: boolean },
+): Promise<{ receipt: AdmissionReceipt; workflowId: string; result(): Promise<SessionResult> }> {
+  const workflowId = sessionWorkflowId(meta.sessionId);
+  const input: SessionWorkflowInput = { meta, exitWhenIdle: opts.exitWhenIdle };
+  const startOp = new WithStartWorkflowOperation('sessionWorkflow', {
+    workflowId,
+    taskQueue,
+    args: [input],
+    workflowIdConflictPolicy: 'FAIL',
+    staticSummary: `session: ${meta.title}`,
+    staticDetails: `model ${meta.provider.id}/${meta.model} · workspace ${meta.workspace}`,
+    typedSearchAttributes: new TypedSearchAttributes([
+      { key: ZunoKind, value: 'session' },
+      { key: ZunoSessionId, value: meta.sessionId },
+      { key: ZunoModel, value: `${meta.provider.id}/${meta.model}` },
+    ]),
+  });
+  const receipt = await client.workflow.executeUpdateWithStart<Workflow, AdmissionReceipt, [SubmitInputRequest]>(
+    SUBMIT_INPUT_UPDATE,
+    { args: [first], startWorkflowOperation: startOp },
+  );
+  const handle = await startOp.workflowHandle();
+  return { receipt, workflowId, result: () => handle.result() as Promise<SessionResult> };
+}
+
+/** Shortens a prompt to a one-line title of at most 80 characters. */
+export function titleOf(prompt: string): string {
+  const flat = prompt.replace(/\s+/g, ' ').trim();
+  return flat.length <= 80 ? flat : `${flat.slice(0, 79)}…`;
+}

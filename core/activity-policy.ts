@@ -1,0 +1,59 @@
+import type { ActivityOptions } from '@temporalio/common';
+import type { ActivityDefaults } from './activity-defaults.js';
+import type { ProviderRetry } from './provider-config.js';
+import type { ToolDeclaration } from './tools/types.js';
+
+/** Error types a tool or model activity throws that must never be retried. */
+export const NON_RETRYABLE_TOOL_ERRORS = ['invalid_arguments', 'unavailable', 'rg_missing', 'rg_too_old'];
+
+/**
+ * Activity options of one tool call, derived from the tool's declaration
+ * (TD1, TD3): replay `Never` → `maximumAttempts: 1` (a lost outcome is never
+ * re-run; it is recorded uncertain); `Safe` → retried with the temporal.yaml
+ * `safeRetry` backoff. Timeouts and heartbeat from `activities.tool`.
+ * `summary` is the one-line text the Temporal UI shows (e.g. `grep: TODO in src/`).
+ */
+export function toolActivityOptions(
+  decl: Pick<ToolDeclaration, 'replay'>,
+  defaults: ActivityDefaults,
+  summary: string,
+): ActivityOptions {
+  const base: ActivityOptions = {
+    startToCloseTimeout: defaults.tool.startToCloseTimeoutMs,
+    heartbeatTimeout: defaults.tool.heartbeatTimeoutMs,
+    summary,
+  };
+  if (decl.replay === 'Never') return { ...base, retry: { maximumAttempts: 1 } };
+  const r = defaults.safeRetry;
+  return {
+    ...base,
+    retry: {
+      initialInterval: r.initialIntervalMs,
+      backoffCoefficient: r.backoffCoefficient,
+      maximumInterval: r.maximumIntervalMs,
+      maximumAttempts: r.maximumAttempts,
+      nonRetryableErrorTypes: NON_RETRYABLE_TOOL_ERRORS,
+    },
+  };
+}
+
+/**
+ * Activity options of the modelStep activity: the provider's `retry` block
+ * (PR1) becomes the RetryPolicy (attempts include the first; backoff from
+ * `initialDelayMs` doubling to `maxDelayMs`); a `Retry-After` reaches Temporal
+ * as the failure's `nextRetryDelay`. Non-retryable provider errors are marked
+ * `nonRetryable` by the activity itself.
+ */
+export function modelStepOptions(retry: ProviderRetry, defaults: ActivityDefaults, summary: string): ActivityOptions {
+  return {
+    startToCloseTimeout: defaults.model.startToCloseTimeoutMs,
+    heartbeatTimeout: defaults.model.heartbeatTimeoutMs,
+    summary,
+    retry: {
+      maximumAttempts: retry.maxAttempts,
+      initialInterval: retry.initialDelayMs,
+      maximumInterval: retry.maxDelayMs,
+      backoffCoefficient: 2,
+    },
+  };
+}

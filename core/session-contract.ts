@@ -1,0 +1,182 @@
+import type { ActivityDefaults } from './activity-defaults.js';
+import type { FinishReason, Usage } from './messages.js';
+import type { ProviderConfig } from './provider-config.js';
+import type { BlockedCategory, ToolOutcome } from './tools/types.js';
+
+/**
+ * The contract between the session workflow and its activities, and between
+ * clients and the session workflow. Small payloads only (DESIGN.md "Where data
+ * lives"): ids, statuses, counts — content stays in the projection.
+ */
+
+/** Frozen description of a session, carried in the workflow input. */
+export interface SessionMeta {
+  sessionId: string;
+  /** Absolute workspace root on the worker host. */
+  workspace: string;
+  provider: ProviderConfig;
+  model: string;
+  /** One-line title (first prompt, shortened). */
+  title: string;
+  /** TD6 `concurrency.tool_calls`, 1..64 (default 8). */
+  toolConcurrency: number;
+  activityDefaults: ActivityDefaults;
+}
+
+/** Input of the session workflow (also the continue-as-new carrier). */
+export interface SessionWorkflowInput {
+  meta: SessionMeta;
+  /** Complete the workflow once idle (no pending input) after a final answer; `zuno run` sets true. */
+  exitWhenIdle: boolean;
+  /** Compact state carried across continue-as-new. */
+  carried?: CarriedState;
+}
+
+/** Compact state carried across continue-as-new. */
+export interface CarriedState {
+  nextTurn: number;
+  nextInputSeq: number;
+  pending: AdmittedInput[];
+  /** clientMessageId → receipt, bounded to the newest 256. */
+  seenClientIds: [string, AdmissionReceipt][];
+  lastFinalText: string | null;
+}
+
+/** Update `submitInput` argument (SE1). */
+export interface SubmitInputRequest {
+  text: string;
+  /** Optional idempotency key per session (SE2); never dedupe by text. */
+  clientMessageId?: string;
+}
+
+/** SE1/SE2 admission receipt returned by the `submitInput` update. */
+export interface AdmissionReceipt {
+  inputId: string;
+  sessionId: string;
+  /** driven: the caller drives it now; steered: a running turn takes it at its next safe point; pending: queued. */
+  status: 'driven' | 'steered' | 'pending';
+  /** true when this clientMessageId was seen before and the original receipt is returned. */
+  duplicate: boolean;
+}
+
+/** An input admitted to the workflow's durable FIFO inbox. */
+export interface AdmittedInput {
+  inputId: string;
+  text: string;
+  clientMessageId?: string;
+  admission: AdmissionReceipt['status'];
+  admittedAtMs: number;
+}
+
+/** Query `state` result. */
+export interface SessionState {
+  sessionId: string;
+  phase: 'idle' | 'model' | 'tools' | 'completed' | 'failed';
+  turn: number;
+  step: number;
+  pending: { inputId: string; admission: AdmissionReceipt['status'] }[];
+  lastFinalText: string | null;
+}
+
+/** Input of the modelStep activity. */
+export interface ModelStepInput {
+  meta: SessionMeta;
+  turn: number;
+  step: number;
+  /** Inputs this request carries for the first time (persisted + marked applied, SE2). */
+  newInputs: AdmittedInput[];
+  /**
+   * Tool outcomes the workflow settled because the tool activity failed or its
+   * outcome was lost (TD4, GP9). Persisted in the same write that makes them
+   * model-visible, before the request is assembled.
+   */
+  settled: SettledOutcome[];
+}
+
+/** A tool outcome decided by the workflow, not by the tool activity. */
+export interface SettledOutcome {
+  rowId: string;
+  callId: string;
+  tool: string;
+  /** `uncertain` for a replay-Never call whose outcome was lost; `error` for a Safe call that kept failing. */
+  outcome: 'uncertain' | 'error';
+  cause: 'lost_outcome' | 'interrupted' | 'failed';
+  /** Temporal's failure type (e.g. `TimeoutFailure`, an ApplicationFailure type). */
+  failureType: string;
+  message: string;
+  observedAtMs: number;
+}
+
+/** A tool call the model asked for, after validation (TD8). */
+export interface PlannedToolCall {
+  /** `tc_{turn}_{step}_{position}` */
+  rowId: string;
+  position: number;
+  callId: string;
+  name: string;
+  /** Validated arguments (absent when blocked). */
+  args?: unknown;
+  /** Present when the call is rejected: nothing runs, outcome `blocked` is already persisted. */
+  blocked?: { category: BlockedCategory; message: string };
+}
+
+/** Output of the modelStep activity. */
+export interface ModelStepResult {
+  finishReason: FinishReason;
+  toolCalls: PlannedToolCall[];
+  usage?: Usage;
+  /** Length of the final assistant text in UTF-16 units (the text itself is in the projection). */
+  textLength: number;
+}
+
+/** Input of a tool activity (`tool_<name>`). */
+export interface ToolActivityInput {
+  sessionId: string;
+  workspace: string;
+  turn: number;
+  step: number;
+  call: PlannedToolCall;
+}
+
+/** Output of a tool activity: small; the output text is in the projection. */
+export interface ToolActivityResult {
+  outcome: ToolOutcome;
+  errorCode?: string;
+  outputBytes: number;
+}
+
+/** Input of the finishTurn activity: records the final answer / failure. */
+export interface FinishSessionInput {
+  sessionId: string;
+  status: 'completed' | 'failed' | 'paused';
+  turn: number;
+  step: number;
+  inputIds: string[];
+  error?: { code: string; message: string };
+}
+
+/** Result of the session workflow. */
+export interface SessionResult {
+  sessionId: string;
+  status: 'completed' | 'failed' | 'paused';
+  turns: number;
+  error?: { code: string; message: string };
+}
+
+/** Activity functions the session workflow calls (implemented in activities/). */
+export interface SessionActivities {
+  modelStep(input: ModelStepInput): Promise<ModelStepResult>;
+  finishTurn(input: FinishSessionInput): Promise<{ finalText: string | null }>;
+}
+
+/** Activity type name of a tool's activity: `tool_<name>`. */
+export function toolActivityName(tool: string): string {
+  return `tool_${tool}`;
+}
+
+/** Name of the session input update. */
+export const SUBMIT_INPUT_UPDATE = 'submitInput';
+/** Name of the session state query. */
+export const STATE_QUERY = 'state';
+/** Task queue default (temporal.yaml `taskQueue`). */
+export const DEFAULT_TASK_QUEUE = 'zuno';

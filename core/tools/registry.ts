@@ -1,0 +1,86 @@
+/**
+ * The workflow-visible tool registry: declarations by name and argument
+ * validation (TD1, TD8). Deterministic: zod + pure code only, so the session
+ * workflow validates a call without scheduling anything; a rejected call is a
+ * `blocked` result with its category, never an activity.
+ */
+import type { z } from 'zod';
+import type { BlockedCategory, ToolDeclaration } from './types.js';
+import { readDeclaration } from './read.js';
+import { globDeclaration } from './glob.js';
+import { grepDeclaration } from './grep.js';
+
+/** Declarations of the tools implemented so far, keyed by tool name. */
+export const toolDeclarations: Record<string, ToolDeclaration> = {
+  read: readDeclaration as ToolDeclaration,
+  glob: globDeclaration as ToolDeclaration,
+  grep: grepDeclaration as ToolDeclaration,
+};
+
+/** Outcome of {@link validateToolCall}. */
+export type ToolCallValidation =
+  | { ok: true; args: unknown; declaration: ToolDeclaration }
+  | { ok: false; category: Extract<BlockedCategory, 'invalid_arguments' | 'unavailable'>; message: string };
+
+function issuePath(path: ReadonlyArray<PropertyKey>): string {
+  if (path.length === 0) return '(arguments)';
+  return path
+    .map((p) => (typeof p === 'number' ? `[${p}]` : String(p)))
+    .join('.')
+    .replace(/\.\[/g, '[');
+}
+
+/** Renders zod issues as a model-correctable list, one `- field: problem` per line. */
+export function formatArgIssues(error: z.ZodError): string {
+  return error.issues.map((i) => `- ${issuePath(i.path)}: ${i.message}`).join('\n');
+}
+
+/**
+ * Validates one model tool call (TD8).
+ *
+ * @param name tool name as the model sent it.
+ * @param argsJson the raw JSON argument string from the provider; empty or
+ *   whitespace-only is read as `{}` (some providers send "" for no arguments).
+ * @param declarations the available declarations (default {@link toolDeclarations}).
+ * @returns `{ ok: true, args, declaration }` with the parsed, schema-validated
+ *   arguments; or `{ ok: false, category, message }`: `unavailable` for an
+ *   unknown tool, `invalid_arguments` for malformed JSON or a schema failure.
+ *   The message is written for the model: it names the problem and how to fix
+ *   it. Pure; never throws.
+ */
+export function validateToolCall(
+  name: string,
+  argsJson: string,
+  declarations: Record<string, ToolDeclaration> = toolDeclarations,
+): ToolCallValidation {
+  const decl = Object.prototype.hasOwnProperty.call(declarations, name) ? declarations[name] : undefined;
+  if (!decl) {
+    const known = Object.keys(declarations).sort().join(', ');
+    return {
+      ok: false,
+      category: 'unavailable',
+      message: `Tool "${name}" is not available. Available tools: ${known}.`,
+    };
+  }
+  let raw: unknown;
+  const text = argsJson.trim() === '' ? '{}' : argsJson;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    return {
+      ok: false,
+      category: 'invalid_arguments',
+      message: `Arguments for tool "${name}" are not valid JSON (${why}). Send a single JSON object matching the tool's parameter schema.`,
+    };
+  }
+  const parsed = decl.args.safeParse(raw);
+  if (!parsed.success) {
+    return {
+      ok: false,
+      category: 'invalid_arguments',
+      message: `Invalid arguments for tool "${name}":\n${formatArgIssues(parsed.error)}\nFix these arguments and call the tool again.`,
+    };
+  }
+  return { ok: true, args: parsed.data, declaration: decl };
+}

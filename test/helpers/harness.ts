@@ -1,0 +1,138 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Client, Connection } from '@temporalio/client';
+import type { Worker } from '@temporalio/worker';
+import { DEFAULT_ACTIVITY_DEFAULTS, type ActivityDefaults } from '../../core/activity-defaults.js';
+import type { SessionMeta, SessionResult } from '../../core/session-contract.js';
+import { openProjectionStore } from '../../activities/projection/open.js';
+import type { ProjectionStore } from '../../activities/projection/types.js';
+import { startLocalProvider } from '../../client/local-provider/server.js';
+import type { Script } from '../../client/local-provider/script.js';
+import { installRuntime } from '../../client/runtime.js';
+import { newSessionId, startSession } from '../../client/session-start.js';
+import { localProvider } from '../../client/zuno-config.js';
+import { connectClient } from '../../worker/connection.js';
+import { createZunoWorker } from '../../worker/worker.js';
+
+/** A test environment: real Temporal (given address), a real store, a real in-process worker on a unique task queue. */
+export interface Harness {
+  stateDir: string;
+  store: ProjectionStore;
+  client: Client;
+  connection: Connection;
+  taskQueue: string;
+  address: string;
+  worker: Worker | null;
+  /** Runs one scripted session to its end through the real local provider server. */
+  runSession(opts: RunSessionOptions): Promise<SessionRun>;
+  /** Starts a scripted session and returns without waiting. */
+  startScripted(opts: RunSessionOptions): Promise<StartedRun>;
+  close(): Promise<void>;
+}
+
+export interface RunSessionOptions {
+  script: Script;
+  prompt: string;
+  workspace: string;
+  activityDefaults?: ActivityDefaults;
+  toolConcurrency?: number;
+}
+
+export interface StartedRun {
+  sessionId: string;
+  workflowId: string;
+  providerRequests: unknown[];
+  result(): Promise<SessionResult>;
+  closeProvider(): Promise<void>;
+}
+
+export interface SessionRun {
+  sessionId: string;
+  workflowId: string;
+  result: SessionResult;
+  providerRequests: unknown[];
+}
+
+/**
+ * Creates a harness. `withWorker: false` leaves worker hosting to the test
+ * (e.g. a worker in a child process). `databaseUrl` selects PostgreSQL.
+ */
+export async function createHarness(opts: {
+  address: string;
+  withWorker?: boolean;
+  databaseUrl?: string;
+  taskQueue?: string;
+  stateDir?: string;
+}): Promise<Harness> {
+  installRuntime('WARN');
+  const stateDir = opts.stateDir ?? mkdtempSync(join(tmpdir(), 'zuno-harness-'));
+  const store = await openProjectionStore({
+    zunoDir: stateDir,
+    ...(opts.databaseUrl ? { databaseUrl: opts.databaseUrl } : {}),
+  });
+  const { client, connection } = await connectClient({
+    address: opts.address,
+    namespace: 'default',
+    connectTimeoutMs: 5000,
+  });
+  const taskQueue = opts.taskQueue ?? `zuno-test-${newSessionId()}`;
+  let worker: Worker | null = null;
+  let running: Promise<void> | null = null;
+  let closeWorker: (() => Promise<void>) | null = null;
+  if (opts.withWorker !== false) {
+    const w = await createZunoWorker({ address: opts.address, namespace: 'default', taskQueue, store, stateDir });
+    worker = w.worker;
+    closeWorker = w.close;
+    running = worker.run();
+  }
+  const startScripted = async (o: RunSessionOptions): Promise<StartedRun> => {
+    const provider = await startLocalProvider({ script: o.script });
+    const meta: SessionMeta = {
+      sessionId: newSessionId(),
+      workspace: o.workspace,
+      provider: { ...localProvider(provider.url), retry: { ...localProvider(provider.url).retry, initialDelayMs: 100 } },
+      model: 'scripted',
+      title: o.prompt.slice(0, 80),
+      toolConcurrency: o.toolConcurrency ?? 8,
+      activityDefaults: o.activityDefaults ?? DEFAULT_ACTIVITY_DEFAULTS,
+    };
+    const started = await startSession(client, taskQueue, meta, { text: o.prompt }, { exitWhenIdle: true });
+    return {
+      sessionId: meta.sessionId,
+      workflowId: started.workflowId,
+      providerRequests: provider.requests,
+      result: started.result,
+      closeProvider: () => provider.close(),
+    };
+  };
+  return {
+    stateDir,
+    store,
+    client,
+    connection,
+    taskQueue,
+    address: opts.address,
+    worker,
+    startScripted,
+    async runSession(o) {
+      const s = await startScripted(o);
+      try {
+        const result = await s.result();
+        return { sessionId: s.sessionId, workflowId: s.workflowId, result, providerRequests: s.providerRequests };
+      } finally {
+        await s.closeProvider();
+      }
+    },
+    async close() {
+      if (worker && running) {
+        worker.shutdown();
+        await running.catch(() => undefined);
+      }
+      await closeWorker?.();
+      await connection.close();
+      await store.close();
+      if (!opts.stateDir) rmSync(stateDir, { recursive: true, force: true });
+    },
+  };
+}

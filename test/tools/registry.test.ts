@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { toolDeclarations, validateToolCall } from '../../core/tools/registry.js';
+import { toolImplementations, toolSpecs } from '../../activities/tools/index.js';
+
+describe('tool declarations and validateToolCall (TD1, TD3, TD8)', () => {
+  it('read/glob/grep are ReadOnly, replay Safe, ParallelSafe', () => {
+    for (const name of ['read', 'glob', 'grep']) {
+      const d = toolDeclarations[name]!;
+      expect(d).toMatchObject({ name, effect: 'ReadOnly', replay: 'Safe', concurrency: 'ParallelSafe' });
+    }
+  });
+
+  it('summaries', () => {
+    expect(toolDeclarations.grep!.summarize({ pattern: 'TODO', path: 'src/' })).toBe('grep: TODO in src/');
+    expect(toolDeclarations.read!.summarize({ path: 'src/index.ts' })).toBe('read: src/index.ts');
+    expect(toolDeclarations.glob!.summarize({ pattern: '**/*.ts' })).toBe('glob: **/*.ts');
+    const long = toolDeclarations.grep!.summarize({ pattern: 'x'.repeat(500) });
+    expect(long.length).toBeLessThanOrEqual(120);
+    expect(toolDeclarations.read!.summarize({ path: 'a\nb' })).toBe('read: a\\nb');
+  });
+
+  it('valid calls parse', () => {
+    const v = validateToolCall('grep', '{"pattern":"TODO","include":"*.ts"}');
+    expect(v).toMatchObject({ ok: true, args: { pattern: 'TODO', include: '*.ts' } });
+    expect(validateToolCall('read', '{"path":"a","offset":3,"limit":10}')).toMatchObject({ ok: true });
+  });
+
+  it('malformed JSON → invalid_arguments with a model-correctable message', () => {
+    const v = validateToolCall('read', '{"path": "a"');
+    expect(v).toMatchObject({ ok: false, category: 'invalid_arguments' });
+    if (!v.ok) expect(v.message).toMatch(/not valid JSON/);
+  });
+
+  it('wrong types / missing / unknown fields → invalid_arguments naming the field', () => {
+    const wrong = validateToolCall('read', '{"path": 42}');
+    expect(wrong).toMatchObject({ ok: false, category: 'invalid_arguments' });
+    if (!wrong.ok) expect(wrong.message).toContain('- path:');
+    const missing = validateToolCall('grep', '{}');
+    if (!missing.ok) expect(missing.message).toContain('- pattern:');
+    const frac = validateToolCall('read', '{"path":"a","offset":1.5}');
+    if (!frac.ok) expect(frac.message).toContain('- offset:');
+    const extra = validateToolCall('glob', '{"pattern":"*","recursive":true}');
+    expect(extra).toMatchObject({ ok: false, category: 'invalid_arguments' });
+    if (!extra.ok) expect(extra.message).toContain('recursive');
+    expect(validateToolCall('glob', '[1,2]')).toMatchObject({ ok: false, category: 'invalid_arguments' });
+    expect(validateToolCall('glob', '{"pattern":""}')).toMatchObject({ ok: false, category: 'invalid_arguments' });
+  });
+
+  it('unknown tool → unavailable (even with bad JSON); prototype names are not tools', () => {
+    expect(validateToolCall('shellz', '{')).toMatchObject({ ok: false, category: 'unavailable' });
+    expect(validateToolCall('toString', '{}')).toMatchObject({ ok: false, category: 'unavailable' });
+  });
+
+  it('empty argument string reads as {}', () => {
+    expect(validateToolCall('grep', '')).toMatchObject({ ok: false, category: 'invalid_arguments' });
+  });
+
+  it('the activity registry carries declaration, description from .txt, JSON Schema and run', () => {
+    for (const name of ['read', 'glob', 'grep']) {
+      const t = toolImplementations[name]!;
+      expect(t.declaration).toBe(toolDeclarations[name]);
+      expect(t.description.length).toBeGreaterThan(100);
+      expect(t.jsonSchema).toMatchObject({ type: 'object', additionalProperties: false });
+      expect(t.jsonSchema).not.toHaveProperty('$schema');
+      expect(typeof t.run).toBe('function');
+    }
+    expect(toolImplementations.grep!.jsonSchema).toMatchObject({ required: ['pattern'] });
+    expect(toolSpecs().map((s) => s.name)).toEqual(['read', 'glob', 'grep']);
+  });
+});

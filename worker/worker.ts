@@ -1,0 +1,56 @@
+import { NativeConnection, Worker } from '@temporalio/worker';
+import type { ToolSpec } from '../core/messages.js';
+import { createFinishTurn } from '../activities/session/finish-turn.js';
+import { createModelStep } from '../activities/session/model-step.js';
+import { createToolActivities } from '../activities/session/tool-activity.js';
+import type { ProjectionStore } from '../activities/projection/types.js';
+import { toolImplementations } from '../activities/tools/index.js';
+import { workflowBundlePath } from './workflow-bundle.js';
+
+/** Options of {@link createZunoWorker}. */
+export interface ZunoWorkerOptions {
+  address: string;
+  namespace: string;
+  taskQueue: string;
+  store: ProjectionStore;
+  stateDir: string;
+  /** Bound on concurrently running activities (default 16). */
+  maxConcurrentActivities?: number;
+}
+
+/** The tools offered to the model: name, description, JSON Schema (from the registry). */
+export function toolSpecs(): ToolSpec[] {
+  return Object.entries(toolImplementations).map(([name, t]) => ({
+    name,
+    description: t.description,
+    parameters: t.jsonSchema,
+  }));
+}
+
+/**
+ * Creates a worker hosting the session workflow and every activity (model
+ * step, tool activities, projection writes) on `taskQueue`. The caller runs
+ * it (`worker.run()`) and shuts it down; the returned `close` closes the
+ * worker's connection after the worker stopped.
+ * @throws whatever Temporal's worker creation throws (e.g. an unreachable server).
+ */
+export async function createZunoWorker(opts: ZunoWorkerOptions): Promise<{ worker: Worker; close(): Promise<void> }> {
+  const connection = await NativeConnection.connect({ address: opts.address });
+  const codePath = await workflowBundlePath(opts.stateDir);
+  const worker = await Worker.create({
+    connection,
+    namespace: opts.namespace,
+    taskQueue: opts.taskQueue,
+    workflowBundle: { codePath },
+    maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? 16,
+    activities: {
+      modelStep: createModelStep({ store: opts.store, toolSpecs: toolSpecs() }),
+      finishTurn: createFinishTurn(opts.store),
+      ...createToolActivities(
+        Object.fromEntries(Object.entries(toolImplementations).map(([n, t]) => [n, { run: t.run as never }])),
+        opts.store,
+      ),
+    },
+  });
+  return { worker, close: () => connection.close() };
+}

@@ -1,0 +1,49 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { bundleWorkflowCode, type Logger } from '@temporalio/worker';
+
+const projectRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Absolute path of the workflow entry module. */
+export const WORKFLOWS_PATH = join(projectRoot, 'workflows', 'index.ts');
+
+function hashTree(hash: ReturnType<typeof createHash>, dir: string): void {
+  for (const name of readdirSync(dir).sort()) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) hashTree(hash, p);
+    else if (name.endsWith('.ts')) hash.update(p).update(readFileSync(p));
+  }
+}
+
+/**
+ * Returns a path to the bundled workflow code, bundling only when the
+ * workflow sources (workflows/, core/) or the lockfile changed: bundling costs
+ * seconds, and every `zuno run` that starts a worker needs a bundle. The cache
+ * lives in `<stateDir>/cache/`, keyed by a SHA-256 of those inputs.
+ */
+export async function workflowBundlePath(stateDir: string, logger?: Logger): Promise<string> {
+  const hash = createHash('sha256');
+  hashTree(hash, join(projectRoot, 'workflows'));
+  hashTree(hash, join(projectRoot, 'core'));
+  try {
+    hash.update(readFileSync(join(projectRoot, 'package-lock.json')));
+  } catch {
+    // no lockfile: the sources alone key the cache
+  }
+  const dir = join(stateDir, 'cache');
+  const path = join(dir, `workflow-bundle-${hash.digest('hex').slice(0, 16)}.js`);
+  try {
+    statSync(path);
+    return path;
+  } catch {
+    // not cached yet
+  }
+  const bundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, ...(logger ? { logger } : {}) });
+  mkdirSync(dir, { recursive: true });
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, bundle.code);
+  renameSync(tmp, path);
+  return path;
+}

@@ -1,0 +1,2 @@
+// Entry point of the workflow bundle: every workflow type the worker hosts.
+export { sessionWorkflow, stateQuery, submitInputUpdate } from './session.js';

@@ -1,0 +1,37 @@
+import { ActivityFailure, ApplicationFailure, CancelledFailure, TimeoutFailure } from '@temporalio/workflow';
+import type { PlannedToolCall, SettledOutcome } from '../core/session-contract.js';
+import type { ReplayPolicy } from '../core/tools/types.js';
+
+/**
+ * Decides the persisted outcome of a tool call whose activity failed (TD3,
+ * TD4, GP9). A replay-`Never` call that timed out or whose worker vanished has
+ * an unknown outcome: `uncertain` with cause `lost_outcome` (or `interrupted`
+ * when cancelled) — it is never re-run. A `Safe` call that exhausted its
+ * retries is an ordinary `error`. Pure; `nowMs` comes from the workflow clock.
+ */
+export function settleLostCall(
+  call: PlannedToolCall,
+  replay: ReplayPolicy,
+  failure: ActivityFailure,
+  nowMs: number,
+): SettledOutcome {
+  const cause = failure.cause;
+  const failureType =
+    cause instanceof ApplicationFailure ? (cause.type ?? 'ApplicationFailure') : (cause?.constructor.name ?? 'unknown');
+  const base = {
+    rowId: call.rowId,
+    callId: call.callId,
+    tool: call.name,
+    failureType,
+    message: (cause?.message ?? failure.message).slice(0, 500),
+    observedAtMs: nowMs,
+  };
+  if (replay === 'Never') {
+    return {
+      ...base,
+      outcome: 'uncertain',
+      cause: cause instanceof CancelledFailure ? 'interrupted' : 'lost_outcome',
+    };
+  }
+  return { ...base, outcome: 'error', cause: cause instanceof TimeoutFailure ? 'lost_outcome' : 'failed' };
+}
