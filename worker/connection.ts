@@ -1,6 +1,9 @@
 import { Client, Connection } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
+import proto from '@temporalio/proto';
 import { ZunoError } from '../core/errors.js';
+
+// @temporalio/proto is CommonJS: take the namespace from its default export (works under Node ESM and vitest).
+const { temporal } = proto;
 
 /** Where to reach Temporal: an address + namespace. */
 export interface TemporalTarget {

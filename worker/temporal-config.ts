@@ -34,7 +34,7 @@ const TemporalYamlSchema = z
         z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/, 'search attribute names are letters, digits, _'),
         z.enum(['Keyword', 'Text', 'Int', 'Double', 'Bool', 'Datetime', 'KeywordList']),
       )
-      .default({ ZunoKind: 'Keyword', ZunoSessionId: 'Keyword' }),
+      .default({}),
     activities: z
       .strictObject({
         model: z
@@ -68,8 +68,14 @@ const TemporalYamlSchema = z
 /** Validated temporal.yaml (DESIGN.md §2). Durations in ms. */
 export type TemporalConfig = z.infer<typeof TemporalYamlSchema> & { activities: ActivityDefaults };
 
-/** Required search attributes: Zuno relies on these whatever the file lists. */
-export const REQUIRED_SEARCH_ATTRIBUTES = { ZunoKind: 'Keyword', ZunoSessionId: 'Keyword' } as const;
+/** Search attributes Zuno sets on its workflows; registered whatever the file lists. */
+export const REQUIRED_SEARCH_ATTRIBUTES = {
+  ZunoKind: 'Keyword',
+  ZunoSessionId: 'Keyword',
+  ZunoGoalStatus: 'Keyword',
+  ZunoAgent: 'Keyword',
+  ZunoModel: 'Keyword',
+} as const;
 
 /**
  * Parses and validates temporal.yaml text. `source` names the file in errors.

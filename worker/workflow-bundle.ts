@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundleWorkflowCode, type Logger } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, type Logger } from '@temporalio/worker';
 
 const projectRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -40,7 +40,7 @@ export async function workflowBundlePath(stateDir: string, logger?: Logger): Pro
   } catch {
     // not cached yet
   }
-  const bundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, ...(logger ? { logger } : {}) });
+  const bundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: logger ?? new DefaultLogger('WARN') });
   mkdirSync(dir, { recursive: true });
   const tmp = `${path}.${process.pid}.tmp`;
   writeFileSync(tmp, bundle.code);

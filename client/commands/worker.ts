@@ -15,7 +15,7 @@ export async function workerCommand(): Promise<number> {
   const store = await openStore(paths);
   const temporal = await connectTemporal(paths, notify);
   await temporal.connection.close();
-  installRuntime('INFO');
+  installRuntime('WARN');
   const taskQueue = temporal.cfg.taskQueue ?? DEFAULT_TASK_QUEUE;
   const { worker, close } = await createZunoWorker({
     address: temporal.address,

@@ -84,4 +84,4 @@ it('a worker killed during a tool activity: a new worker retries the Safe call a
     .map((e) => e.activityTaskStartedEventAttributes!.attempt);
   expect(attempts).toContain(2);
   await second.stop();
-});
+}, 180_000);
