@@ -36,8 +36,14 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['node:*', 'fs', 'path', 'crypto', 'child_process'], message: 'no Node built-ins in deterministic code' },
-            { group: ['**/activities/**', '**/client/**', '**/worker/**', '@prisma/*'], message: 'workflows/core may not import I/O code' },
+            {
+              group: ['node:*', 'fs', 'path', 'crypto', 'child_process'],
+              message: 'no Node built-ins in deterministic code',
+            },
+            {
+              group: ['**/activities/**', '**/client/**', '**/worker/**', '@prisma/*'],
+              message: 'workflows/core may not import I/O code',
+            },
           ],
         },
       ],

@@ -1,6 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { type Client, WithStartWorkflowOperation } from '@temporalio/client';
-import { type Workflow, defineSearchAttributeKey, SearchAttributeType, TypedSearchAttributes } from '@temporalio/common';
+import {
+  type Workflow,
+  defineSearchAttributeKey,
+  SearchAttributeType,
+  TypedSearchAttributes,
+} from '@temporalio/common';
 import { sessionWorkflowId } from '../core/ids.js';
 import type {
   AdmissionReceipt,

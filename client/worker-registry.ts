@@ -34,7 +34,12 @@ export function readWorker(stateDir: string): WorkerRecord | null {
 }
 
 /** true when a live standalone worker serves this address/namespace/task queue. */
-export function standaloneWorkerRunning(stateDir: string, address: string, namespace: string, taskQueue: string): boolean {
+export function standaloneWorkerRunning(
+  stateDir: string,
+  address: string,
+  namespace: string,
+  taskQueue: string,
+): boolean {
   const rec = readWorker(stateDir);
   return (
     rec !== null &&

@@ -15,7 +15,10 @@ const RetrySchema = z.strictObject({
 const ProviderSchema = z.strictObject({
   transport: z.literal('chat-completions').default('chat-completions'),
   base_url: z.url({ protocol: /^https?$/ }),
-  api_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name').optional(),
+  api_key_env: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')
+    .optional(),
   retry: RetrySchema.prefault({}),
   header_timeout_ms: z.number().int().positive().default(330_000),
   chunk_timeout_ms: z.number().int().positive().default(120_000),
@@ -24,7 +27,10 @@ const ProviderSchema = z.strictObject({
 const ZunoConfigSchema = z.strictObject({
   $schema: z.string().optional(),
   /** Default model as `provider/model`. */
-  model: z.string().regex(/^[^/\s]+\/\S+$/, 'expected provider/model').optional(),
+  model: z
+    .string()
+    .regex(/^[^/\s]+\/\S+$/, 'expected provider/model')
+    .optional(),
   providers: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]*$/), ProviderSchema).default({}),
   concurrency: z.strictObject({ tool_calls: z.number().int().min(1).max(64).default(8) }).prefault({}),
 });
@@ -83,7 +89,10 @@ export function resolveModel(cfg: ZunoConfig, ref: string): { provider: Provider
   const p = cfg.providers[id] ?? BUILTIN_PROVIDERS[id];
   if (!p) {
     const known = [...new Set([...Object.keys(cfg.providers), ...Object.keys(BUILTIN_PROVIDERS)])].join(', ');
-    throw new ZunoError('provider_unknown', `unknown provider "${id}" (configured: ${known}); add it to zuno.json providers`);
+    throw new ZunoError(
+      'provider_unknown',
+      `unknown provider "${id}" (configured: ${known}); add it to zuno.json providers`,
+    );
   }
   return { provider: toProviderConfig(id, p), model };
 }

@@ -20,7 +20,10 @@ if (major < 20 || (major === 20 && minor < 19)) {
 }
 
 const lock = readFileSync(join(root, 'package-lock.json'));
-const want = createHash('sha256').update(lock).update(readFileSync(join(root, 'package.json'))).digest('hex');
+const want = createHash('sha256')
+  .update(lock)
+  .update(readFileSync(join(root, 'package.json')))
+  .digest('hex');
 const stamp = join(root, 'node_modules', '.zuno-install-stamp');
 if (!existsSync(stamp) || readFileSync(stamp, 'utf8') !== want) {
   process.stderr.write('zuno setup: installing npm packages (npm ci)\n');

@@ -4,6 +4,7 @@ import { ZunoError } from '../core/errors.js';
 
 // @temporalio/proto is CommonJS: take the namespace from its default export (works under Node ESM and vitest).
 const { temporal } = proto;
+type IndexedValueType = proto.temporal.api.enums.v1.IndexedValueType;
 
 /** Where to reach Temporal: an address + namespace. */
 export interface TemporalTarget {
@@ -40,7 +41,7 @@ export async function connectClient(target: TemporalTarget): Promise<{ connectio
   return { connection, client: new Client({ connection, namespace: target.namespace }) };
 }
 
-const INDEXED: Record<string, temporal.api.enums.v1.IndexedValueType> = {
+const INDEXED: Record<string, IndexedValueType> = {
   Keyword: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
   Text: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_TEXT,
   Int: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_INT,
@@ -66,7 +67,7 @@ export async function ensureSearchAttributes(
     const have = new Set(Object.keys(existing.customAttributes ?? {}));
     const missing = Object.entries(wanted).filter(([name]) => !have.has(name));
     if (missing.length === 0) return [];
-    const searchAttributes: Record<string, temporal.api.enums.v1.IndexedValueType> = {};
+    const searchAttributes: Record<string, IndexedValueType> = {};
     for (const [name, type] of missing) searchAttributes[name] = INDEXED[type]!;
     await connection.operatorService.addSearchAttributes({ namespace, searchAttributes });
     return missing.map(([name]) => name);
@@ -79,5 +80,7 @@ export async function ensureSearchAttributes(
 }
 
 function firstLine(err: unknown): string {
-  return String((err as Error)?.message ?? err).split('\n')[0]!.slice(0, 300);
+  return String((err as Error)?.message ?? err)
+    .split('\n')[0]!
+    .slice(0, 300);
 }

@@ -87,7 +87,10 @@ export function parseTemporalConfig(text: string, source: string): TemporalConfi
     raw = parseYaml(text) ?? {};
   } catch (err) {
     const where = err instanceof YAMLParseError ? ` at line ${err.linePos?.[0]?.line ?? '?'}` : '';
-    throw new ZunoError('config_invalid', `${source}: not valid YAML${where}: ${(err as Error).message.split('\n')[0]}`);
+    throw new ZunoError(
+      'config_invalid',
+      `${source}: not valid YAML${where}: ${(err as Error).message.split('\n')[0]}`,
+    );
   }
   const parsed = TemporalYamlSchema.safeParse(raw);
   if (!parsed.success) {

@@ -40,7 +40,10 @@ export async function workflowBundlePath(stateDir: string, logger?: Logger): Pro
   } catch {
     // not cached yet
   }
-  const bundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: logger ?? new DefaultLogger('WARN') });
+  const bundle = await bundleWorkflowCode({
+    workflowsPath: WORKFLOWS_PATH,
+    logger: logger ?? new DefaultLogger('WARN'),
+  });
   mkdirSync(dir, { recursive: true });
   const tmp = `${path}.${process.pid}.tmp`;
   writeFileSync(tmp, bundle.code);

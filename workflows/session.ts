@@ -99,10 +99,15 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<Sess
     },
     {
       validator: (req) => {
-        if (typeof req !== 'object' || req === null) throw new Error('input must be an object {text, clientMessageId?}');
-        if (typeof req.text !== 'string' || req.text.trim() === '') throw new Error('input.text must be a non-empty string');
+        if (typeof req !== 'object' || req === null)
+          throw new Error('input must be an object {text, clientMessageId?}');
+        if (typeof req.text !== 'string' || req.text.trim() === '')
+          throw new Error('input.text must be a non-empty string');
         if (req.text.length > MAX_INPUT_CHARS) throw new Error(`input.text exceeds ${MAX_INPUT_CHARS} characters`);
-        if (req.clientMessageId !== undefined && (typeof req.clientMessageId !== 'string' || req.clientMessageId === '')) {
+        if (
+          req.clientMessageId !== undefined &&
+          (typeof req.clientMessageId !== 'string' || req.clientMessageId === '')
+        ) {
           throw new Error('input.clientMessageId must be a non-empty string when given');
         }
       },

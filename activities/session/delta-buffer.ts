@@ -36,8 +36,10 @@ export class DeltaBuffer {
     if (this.text === '') return;
     const text = this.text;
     this.text = '';
-    this.chain = this.chain.then(() => this.write(text)).catch((err) => {
-      this.failed ??= err;
-    });
+    this.chain = this.chain
+      .then(() => this.write(text))
+      .catch((err) => {
+        this.failed ??= err;
+      });
   }
 }

@@ -197,7 +197,13 @@ export function createModelStep(deps: ModelStepDeps) {
           id: `${rowId}:blocked`,
           sessionId,
           type: 'tool.dispatch.blocked',
-          data: { rowId, callId: call.callId, tool: call.name, category: p.blocked.category, message: p.blocked.message },
+          data: {
+            rowId,
+            callId: call.callId,
+            tool: call.name,
+            category: p.blocked.category,
+            message: p.blocked.message,
+          },
           atMs: now(),
         });
       }
@@ -247,7 +253,15 @@ async function persistInputs(
       updatedAtMs: atMs,
     });
     const messageId = userMessageId(i.inputId);
-    await store.upsertMessage({ id: messageId, sessionId, role: 'user', turn, step, inputId: i.inputId, createdAtMs: atMs });
+    await store.upsertMessage({
+      id: messageId,
+      sessionId,
+      role: 'user',
+      turn,
+      step,
+      inputId: i.inputId,
+      createdAtMs: atMs,
+    });
     await store.upsertPart({
       id: partId(turn, step, position, 'text'),
       sessionId,

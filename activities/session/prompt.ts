@@ -31,9 +31,7 @@ export function transcriptToMessages(t: Transcript, system: string): ModelMessag
   const messageRole = new Map(t.messages.map((m) => [m.id, m.role]));
   const callsByRow = new Map(t.toolCalls.map((c) => [c.id, c]));
   for (const { turn, step } of ordered) {
-    const parts = t.parts
-      .filter((p) => p.turn === turn && p.step === step)
-      .sort((a, b) => a.position - b.position);
+    const parts = t.parts.filter((p) => p.turn === turn && p.step === step).sort((a, b) => a.position - b.position);
     let text = '';
     const calls: ToolCallRequest[] = [];
     const rowIds: string[] = [];

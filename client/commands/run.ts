@@ -61,7 +61,10 @@ export async function runCommand(prompt: string, opts: RunOptions, sink: Sink = 
     } else {
       resolved = resolveModel(zcfg, opts.model ?? zcfg.model!);
     }
-    if (opts.worker !== false && !standaloneWorkerRunning(paths.stateDir, temporal.address, temporal.namespace, taskQueue)) {
+    if (
+      opts.worker !== false &&
+      !standaloneWorkerRunning(paths.stateDir, temporal.address, temporal.namespace, taskQueue)
+    ) {
       installRuntime('WARN');
       const { worker, close } = await createZunoWorker({
         address: temporal.address,
@@ -95,10 +98,13 @@ export async function runCommand(prompt: string, opts: RunOptions, sink: Sink = 
       }
       throw err;
     }
-    notify?.(`session ${meta.sessionId} (workflow ${started.workflowId}), input ${started.receipt.inputId} ${started.receipt.status}`);
+    notify?.(
+      `session ${meta.sessionId} (workflow ${started.workflowId}), input ${started.receipt.inputId} ${started.receipt.status}`,
+    );
     const result = await followSession(store, meta.sessionId, started.result(), opts.json === true, sink);
     if (result.status !== 'completed') {
-      if (opts.json !== true) sink.err(`zuno: session ${result.status}: ${result.error?.code}: ${result.error?.message}\n`);
+      if (opts.json !== true)
+        sink.err(`zuno: session ${result.status}: ${result.error?.code}: ${result.error?.message}\n`);
       return 1;
     }
     return 0;

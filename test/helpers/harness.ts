@@ -91,7 +91,10 @@ export async function createHarness(opts: {
     const meta: SessionMeta = {
       sessionId: newSessionId(),
       workspace: o.workspace,
-      provider: { ...localProvider(provider.url), retry: { ...localProvider(provider.url).retry, initialDelayMs: 100 } },
+      provider: {
+        ...localProvider(provider.url),
+        retry: { ...localProvider(provider.url).retry, initialDelayMs: 100 },
+      },
       model: 'scripted',
       title: o.prompt.slice(0, 80),
       toolConcurrency: o.toolConcurrency ?? 8,

@@ -15,7 +15,10 @@ import { startLocalProvider, type LocalProvider } from '../../client/local-provi
 import { providerConfig, useTestKey } from './helpers.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const peerDir = resolve(process.env.ZUNO_PEER_CASES ?? resolve(repoRoot, '../shared/peer-cases'), 'provider-streams/openai-chat');
+const peerDir = resolve(
+  process.env.ZUNO_PEER_CASES ?? resolve(repoRoot, '../shared/peer-cases'),
+  'provider-streams/openai-chat',
+);
 const present = existsSync(peerDir);
 
 function chunksOf(file: string): Record<string, unknown>[] {

@@ -57,9 +57,9 @@ describe('session workflow on a real Temporal server', () => {
     ]);
     expect(t.toolCalls[0]!.output).toContain('a.ts');
     expect(t.toolCalls[1]!.output).toContain('TODO: rename');
-    expect((t.toolCalls[1]!.result as { sha256?: string } | null)?.sha256 ?? JSON.stringify(t.toolCalls[1]!.result)).toMatch(
-      /[0-9a-f]{64}/,
-    );
+    expect(
+      (t.toolCalls[1]!.result as { sha256?: string } | null)?.sha256 ?? JSON.stringify(t.toolCalls[1]!.result),
+    ).toMatch(/[0-9a-f]{64}/);
     // Each part exactly once, ids as PR9 prescribes.
     const ids = t.parts.map((p) => p.id);
     expect(new Set(ids).size).toBe(ids.length);
@@ -78,7 +78,14 @@ describe('session workflow on a real Temporal server', () => {
       ]),
     );
     const acts = await scheduledActivities(run.workflowId);
-    expect(acts.map((a) => a.type)).toEqual(['modelStep', 'tool_grep', 'modelStep', 'tool_read', 'modelStep', 'finishTurn']);
+    expect(acts.map((a) => a.type)).toEqual([
+      'modelStep',
+      'tool_grep',
+      'modelStep',
+      'tool_read',
+      'modelStep',
+      'finishTurn',
+    ]);
     expect(acts.find((a) => a.type === 'tool_grep')!.summary).toBe('grep: TODO in src');
   });
 

@@ -59,7 +59,9 @@ it('a worker killed during a tool activity: a new worker retries the Safe call a
   workers.push(second);
   const result = await Promise.race([
     run.result(),
-    new Promise<never>((_, rej) => setTimeout(() => rej(new Error(`no result; worker stderr:\n${second.stderr()}`)), 90_000)),
+    new Promise<never>((_, rej) =>
+      setTimeout(() => rej(new Error(`no result; worker stderr:\n${second.stderr()}`)), 90_000),
+    ),
   ]);
   await run.closeProvider();
   expect(result.status).toBe('completed');
