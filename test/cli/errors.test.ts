@@ -1,0 +1,278 @@
+/**
+ * `zuno` on bad input: every failure is exit code 1 with one line
+ * `zuno: <code>: <message>` on stderr, nothing on stdout, and no session data
+ * written for a run that failed before its session started.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { connectClient } from '../../worker/connection.js';
+import { openProjectionStore } from '../../activities/projection/open.js';
+import {
+  expectNothingWritten,
+  expectTypedFailure,
+  makeHome,
+  makeWorkspace,
+  projectionCounts,
+  runZuno,
+  tempDir,
+  writeJson,
+} from './helpers.js';
+
+let address: string;
+let scriptFile: string;
+beforeAll(() => {
+  address = inject('temporalAddress');
+  scriptFile = writeJson(tempDir('zuno-cli-script-'), 'ok.json', { replies: [{ text: 'done' }] });
+});
+
+/** `zuno run` with a valid script and workspace, against the test server unless env says otherwise. */
+function runScripted(home: string, extraArgs: string[] = [], env: Record<string, string | undefined> = {}) {
+  const ws = makeWorkspace();
+  return runZuno(['run', 'hello', '--dir', ws, '--script', scriptFile, ...extraArgs], {
+    home,
+    env: { TEMPORAL_ADDRESS: address, ...env },
+  });
+}
+
+describe('malformed temporal.yaml → config_invalid', () => {
+  const cases = [
+    { name: 'an unknown key dev.prot', text: 'dev:\n  prot: 7233\n', expected: 'dev.prot: unknown key' },
+    { name: 'a bad value server.mode: cloud', text: 'server:\n  mode: cloud\n', expected: 'server.mode: Invalid option' },
+    { name: 'invalid YAML syntax', text: 'server:\n  mode: [dev\n', expected: 'not valid YAML at line' },
+  ];
+  for (const c of cases) {
+    it(`via ZUNO_TEMPORAL_CONFIG: ${c.name}`, async () => {
+      const { home } = makeHome({ address });
+      const file = join(tempDir('zuno-cli-tcfg-'), 'my-temporal.yaml');
+      writeFileSync(file, c.text);
+      const r = await runScripted(home, [], { ZUNO_TEMPORAL_CONFIG: file });
+      const message = expectTypedFailure(r, 'config_invalid');
+      expect(message.startsWith(`${file}: `), message).toBe(true);
+      expect(message).toContain(c.expected);
+      expectNothingWritten(home);
+    });
+    it(`via <ZUNO_HOME>/temporal.yaml: ${c.name}`, async () => {
+      const { home } = makeHome({ temporalYaml: c.text });
+      const r = await runScripted(home);
+      const message = expectTypedFailure(r, 'config_invalid');
+      expect(message.startsWith(`${join(home, 'temporal.yaml')}: `), message).toBe(true);
+      expect(message).toContain(c.expected);
+      expectNothingWritten(home);
+    });
+  }
+
+  it('names every bad key at once', async () => {
+    const { home } = makeHome({ temporalYaml: 'server:\n  mode: cloud\ndev:\n  prot: 1\n' });
+    const message = expectTypedFailure(await runScripted(home), 'config_invalid');
+    expect(message).toContain('server.mode: Invalid option');
+    expect(message).toContain('dev.prot: unknown key');
+  });
+
+  it('ZUNO_TEMPORAL_CONFIG naming a missing file → config_missing', async () => {
+    const { home } = makeHome({ address });
+    const missing = join(home, 'nope.yaml');
+    const message = expectTypedFailure(await runScripted(home, [], { ZUNO_TEMPORAL_CONFIG: missing }), 'config_missing');
+    expect(message).toContain(missing);
+  });
+});
+
+describe('malformed script → script_invalid', () => {
+  const cases = [
+    {
+      name: 'an unknown key',
+      text: JSON.stringify({ replies: [{ text: 'x', toolcalls: [] }] }),
+      expected: 'schema violation at replies[0].toolcalls: unknown key',
+    },
+    {
+      name: 'a wrong type',
+      text: JSON.stringify({ replies: [{ text: 5 }] }),
+      expected: 'schema violation at replies[0].text: Invalid input: expected string, received number',
+    },
+    { name: 'invalid JSON', text: '{"replies": [', expected: 'not valid JSON (' },
+  ];
+  for (const c of cases) {
+    it(c.name, async () => {
+      const { home } = makeHome({ address });
+      const file = join(tempDir('zuno-cli-script-'), 'bad.json');
+      writeFileSync(file, c.text);
+      const ws = makeWorkspace();
+      const r = await runZuno(['run', 'hello', '--dir', ws, '--script', file], {
+        home,
+        env: { TEMPORAL_ADDRESS: address },
+      });
+      const message = expectTypedFailure(r, 'script_invalid');
+      expect(message).toContain(`invalid provider script ${file}: `);
+      expect(message).toContain(c.expected);
+      expect(projectionCounts(home)).toBeNull();
+    });
+  }
+});
+
+describe('Temporal not reachable', () => {
+  it('TEMPORAL_ADDRESS=127.0.0.1:1 → temporal_unreachable, promptly (not a hang)', async () => {
+    const { home } = makeHome({ address });
+    const r = await runScripted(home, [], { TEMPORAL_ADDRESS: '127.0.0.1:1' });
+    const message = expectTypedFailure(r, 'temporal_unreachable');
+    expect(message).toContain('cannot reach the Temporal server at 127.0.0.1:1');
+    expect(r.wallMs).toBeLessThan(15_000);
+    expectNothingWritten(home);
+  });
+});
+
+describe('workspace', () => {
+  it('--dir that does not exist → workspace_invalid', async () => {
+    const { home } = makeHome({ address });
+    const missing = join(home, 'no-such-dir');
+    const r = await runZuno(['run', 'hello', '--dir', missing, '--script', scriptFile], {
+      home,
+      env: { TEMPORAL_ADDRESS: address },
+    });
+    const message = expectTypedFailure(r, 'workspace_invalid');
+    expect(message).toContain(`--dir ${missing} is not a usable directory`);
+    expect(projectionCounts(home)).toBeNull();
+  });
+
+  it('--dir naming a file → workspace_invalid', async () => {
+    const { home } = makeHome({ address });
+    const r = await runZuno(['run', 'hello', '--dir', scriptFile, '--script', scriptFile], {
+      home,
+      env: { TEMPORAL_ADDRESS: address },
+    });
+    const message = expectTypedFailure(r, 'workspace_invalid');
+    expect(message).toContain('not a directory');
+    expect(projectionCounts(home)).toBeNull();
+  });
+});
+
+describe('model selection', () => {
+  it('no model and no script → model_missing', async () => {
+    const { home } = makeHome({ address });
+    const ws = makeWorkspace();
+    const r = await runZuno(['run', 'hello', '--dir', ws], { home, env: { TEMPORAL_ADDRESS: address } });
+    const message = expectTypedFailure(r, 'model_missing');
+    expect(message).toContain('pass --model provider/model');
+    expect(projectionCounts(home)).toBeNull();
+  });
+
+  it('--model nonsense → model_invalid', async () => {
+    const { home } = makeHome({ address });
+    const ws = makeWorkspace();
+    const r = await runZuno(['run', 'hello', '--dir', ws, '--model', 'nonsense'], {
+      home,
+      env: { TEMPORAL_ADDRESS: address },
+    });
+    expect(expectTypedFailure(r, 'model_invalid')).toBe('--model must be provider/model (got "nonsense")');
+    expectNothingWritten(home);
+  });
+
+  it('--model nope/x → provider_unknown naming the known providers', async () => {
+    const { home } = makeHome({ address });
+    const ws = makeWorkspace();
+    const r = await runZuno(['run', 'hello', '--dir', ws, '--model', 'nope/x'], {
+      home,
+      env: { TEMPORAL_ADDRESS: address },
+    });
+    expect(expectTypedFailure(r, 'provider_unknown')).toBe(
+      'unknown provider "nope" (configured: openai, openrouter); add it to zuno.json providers',
+    );
+    expectNothingWritten(home);
+  });
+});
+
+describe('malformed zuno.json in the workspace → config_invalid', () => {
+  const cases = [
+    { name: 'an unknown key', value: { modle: 'openai/gpt-4.1' }, expected: 'modle: unknown key' },
+    {
+      name: 'a bad nested value',
+      value: { concurrency: { tool_calls: 0 } },
+      expected: 'concurrency.tool_calls: Too small',
+    },
+    { name: 'a malformed model reference', value: { model: 'gpt-4.1' }, expected: 'model: expected provider/model' },
+  ];
+  for (const c of cases) {
+    it(c.name, async () => {
+      const { home } = makeHome({ address });
+      const ws = makeWorkspace();
+      const cfg = writeJson(ws, 'zuno.json', c.value);
+      const r = await runZuno(['run', 'hello', '--dir', ws, '--script', scriptFile], {
+        home,
+        env: { TEMPORAL_ADDRESS: address },
+      });
+      const message = expectTypedFailure(r, 'config_invalid');
+      expect(message.startsWith(`${cfg}: `), message).toBe(true);
+      expect(message).toContain(c.expected);
+      expect(projectionCounts(home)).toBeNull();
+    });
+  }
+
+  it('invalid JSON', async () => {
+    const { home } = makeHome({ address });
+    const ws = makeWorkspace();
+    writeFileSync(join(ws, 'zuno.json'), '{"model": ');
+    const r = await runZuno(['run', 'hello', '--dir', ws, '--script', scriptFile], {
+      home,
+      env: { TEMPORAL_ADDRESS: address },
+    });
+    const message = expectTypedFailure(r, 'config_invalid');
+    expect(message).toContain(`${join(ws, 'zuno.json')}: not valid JSON`);
+    expect(projectionCounts(home)).toBeNull();
+  });
+});
+
+describe('zuno session show', () => {
+  it('an unknown id → session_not_found', async () => {
+    const { home } = makeHome({ address });
+    const r = await runZuno(['session', 'show', 'ses_doesnotexist'], { home });
+    expect(expectTypedFailure(r, 'session_not_found')).toBe('no session ses_doesnotexist in the projection');
+  });
+});
+
+describe('empty prompt', () => {
+  it('is rejected by the session workflow → input_rejected; no session in the projection', async () => {
+    const { home, taskQueue } = makeHome({ address });
+    const r = await runScripted(home, [], {});
+    const ws = makeWorkspace();
+    const empty = await runZuno(['run', '', '--dir', ws, '--script', scriptFile], {
+      home,
+      env: { TEMPORAL_ADDRESS: address },
+    });
+    expect(r.code, r.stderr).toBe(0); // a good run first, so the projection is not empty
+    const message = expectTypedFailure(empty, 'input_rejected');
+    expect(message).toBe('the session rejected the input: input.text must be a non-empty string');
+    // The projection holds the one good session and nothing of the rejected one.
+    expect(projectionCounts(home)?.sessions).toBe(1);
+
+    // What did Temporal keep? List this task queue's session workflows.
+    const { client, connection } = await connectClient({ address, namespace: 'default', connectTimeoutMs: 5000 });
+    try {
+      const listed = async () => {
+        const out: { workflowId: string; status: string }[] = [];
+        for await (const w of client.workflow.list({ query: `TaskQueue = '${taskQueue}'` })) {
+          out.push({ workflowId: w.workflowId, status: w.status.name });
+        }
+        return out;
+      };
+      let workflows = await listed();
+      for (let i = 0; i < 50 && workflows.length < 2; i++) {
+        await new Promise((res) => setTimeout(res, 200));
+        workflows = await listed();
+      }
+      const store = await openProjectionStore({ zunoDir: join(home, '.zuno') });
+      try {
+        const rejected = [];
+        for (const w of workflows) {
+          const sessionId = w.workflowId.replace(/^session\//, '');
+          if ((await store.getSession(sessionId)) === null) rejected.push(w);
+        }
+        console.log(`workflows on ${taskQueue}: ${JSON.stringify(workflows)}; without a session row: ${JSON.stringify(rejected)}`);
+        // The rejected run must not leave a workflow behind that no worker will ever serve.
+        for (const w of rejected) expect(w.status).not.toBe('RUNNING');
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await connection.close();
+    }
+  });
+});

@@ -1,0 +1,208 @@
+/**
+ * Helpers for the end-to-end CLI tests: spawn the real `zuno` launcher
+ * (`node bin/zuno.mjs …`) as a child process with a clean environment, a temp
+ * ZUNO_HOME and (usually) the global setup's Temporal dev server.
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, expect } from 'vitest';
+import { ROOT } from '../helpers/dev-server.js';
+
+/** The launcher every test spawns. */
+export const ZUNO_BIN = join(ROOT, 'bin', 'zuno.mjs');
+
+/** What a finished `zuno` child process left behind. */
+export interface ZunoResult {
+  /** Exit code (null when killed by a signal, e.g. the test's own timeout). */
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  /** Wall time from spawn to exit, in ms. */
+  wallMs: number;
+  /** true when the helper had to kill the process after `timeoutMs`. */
+  timedOut: boolean;
+}
+
+export interface RunZunoOptions {
+  /** ZUNO_HOME (also the working directory unless `cwd` is given). */
+  home: string;
+  /** Environment overrides; `undefined` removes a variable. */
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+  /** Kill the process group after this many ms (default 60 000). */
+  timeoutMs?: number;
+}
+
+/** Variables of the developer's shell that would change what `zuno` does; never inherited. */
+const SCRUBBED = /^(ZUNO_|TEMPORAL_|DATABASE_URL$|OPENAI_API_KEY$|OPENROUTER_API_KEY$)/;
+
+/**
+ * Spawns `node bin/zuno.mjs ...args` in its own process group with a clean
+ * environment (no inherited ZUNO_*, TEMPORAL_*, DATABASE_URL) plus
+ * `ZUNO_HOME=home` and `opts.env`, stdin closed and stdout/stderr piped (so
+ * not a TTY). Resolves when it exits; kills the whole group on timeout.
+ */
+export function runZuno(args: string[], opts: RunZunoOptions): Promise<ZunoResult> {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!SCRUBBED.test(k)) env[k] = v;
+  env.ZUNO_HOME = opts.home;
+  for (const [k, v] of Object.entries(opts.env ?? {})) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
+  const started = Date.now();
+  const child = spawn(process.execPath, [ZUNO_BIN, ...args], {
+    cwd: opts.cwd ?? opts.home,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }, opts.timeoutMs ?? 60_000);
+  return new Promise((resolve, reject) => {
+    child.once('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr, wallMs: Date.now() - started, timedOut });
+    });
+  });
+}
+
+const dirs: string[] = [];
+afterAll(() => {
+  while (dirs.length) rmSync(dirs.pop()!, { recursive: true, force: true });
+});
+
+/** A fresh temp directory, removed after the test file. */
+export function tempDir(prefix: string): string {
+  const d = mkdtempSync(join(tmpdir(), prefix));
+  dirs.push(d);
+  return d;
+}
+
+/** Writes files (relative path → content) under root, creating parent directories. */
+export function writeTree(root: string, files: Record<string, string>): void {
+  for (const [rel, content] of Object.entries(files)) {
+    const abs = join(root, rel);
+    mkdirSync(dirname(abs), { recursive: true });
+    writeFileSync(abs, content);
+  }
+}
+
+/** A unique task queue, so concurrent `zuno run`s (each with its own store) never take each other's tasks. */
+export function uniqueTaskQueue(): string {
+  return `zuno-cli-${randomBytes(5).toString('hex')}`;
+}
+
+/**
+ * A fresh ZUNO_HOME whose `temporal.yaml` points at `address` (mode
+ * external) on a unique task queue. Pass `temporalYaml` to write other text.
+ */
+export function makeHome(opts: { address?: string; temporalYaml?: string } = {}): {
+  home: string;
+  taskQueue: string;
+} {
+  const home = tempDir('zuno-cli-home-');
+  const taskQueue = uniqueTaskQueue();
+  const yaml =
+    opts.temporalYaml ??
+    [
+      'server:',
+      `  mode: ${opts.address ? 'external' : 'dev'}`,
+      ...(opts.address ? [`  address: ${opts.address}`] : []),
+      `taskQueue: ${taskQueue}`,
+      '',
+    ].join('\n');
+  writeFileSync(join(home, 'temporal.yaml'), yaml);
+  return { home, taskQueue };
+}
+
+/** A workspace with a TODO in `src/a.ts` for grep to find. */
+export function makeWorkspace(): string {
+  const ws = tempDir('zuno-cli-ws-');
+  writeTree(ws, {
+    'src/a.ts': 'export const a = 1; // TODO: rename\n',
+    'src/b.ts': 'export const b = 2;\n',
+  });
+  return ws;
+}
+
+/** Writes a JSON value to `<dir>/<name>` and returns the path. */
+export function writeJson(dir: string, name: string, value: unknown): string {
+  const path = join(dir, name);
+  writeFileSync(path, JSON.stringify(value, null, 2));
+  return path;
+}
+
+/** Parses NDJSON; fails the test naming the line that is not JSON. */
+export function parseNdjson(text: string): Record<string, unknown>[] {
+  const lines = text.split('\n').filter((l) => l !== '');
+  return lines.map((line, i) => {
+    try {
+      return JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      throw new Error(`stdout line ${i + 1} is not JSON: ${line}`);
+    }
+  });
+}
+
+/**
+ * Asserts the typed-failure contract of the CLI: exit code 1, nothing on
+ * stdout, and stderr is exactly one line `zuno: <code>: <message>`. Returns
+ * the message.
+ */
+export function expectTypedFailure(r: ZunoResult, code: string): string {
+  expect(r.timedOut, `zuno timed out; stderr: ${r.stderr}`).toBe(false);
+  expect({ code: r.code, stdout: r.stdout }, r.stderr).toEqual({ code: 1, stdout: '' });
+  expect(r.stderr.endsWith('\n'), JSON.stringify(r.stderr)).toBe(true);
+  const lines = r.stderr.slice(0, -1).split('\n');
+  expect(lines, r.stderr).toHaveLength(1);
+  const prefix = `zuno: ${code}: `;
+  expect(lines[0]!.startsWith(prefix), r.stderr).toBe(true);
+  const message = lines[0]!.slice(prefix.length);
+  expect(message.trim()).not.toBe('');
+  return message;
+}
+
+/** Row counts of the SQLite projection in `<home>/.zuno/zuno.db`, or null when the file does not exist. */
+export function projectionCounts(home: string): Record<'sessions' | 'inputs' | 'events' | 'tool_calls', number> | null {
+  const file = join(home, '.zuno', 'zuno.db');
+  if (!existsSync(file)) return null;
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    const count = (table: string) => (db.prepare(`SELECT COUNT(*) AS n FROM "${table}"`).get() as { n: number }).n;
+    return {
+      sessions: count('sessions'),
+      inputs: count('inputs'),
+      events: count('events'),
+      tool_calls: count('tool_calls'),
+    };
+  } finally {
+    db.close();
+  }
+}
+
+/** Asserts that a failed run left no session data: either no projection at all, or an empty one. */
+export function expectNothingWritten(home: string): void {
+  const counts = projectionCounts(home);
+  if (counts !== null) expect(counts).toEqual({ sessions: 0, inputs: 0, events: 0, tool_calls: 0 });
+}

@@ -1,0 +1,77 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { workflowBundlePath } from '../../worker/workflow-bundle.js';
+import { TEMPORAL_BIN } from '../helpers/dev-server.js';
+import { createHarness, type Harness } from '../helpers/harness.js';
+
+/**
+ * History-replay tests (DESIGN.md §4): the current workflow code must replay
+ * (a) a history recorded just now and (b) every history checked in under
+ * test/fixtures/histories/ — recorded by earlier versions of the code, so a
+ * change that would break running sessions fails here. Record a new fixture
+ * with ZUNO_RECORD_HISTORY=1 when a deliberate, `patched()`-guarded change
+ * lands.
+ */
+const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'histories');
+let h: Harness;
+let codePath: string;
+const stateDir = mkdtempSync(join(tmpdir(), 'zuno-replay-'));
+
+beforeAll(async () => {
+  h = await createHarness({ address: inject('temporalAddress') });
+  codePath = await workflowBundlePath(stateDir);
+});
+afterAll(async () => {
+  await h?.close();
+  rmSync(stateDir, { recursive: true, force: true });
+});
+
+describe('session workflow determinism', () => {
+  it('replays a freshly recorded history with tool calls, a blocked call and steering-free turns', async () => {
+    const workspace = mkdtempSync(join(tmpdir(), 'zuno-replay-ws-'));
+    mkdirSync(join(workspace, 'src'));
+    writeFileSync(join(workspace, 'src', 'x.ts'), 'const x = 1; // FIXME\n');
+    const run = await h.runSession({
+      workspace,
+      prompt: 'find FIXME',
+      script: {
+        replies: [
+          {
+            toolCalls: [
+              { name: 'grep', arguments: { pattern: 'FIXME' } },
+              { name: 'glob', arguments: { pattern: '**/*.ts' } },
+              { name: 'nope', arguments: {} },
+            ],
+          },
+          { toolCalls: [{ name: 'read', arguments: { path: 'src/x.ts' } }] },
+          { text: 'FIXME is in src/x.ts.' },
+        ],
+      },
+    });
+    expect(run.result.status).toBe('completed');
+    // The history as the real Temporal CLI exports it (proto3 JSON), exactly as the fixtures are stored.
+    const json = execFileSync(
+      TEMPORAL_BIN,
+      ['workflow', 'show', '--workflow-id', run.workflowId, '--address', h.address, '--output', 'json'],
+      { encoding: 'utf8' },
+    );
+    await Worker.runReplayHistory({ workflowBundle: { codePath } }, JSON.parse(json), run.workflowId);
+    if (process.env.ZUNO_RECORD_HISTORY === '1') {
+      writeFileSync(join(FIXTURES, `session-tools-${Date.now()}.json`), json);
+    }
+  });
+
+  it('replays every checked-in history fixture', async () => {
+    const files = readdirSync(FIXTURES).filter((f) => f.endsWith('.json'));
+    expect(files.length).toBeGreaterThan(0);
+    for (const f of files) {
+      const history = JSON.parse(readFileSync(join(FIXTURES, f), 'utf8'));
+      expect(history.events.length, f).toBeGreaterThan(10);
+      await expect(Worker.runReplayHistory({ workflowBundle: { codePath } }, history, f)).resolves.toBeUndefined();
+    }
+  });
+});
