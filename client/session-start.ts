@@ -68,3 +68,20 @@ export function titleOf(prompt: string): string {
   const flat = prompt.replace(/\s+/g, ' ').trim();
   return flat.length <= 80 ? flat : `${flat.slice(0, 79)}…`;
 }
+
+/**
+ * Admits one more input to a running session (SE1) through the `submitInput`
+ * update and returns its admission receipt: `driven`, `steered` (a running
+ * turn takes it at its next step) or `pending`. A repeated `clientMessageId`
+ * returns the original receipt with `duplicate: true`.
+ * @throws WorkflowUpdateFailedError when the validator rejects the input; WorkflowNotFoundError for an unknown session.
+ */
+export async function submitInput(
+  client: Client,
+  sessionId: string,
+  req: SubmitInputRequest,
+): Promise<AdmissionReceipt> {
+  return client.workflow
+    .getHandle(sessionWorkflowId(sessionId))
+    .executeUpdate<AdmissionReceipt, [SubmitInputRequest]>(SUBMIT_INPUT_UPDATE, { args: [req] });
+}

@@ -36,9 +36,9 @@ const SEARCH_ATTRIBUTES = ['ZunoKind', 'ZunoSessionId', 'ZunoGoalStatus', 'ZunoA
 /**
  * Starts the pinned `temporal server start-dev` on free ports with a
  * persistent db file and Zuno's search attributes, and waits until it accepts
- * connections (≤ 30 s).
+ * connections (≤ 30 s). `dynamicConfig` entries are `KEY=VALUE` server settings.
  */
-export async function startTestDevServer(dbFile: string): Promise<TestDevServer> {
+export async function startTestDevServer(dbFile: string, dynamicConfig: string[] = []): Promise<TestDevServer> {
   const port = await freePort();
   const uiPort = await freePort();
   let child: ChildProcess | undefined;
@@ -46,6 +46,7 @@ export async function startTestDevServer(dbFile: string): Promise<TestDevServer>
     const args = ['server', 'start-dev', '--db-filename', dbFile, '--ip', '127.0.0.1', '--port', String(port)];
     args.push('--headless', '--log-level', 'error', '--ui-port', String(uiPort));
     for (const sa of SEARCH_ATTRIBUTES) args.push('--search-attribute', `${sa}=Keyword`);
+    for (const kv of dynamicConfig) args.push('--dynamic-config-value', kv);
     child = spawn(TEMPORAL_BIN, args, { stdio: 'ignore', detached: true });
     const deadline = Date.now() + 30_000;
     while (Date.now() < deadline) {

@@ -33,6 +33,8 @@ export interface Harness {
 
 export interface RunSessionOptions {
   script: Script;
+  /** false keeps the session open after its first turn (it waits for more input). Default true. */
+  exitWhenIdle?: boolean;
   prompt: string;
   workspace: string;
   activityDefaults?: ActivityDefaults;
@@ -100,7 +102,7 @@ export async function createHarness(opts: {
       toolConcurrency: o.toolConcurrency ?? 8,
       activityDefaults: o.activityDefaults ?? DEFAULT_ACTIVITY_DEFAULTS,
     };
-    const started = await startSession(client, taskQueue, meta, { text: o.prompt }, { exitWhenIdle: true });
+    const started = await startSession(client, taskQueue, meta, { text: o.prompt }, { exitWhenIdle: o.exitWhenIdle ?? true });
     return {
       sessionId: meta.sessionId,
       workflowId: started.workflowId,
