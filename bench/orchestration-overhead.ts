@@ -237,8 +237,8 @@ async function main(): Promise<void> {
       ['direct read, ms/call', round(directMs, 4).toString()],
       ['orchestrated wall, ms/call', round(wallPerCall).toString()],
       ['  ratio orchestrated/direct', `${round(wallPerCall / directMs, 1)}x`],
-      ['  activity span (rows), ms/call', round(rowMs).toString()],
-      ['  activity span (events), ms/call', round(eventMs).toString()],
+      ['  activity span (rows), ms/call*', round(rowMs).toString()],
+      ['  activity span (events), ms/call*', round(eventMs).toString()],
       ['  ratio activity/direct', `${round(rowMs / directMs, 1)}x`],
       ['  tool phase (parallel), ms/call', round(toolPhase).toString()],
       ['  sched+model+projection, ms/call', round(overhead).toString()],
@@ -254,7 +254,9 @@ async function main(): Promise<void> {
     console.log();
     for (const [k, v] of rows) console.log(`${k.padEnd(width)}  ${v}`);
     const runtimeS = round((performance.now() - began) / 1000, 2);
-    console.log(`${'runtime'.padEnd(width)}  ${runtimeS} s\n`);
+    console.log(`${'runtime'.padEnd(width)}  ${runtimeS} s`);
+    console.log('* activity start → result: tool body plus its running-row upsert and tool.started event,');
+    console.log(`  with ${P} calls per step contending for the projection; tool phase = per-step wave span / calls\n`);
     console.log(
       JSON.stringify({
         node: process.version,

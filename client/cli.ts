@@ -94,7 +94,7 @@ export async function main(argv: string[]): Promise<number> {
     if (typeof e.code === 'string' && e.code.startsWith('commander.')) return e.exitCode ?? 1;
     if (err instanceof ZunoError) {
       process.stderr.write(`zuno: ${err.code}: ${err.message}\n`);
-      return 1;
+      return err.code === 'interrupted' ? 130 : 1;
     }
     process.stderr.write(`zuno: unexpected error: ${(err as Error)?.stack ?? err}\n`);
     return 1;

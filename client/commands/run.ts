@@ -101,7 +101,27 @@ export async function runCommand(prompt: string, opts: RunOptions, sink: Sink = 
     notify?.(
       `session ${meta.sessionId} (workflow ${started.workflowId}), input ${started.receipt.inputId} ${started.receipt.status}`,
     );
-    const result = await followSession(store, meta.sessionId, started.result(), opts.json === true, sink);
+    // Ctrl-C: stop following and shut the in-process worker down. The session
+    // itself is durable: it resumes on the next worker (hard interrupt of the
+    // running calls, TD10, is a later issue).
+    let onSigint: (() => void) | undefined;
+    const interrupted = new Promise<never>((_, reject) => {
+      onSigint = () =>
+        reject(
+          new ZunoError(
+            'interrupted',
+            `stopped following session ${meta.sessionId}; it stays durable in Temporal and resumes when a worker runs (\`zuno worker\`)`,
+          ),
+        );
+      process.once('SIGINT', onSigint);
+    });
+    cleanups.unshift(async () => {
+      if (onSigint) process.removeListener('SIGINT', onSigint);
+    });
+    const result = await Promise.race([
+      followSession(store, meta.sessionId, started.result(), opts.json === true, sink),
+      interrupted,
+    ]);
     if (result.status !== 'completed') {
       if (opts.json !== true)
         sink.err(`zuno: session ${result.status}: ${result.error?.code}: ${result.error?.message}\n`);
