@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type Client, WithStartWorkflowOperation } from '@temporalio/client';
+import { type Client, WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
 import {
   type Workflow,
   defineSearchAttributeKey,
@@ -55,10 +55,23 @@ export async function startSession(
       { key: ZunoModel, value: `${meta.provider.id}/${meta.model}` },
     ]),
   });
-  const receipt = await client.workflow.executeUpdateWithStart<Workflow, AdmissionReceipt, [SubmitInputRequest]>(
-    SUBMIT_INPUT_UPDATE,
-    { args: [first], startWorkflowOperation: startOp },
-  );
+  let receipt: AdmissionReceipt;
+  try {
+    receipt = await client.workflow.executeUpdateWithStart<Workflow, AdmissionReceipt, [SubmitInputRequest]>(
+      SUBMIT_INPUT_UPDATE,
+      { args: [first], startWorkflowOperation: startOp },
+    );
+  } catch (err) {
+    // Update-with-start starts the workflow even when the validator rejects the
+    // first input; a session with no admitted input must not linger.
+    if (err instanceof WorkflowUpdateFailedError) {
+      await client.workflow
+        .getHandle(workflowId)
+        .terminate('the first input was rejected')
+        .catch(() => undefined);
+    }
+    throw err;
+  }
   const handle = await startOp.workflowHandle();
   return { receipt, workflowId, result: () => handle.result() as Promise<SessionResult> };
 }

@@ -34,13 +34,19 @@ export function readDevServerState(stateDir: string): DevServerState | null {
   }
 }
 
-/** true when a process with this pid exists. */
+/** true when a process with this pid exists and is not a zombie (containers often leave orphans unreaped). */
 export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  try {
+    // Field 3 of /proc/<pid>/stat is the state; `Z` is a zombie. Absent on non-Linux: trust kill(0).
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return true;
   }
 }
 

@@ -37,6 +37,8 @@ const TAIL_EVERY_MS = 60;
  */
 export async function runCommand(prompt: string, opts: RunOptions, sink: Sink = processSink): Promise<number> {
   const notify: Notify = opts.json ? null : (line) => sink.err(`${line}\n`);
+  // Everything that can be checked offline is checked before anything starts or is written.
+  if (prompt.trim() === '') throw new ZunoError('input_rejected', 'the prompt is empty');
   const workspace = resolveWorkspace(opts.dir ?? process.cwd());
   const script = opts.script ? await loadScript(opts.script) : undefined;
   const zcfg = loadZunoConfig(workspace, opts.config);
@@ -46,20 +48,21 @@ export async function runCommand(prompt: string, opts: RunOptions, sink: Sink = 
       'no model configured: pass --model provider/model (or set "model" in zuno.json), or --script FILE for the local provider',
     );
   }
+  const configured = script ? undefined : resolveModel(zcfg, opts.model ?? zcfg.model!);
   const paths = resolvePaths();
-  const store = await openStore(paths);
-  const cleanups: (() => Promise<unknown>)[] = [() => store.close()];
+  const temporal = await connectTemporal(paths, notify);
+  const cleanups: (() => Promise<unknown>)[] = [() => temporal.connection.close()];
   try {
-    const temporal = await connectTemporal(paths, notify);
-    cleanups.unshift(() => temporal.connection.close());
+    const store = await openStore(paths);
+    cleanups.unshift(() => store.close());
     const taskQueue = temporal.cfg.taskQueue ?? DEFAULT_TASK_QUEUE;
     let resolved: ReturnType<typeof resolveModel>;
-    if (script) {
-      const server = await startLocalProvider({ script });
+    if (configured) {
+      resolved = configured;
+    } else {
+      const server = await startLocalProvider({ script: script! });
       cleanups.unshift(() => server.close());
       resolved = { provider: localProvider(server.url), model: 'scripted' };
-    } else {
-      resolved = resolveModel(zcfg, opts.model ?? zcfg.model!);
     }
     if (
       opts.worker !== false &&
@@ -158,6 +161,9 @@ async function followSession(
   let after = 0;
   let sawTerminal = false;
   for (;;) {
+    // The terminal event is stored before the workflow completes, so a poll
+    // that starts after the result arrived sees everything.
+    const finishedBeforePoll = result;
     const events: EventRow[] = await store.listEvents(sessionId, after, 500);
     for (const e of events) {
       after = e.seq;
@@ -166,7 +172,7 @@ async function followSession(
       if (isTerminalEvent(e.type)) sawTerminal = true;
     }
     if (failure) throw failure;
-    if (result && (sawTerminal || events.length === 0)) return result;
+    if (finishedBeforePoll && (sawTerminal || events.length === 0)) return finishedBeforePoll;
     if (events.length < 500) await new Promise((r) => setTimeout(r, TAIL_EVERY_MS));
   }
 }

@@ -82,7 +82,8 @@ describe('zuno run --json', () => {
     expect(lines).toContain('assistant: Searching.');
     expect(lines).toContain('tool grep [call_0_0] ok');
     expect(lines).toContain('  args {"pattern":"TODO","path":"src"}');
-    expect(lines.some((l) => l.startsWith('  | ') && l.includes('a.ts') && l.includes('TODO: rename'))).toBe(true);
+    expect(lines).toContain('  | src/a.ts:');
+    expect(lines).toContain('  |   1: export const a = 1; // TODO: rename');
     expect(lines).toContain(`final: ${FINAL}`);
 
     // `session show --json`: the transcript with the tool-call row.
@@ -132,10 +133,13 @@ describe('zuno run (human mode, stdout not a TTY)', () => {
       env: { TEMPORAL_ADDRESS: address },
     });
     expect({ code: r.code, timedOut: r.timedOut }, r.stderr).toEqual({ code: 0, timedOut: false });
-    expect(r.stdout).toBe(`${FINAL}\n`);
+    expect(r.stdout, r.stderr).toBe(`${FINAL}\n`);
     const err = r.stderr.split('\n');
     expect(err).toContain('→ grep: TODO in src');
-    expect(err.some((l) => /^✓ grep ok, \d+ bytes, \d+ ms$/.test(l)), r.stderr).toBe(true);
+    expect(
+      err.some((l) => /^✓ grep ok, \d+ bytes, \d+ ms$/.test(l)),
+      r.stderr,
+    ).toBe(true);
     expect(err.indexOf('→ grep: TODO in src')).toBeLessThan(err.findIndex((l) => l.startsWith('✓ grep ok')));
     const admitted = err.find((l) => l.startsWith('session '));
     expect(admitted).toMatch(/^session (ses_[0-9a-z]+) \(workflow session\/\1\), input in_0 driven$/);

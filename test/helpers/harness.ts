@@ -102,7 +102,16 @@ export async function createHarness(opts: {
       toolConcurrency: o.toolConcurrency ?? 8,
       activityDefaults: o.activityDefaults ?? DEFAULT_ACTIVITY_DEFAULTS,
     };
-    const started = await startSession(client, taskQueue, meta, { text: o.prompt }, { exitWhenIdle: o.exitWhenIdle ?? true });
+    const started = await startSession(
+      client,
+      taskQueue,
+      meta,
+      { text: o.prompt },
+      { exitWhenIdle: o.exitWhenIdle ?? true },
+    ).catch(async (err) => {
+      await provider.close();
+      throw err;
+    });
     return {
       sessionId: meta.sessionId,
       workflowId: started.workflowId,

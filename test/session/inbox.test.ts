@@ -90,6 +90,27 @@ describe('session inbox (SE1, SE2)', () => {
     expect((await h.store.listInputs(run.sessionId)).map((i) => i.id)).toEqual(['in_0']);
   });
 
+  it('a first input the validator rejects leaves no session workflow running (update-with-start)', async () => {
+    const h: Harness = await createHarness({ address: inject('temporalAddress') });
+    cleanups.push(() => h.close());
+    const err = await h
+      .startScripted({ workspace: workspace(), prompt: '   ', script: { replies: [{ text: 'never' }] } })
+      .catch((e) => e);
+    expect(err).toBeInstanceOf(WorkflowUpdateFailedError);
+    // Visibility is eventually consistent: wait until the started workflow is listed, then ask for its real status.
+    const ids = await waitFor(
+      async () => {
+        const found: string[] = [];
+        for await (const w of h.client.workflow.list({ query: `TaskQueue = '${h.taskQueue}'` }))
+          found.push(w.workflowId);
+        return found.length > 0 ? found : undefined;
+      },
+      20_000,
+      'the rejected session workflow to be listed',
+    );
+    for (const id of ids) expect((await h.client.workflow.getHandle(id).describe()).status.name).toBe('TERMINATED');
+  });
+
   it('continues-as-new when Temporal suggests it, carrying the inbox and counters', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'zuno-can-'));
     const server: TestDevServer = await startTestDevServer(join(dir, 'temporal.db'), [
