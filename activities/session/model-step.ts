@@ -16,6 +16,9 @@ import type { ModelResponse } from '../providers/types.js';
 import { DeltaBuffer } from './delta-buffer.js';
 import { systemPrompt, transcriptToMessages } from './prompt.js';
 
+/** Interval between modelStep heartbeats, in ms (the heartbeat timeout is temporal.yaml `activities.model`). */
+const HEARTBEAT_EVERY_MS = 2_000;
+
 /** Dependencies of the modelStep activity. */
 export interface ModelStepDeps {
   store: ProjectionStore;
@@ -27,8 +30,8 @@ export interface ModelStepDeps {
  * Builds the `modelStep` activity (DESIGN.md §3): persists the inputs this
  * request carries (SE2 applied) and any workflow-settled tool outcomes (GP9),
  * rolls back what an earlier attempt of the same step left (PR4), assembles
- * the request from the projection (SE9), streams the provider with a heartbeat
- * per chunk and coalesced `message.part.delta` events, then writes the
+ * the request from the projection (SE9), streams the provider while
+ * heartbeating and emits coalesced `message.part.delta` events, then writes the
  * assistant message, its parts (PR9 ids) and one tool-call row per call, with
  * malformed or unknown calls already settled as `blocked` (TD8).
  * Provider failures become ApplicationFailures typed by the ProviderError code,
@@ -104,27 +107,24 @@ export function createModelStep(deps: ModelStepDeps) {
         })
         .then(() => undefined),
     );
-    let lastBeat = 0;
+    // Heartbeat on a timer, not per chunk: the provider may legitimately take
+    // minutes before its first byte (PR5 header timeout 330 s), far beyond the
+    // activity's heartbeat timeout; stalls inside the stream are the adapter's
+    // chunk timeout's job.
+    const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_EVERY_MS);
     let response: ModelResponse;
     try {
       response = await streamChatCompletion(
         meta.provider,
         { model: meta.model, messages, tools: deps.toolSpecs },
-        {
-          signal: ctx.cancellationSignal,
-          onTextDelta: (t) => buffer.push(t),
-          onChunk: () => {
-            if (now() - lastBeat > 1000) {
-              lastBeat = now();
-              ctx.heartbeat();
-            }
-          },
-        },
+        { signal: ctx.cancellationSignal, onTextDelta: (t) => buffer.push(t) },
       );
       await buffer.flush();
     } catch (err) {
       await buffer.flush().catch(() => undefined);
       throw toActivityFailure(err, meta.provider.retry.maxDelayMs);
+    } finally {
+      clearInterval(beat);
     }
 
     // Persist the assistant message and its parts in provider order (PR9).

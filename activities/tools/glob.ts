@@ -26,7 +26,7 @@ import {
 import type { ToolContext } from './context.js';
 import { resolveWorkspacePath } from './paths.js';
 import { defaultRgLocator, type RgInfo } from './rg.js';
-import { classifyRgFatal, runRg } from './rg-run.js';
+import { abnormalRgExit, classifyRgFatal, runRg } from './rg-run.js';
 
 /** Text returned when nothing matched (SR5). */
 export const NO_FILES_FOUND = 'No files found';
@@ -111,12 +111,8 @@ export async function runGlob(rawArgs: GlobArgs, ctx: ToolContext): Promise<Tool
     }
     return errorResult('rg_failed', `ripgrep failed:\n${run.stderr}`, { rgError: run.stderr });
   }
-  if (run.exitCode === null || run.exitCode > 2) {
-    return errorResult(
-      'rg_failed',
-      `ripgrep ended abnormally (${run.signal ?? `exit ${run.exitCode}`}).${run.stderr ? `\n${run.stderr}` : ''}`,
-    );
-  }
+  const abnormal = abnormalRgExit(run);
+  if (abnormal) return abnormal;
   // Exit 2 with empty stderr: only suppressed per-path errors (unreadable subdirectories) — they contribute nothing (SR5).
 
   const all = Buffer.concat(chunks);

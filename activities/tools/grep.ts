@@ -36,7 +36,7 @@ import {
 import type { ToolContext } from './context.js';
 import { resolveWorkspacePath } from './paths.js';
 import { defaultRgLocator, type RgInfo } from './rg.js';
-import { classifyRgFatal, runRg } from './rg-run.js';
+import { abnormalRgExit, classifyRgFatal, runRg } from './rg-run.js';
 import { NO_FILES_FOUND } from './glob.js';
 
 /** Room kept for notices at the end of the output, in bytes. */
@@ -243,12 +243,8 @@ export async function runGrep(rawArgs: GrepArgs, ctx: ToolContext): Promise<Tool
     }
     return errorResult('rg_failed', `ripgrep failed:\n${run.stderr}`, { rgError: run.stderr });
   }
-  if (run.exitCode === null || run.exitCode > 2) {
-    return errorResult(
-      'rg_failed',
-      `ripgrep ended abnormally (${run.signal ?? `exit ${run.exitCode}`}).${run.stderr ? `\n${run.stderr}` : ''}`,
-    );
-  }
+  const abnormal = abnormalRgExit(run);
+  if (abnormal) return abnormal;
 
   matches.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line));
   const files = new Set(matches.map((m) => m.path)).size;

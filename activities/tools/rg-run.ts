@@ -1,3 +1,5 @@
+import type { ToolResult } from '../../core/tools/types.js';
+import { errorResult } from './common.js';
 /**
  * Runs ripgrep for glob/grep with bounded, streamed output (SR2) and
  * cancellation (TD10).
@@ -111,4 +113,16 @@ export function classifyRgFatal(stderr: string): 'include' | 'pattern' | null {
   if (/^rg: error parsing glob/m.test(stderr)) return 'include';
   if (/regex parse error|size limit|regex could not be compiled|error parsing/i.test(stderr)) return 'pattern';
   return null;
+}
+
+/**
+ * The `rg_failed` error result for an rg that died by a signal or exited with
+ * a code above 2 (0 = matches, 1 = none, 2 = errors), or null for a normal exit.
+ */
+export function abnormalRgExit(run: Pick<RgRunResult, 'exitCode' | 'signal' | 'stderr'>): ToolResult | null {
+  if (run.exitCode !== null && run.exitCode <= 2) return null;
+  return errorResult(
+    'rg_failed',
+    `ripgrep ended abnormally (${run.signal ?? `exit ${run.exitCode}`}).${run.stderr ? `\n${run.stderr}` : ''}`,
+  );
 }
