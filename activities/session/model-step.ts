@@ -324,7 +324,8 @@ function toActivityFailure(err: unknown, maxDelayMs: number): unknown {
       type: err.code,
       message: err.message,
       nonRetryable: !err.retryable,
-      ...(err.retryAfterMs !== undefined ? { nextRetryDelay: Math.min(err.retryAfterMs, maxDelayMs) } : {}),
+      // Observed: with nextRetryDelay 0 the activity is not retried at all, so `Retry-After: 0` keeps the policy backoff.
+      ...(err.retryAfterMs ? { nextRetryDelay: Math.min(err.retryAfterMs, maxDelayMs) } : {}),
       details: [err.diagnostic],
     });
   }
