@@ -1,0 +1,165 @@
+/**
+ * Applying the hunks of one Update File section to a file's logical lines
+ * (FT3). Pure: no I/O.
+ *
+ * Rules (Codex's `compute_replacements`, made stricter where the seed asks for
+ * "fresh and unique context"):
+ * - Hunks apply in order; each is searched after the end of the previous one.
+ * - `@@ header`: the header line is searched first (same matching levels) and
+ *   the hunk's lines after its first occurrence. Without a header, lines that
+ *   match at two or more places are ambiguous (`ContextMismatch`, reason
+ *   `ambiguous`); with a header, they are ambiguous only if matches follow two
+ *   different occurrences of the header.
+ * - `*** End of File`: the lines must end the file.
+ * - A hunk with no old lines (only `+`) inserts after its header, or, without
+ *   a header, at the end of the file (Codex appends there too).
+ * - If the old lines end with an empty line that is not in the file (the
+ *   final newline written as a blank context line), the match is retried
+ *   without it (Codex).
+ * - Context lines keep the file's own text (whitespace, stray `\r`), not the
+ *   patch's, so fuzzy matching never rewrites lines the hunk did not change.
+ */
+import type { PatchChunk } from './parse.js';
+import { seekLines, type Fuzz } from './match.js';
+
+/** One region to replace: `oldLen` lines at `start` become `newLines`. */
+export interface Replacement {
+  start: number;
+  oldLen: number;
+  newLines: string[];
+  /** 0-based index of the hunk that produced it. */
+  chunk: number;
+}
+
+/** Why a hunk did not apply. `index` is 1-based, as shown to the model. */
+export interface HunkMismatch {
+  index: number;
+  header?: string;
+  /** 1-based line of the patch text where the hunk starts. */
+  patchLine: number;
+  reason: 'context_not_found' | 'header_not_found' | 'ambiguous' | 'overlap';
+  /** For `ambiguous`: 1-based file lines where the hunk's lines match (at most 5). */
+  candidates?: number[];
+}
+
+/** Result of applying all hunks of a section. */
+export type HunkResult =
+  { ok: true; lines: string[]; replacements: Replacement[]; fuzz: Fuzz } | { ok: false; mismatch: HunkMismatch };
+
+function mismatch(chunk: PatchChunk, k: number, reason: HunkMismatch['reason'], candidates?: number[]): HunkResult {
+  const m: HunkMismatch = { index: k + 1, patchLine: chunk.line, reason };
+  if (chunk.header !== undefined) m.header = chunk.header;
+  if (candidates) m.candidates = candidates.slice(0, 5).map((p) => p + 1);
+  return { ok: false, mismatch: m };
+}
+
+/** Number of distinct header occurrences (by scope) that precede the matches. */
+function scopesHit(headers: number[], matches: number[]): number {
+  const scopes = new Set<number>();
+  for (const m of matches) {
+    let s = -1;
+    for (const h of headers) if (h < m) s = h;
+    scopes.add(s);
+  }
+  return scopes.size;
+}
+
+/**
+ * Applies `chunks` to `lines`.
+ *
+ * @returns the new lines, the replacements (sorted by position, for the
+ *   diff) and the loosest matching level used; or the first hunk that did not
+ *   apply, with the reason.
+ */
+export function applyChunks(lines: string[], chunks: PatchChunk[]): HunkResult {
+  const reps: Replacement[] = [];
+  let cursor = 0;
+  let fuzz: Fuzz = 0;
+  for (let k = 0; k < chunks.length; k++) {
+    const chunk = chunks[k]!;
+    let from = cursor;
+    let headers: number[] | undefined;
+    if (chunk.header !== undefined) {
+      const h = seekLines(lines, [chunk.header], cursor);
+      if (!h) return mismatch(chunk, k, 'header_not_found');
+      headers = h.positions;
+      from = h.positions[0]! + 1;
+      fuzz = Math.max(fuzz, h.fuzz) as Fuzz;
+    }
+    if (chunk.oldLines.length === 0) {
+      const at = headers ? from : lines.length;
+      reps.push({ start: at, oldLen: 0, newLines: chunk.newLines, chunk: k });
+      if (headers) cursor = at;
+      continue;
+    }
+    let pattern = chunk.oldLines;
+    let repl = chunk.newLines;
+    let contextOf = chunk.contextOf;
+    let found = seekLines(lines, pattern, from, chunk.endOfFile);
+    if (!found && pattern[pattern.length - 1] === '') {
+      pattern = pattern.slice(0, -1);
+      if (repl[repl.length - 1] === '') {
+        repl = repl.slice(0, -1);
+        contextOf = contextOf.slice(0, -1);
+      }
+      found = seekLines(lines, pattern, from, chunk.endOfFile);
+    }
+    if (!found) return mismatch(chunk, k, 'context_not_found');
+    const ambiguous = headers ? scopesHit(headers, found.positions) > 1 : found.positions.length > 1;
+    if (ambiguous) return mismatch(chunk, k, 'ambiguous', found.positions);
+    const at = found.positions[0]!;
+    fuzz = Math.max(fuzz, found.fuzz) as Fuzz;
+    const newLines = repl.map((text, j) => {
+      const i = contextOf[j]!;
+      return i >= 0 && i < pattern.length ? lines[at + i]! : text;
+    });
+    reps.push({ start: at, oldLen: pattern.length, newLines, chunk: k });
+    cursor = at + pattern.length;
+  }
+  const sorted = reps.map((r, i) => ({ r, i })).sort((a, b) => a.r.start - b.r.start || a.i - b.i);
+  const out: string[] = [];
+  let pos = 0;
+  for (const { r } of sorted) {
+    if (r.start < pos) return mismatch(chunks[r.chunk]!, r.chunk, 'overlap');
+    for (let i = pos; i < r.start; i++) out.push(lines[i]!);
+    out.push(...r.newLines);
+    pos = r.start + r.oldLen;
+  }
+  for (let i = pos; i < lines.length; i++) out.push(lines[i]!);
+  return { ok: true, lines: out, replacements: sorted.map((s) => s.r), fuzz };
+}
+
+/** The hunks with old and new swapped (the patch undone). */
+function reverseChunks(chunks: PatchChunk[]): PatchChunk[] {
+  return chunks.map((c) => {
+    const contextOf = c.oldLines.map(() => -1);
+    c.contextOf.forEach((i, j) => {
+      if (i >= 0) contextOf[i] = j;
+    });
+    const appendedAtEnd = c.oldLines.length === 0 && c.header === undefined;
+    const r: PatchChunk = {
+      oldLines: c.newLines,
+      newLines: c.oldLines,
+      contextOf,
+      endOfFile: c.endOfFile || appendedAtEnd,
+      line: c.line,
+    };
+    if (c.header !== undefined) r.header = c.header;
+    return r;
+  });
+}
+
+/**
+ * True when the hunks look already applied to `lines`: undoing them applies
+ * cleanly and applying them to the undone text gives `lines` back exactly.
+ * Used only after a forward match failed, to tell `IdenticalReplay` from
+ * `ContextMismatch`.
+ */
+export function alreadyApplied(lines: string[], chunks: PatchChunk[]): boolean {
+  // a hunk with no new lines (a bare deletion) leaves no evidence of having been applied
+  if (chunks.length === 0 || chunks.some((c) => c.newLines.length === 0)) return false;
+  const undone = applyChunks(lines, reverseChunks(chunks));
+  if (!undone.ok) return false;
+  const redone = applyChunks(undone.lines, chunks);
+  return redone.ok && redone.lines.length === lines.length && redone.lines.every((l, i) => l === lines[i]);
+}

@@ -1,0 +1,65 @@
+/**
+ * Locating a hunk's lines in a file (FT3 "matching is by logical lines").
+ *
+ * The levels are Codex's `seek_sequence`: exact, then trailing whitespace
+ * ignored, then leading and trailing whitespace ignored, then typographic
+ * punctuation (dashes, quotes, odd spaces) read as ASCII. The first level with
+ * any match decides; unlike Codex, every position of that level is reported so
+ * the caller can refuse an ambiguous hunk instead of taking the first one.
+ */
+
+/** Matching level: 0 exact, 1 trailing whitespace ignored, 2 both ends trimmed, 3 punctuation normalized. */
+export type Fuzz = 0 | 1 | 2 | 3;
+
+const PUNCT: Record<string, string> = {};
+for (const c of '\u2010\u2011\u2012\u2013\u2014\u2015\u2212') PUNCT[c] = '-';
+for (const c of '\u2018\u2019\u201A\u201B') PUNCT[c] = "'";
+for (const c of '\u201C\u201D\u201E\u201F') PUNCT[c] = '"';
+for (const c of '\u00A0\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200A\u202F\u205F\u3000') PUNCT[c] = ' ';
+const PUNCT_RE = new RegExp(`[${Object.keys(PUNCT).join('')}]`, 'g');
+
+const LEVELS: ReadonlyArray<(s: string) => string> = [
+  (s) => s,
+  (s) => s.trimEnd(),
+  (s) => s.trim(),
+  (s) => s.trim().replace(PUNCT_RE, (c) => PUNCT[c]!),
+];
+
+/** Where a pattern matched, at the first level that matched anywhere. */
+export interface SeekResult {
+  /** Start indexes (0-based) of every match at `fuzz`, ascending. */
+  positions: number[];
+  fuzz: Fuzz;
+}
+
+/**
+ * Finds `pattern` as consecutive lines of `lines` starting at or after `from`.
+ *
+ * @param atEnd only the position that ends the file is tried (`*** End of File`).
+ * @returns the positions at the strictest level with a match, or undefined.
+ *   An empty pattern matches at `from` only.
+ */
+export function seekLines(lines: string[], pattern: string[], from: number, atEnd = false): SeekResult | undefined {
+  if (pattern.length === 0) return { positions: [from], fuzz: 0 };
+  const last = lines.length - pattern.length;
+  if (last < from) return undefined;
+  const first = atEnd ? last : from;
+  for (let level = 0; level < LEVELS.length; level++) {
+    const norm = LEVELS[level]!;
+    const want = pattern.map(norm);
+    const have = level === 0 ? lines.slice(first) : lines.slice(first).map(norm);
+    const positions: number[] = [];
+    for (let i = first; i <= last; i++) {
+      let ok = true;
+      for (let j = 0; j < want.length; j++) {
+        if (have[i - first + j] !== want[j]) {
+          ok = false;
+          break;
+        }
+      }
+      if (ok) positions.push(i);
+    }
+    if (positions.length > 0) return { positions, fuzz: level as Fuzz };
+  }
+  return undefined;
+}

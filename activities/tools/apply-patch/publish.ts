@@ -1,0 +1,160 @@
+/**
+ * Publishing a pre-checked patch (FT3, FT4): every new content is first
+ * written to a temp file in its target's directory (parent directories
+ * created as needed), the touched files are re-checked against their
+ * pre-check state, then each temp file is renamed over its target and removed
+ * files are unlinked.
+ *
+ * - A failure while preparing (before the first rename) removes the temp
+ *   files and created directories: an ordinary `failed` result, original
+ *   bytes untouched.
+ * - A file that changed on disk since the pre-check (another process; the
+ *   mutation lock is in-process only) is a `StaleRead` conflict, zero writes.
+ * - A failure during the renames/unlinks is `uncertain`: the paths observed to
+ *   differ from their pre-check state are listed; nothing is retried.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, rename, rmdir, stat, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { staleRead, readRequired } from './conflicts.js';
+import { loadDiskState, statChanged, type DiskState } from './fs-state.js';
+import type { PublishPlan, Slot } from './precheck.js';
+import type { PatchApplied, PatchConflictResult, PatchFailed, PatchUncertain } from './result.js';
+
+/**
+ * Observation points for tests that need a real I/O failure at a precise
+ * moment (e.g. removing a temp file before its rename). Not a mock: the
+ * filesystem stays real.
+ */
+export interface PublishHooks {
+  /** After every temp file is written, before the re-check. */
+  afterPrepare?(): void | Promise<void>;
+  /** Before publishing step `index` (renames first, then unlinks) on workspace-relative `path`. */
+  beforePublishStep?(index: number, path: string): void | Promise<void>;
+}
+
+const errCode = (err: unknown) => (err as NodeJS.ErrnoException).code ?? String(err);
+
+function tempName(target: string): string {
+  const base = basename(target);
+  const stem = Buffer.byteLength(base) <= 100 ? base : 'file';
+  return join(dirname(target), `.${stem}.${randomBytes(6).toString('hex')}.zuno-tmp`);
+}
+
+async function writeTemp(path: string, bytes: Buffer, mode: number | undefined): Promise<void> {
+  const fh = await open(path, 'wx', 0o666);
+  try {
+    await fh.writeFile(bytes);
+    if (mode !== undefined) await fh.chmod(mode & 0o7777);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
+async function sameAsBefore(slot: Slot): Promise<{ same: boolean; now: DiskState | undefined }> {
+  if (!(await statChanged(slot.path.abs, slot.original))) return { same: true, now: undefined };
+  const now = await loadDiskState(slot.path.abs).catch(() => undefined);
+  if (!now) return { same: false, now };
+  const o = slot.original;
+  const same = now.kind === o.kind && (now.kind !== 'file' || (o.kind === 'file' && now.sha256 === o.sha256));
+  return { same, now };
+}
+
+/** Paths whose on-disk state now differs from the pre-check state. */
+async function observeChanged(slots: Slot[]): Promise<string[]> {
+  const changed: string[] = [];
+  for (const s of slots) if (!(await sameAsBefore(s)).same) changed.push(s.path.rel);
+  return changed;
+}
+
+/**
+ * Publishes a plan. Must run under the same mutation lock as its pre-check.
+ *
+ * @returns `applied` with the changes (and a fresh credential on the last
+ *   change of each path that still exists), `failed` (`write_failed`, nothing
+ *   changed), `conflict` (`StaleRead`/`ReadRequired`: a file changed or
+ *   appeared since the pre-check, nothing changed) or `uncertain`.
+ */
+export async function publish(
+  plan: PublishPlan,
+  hooks: PublishHooks = {},
+): Promise<PatchApplied | PatchFailed | PatchConflictResult | PatchUncertain> {
+  const temps = new Map<Slot, string>();
+  const createdDirs: string[] = [];
+  const cleanup = async () => {
+    for (const t of temps.values()) await unlink(t).catch(() => undefined);
+    temps.clear();
+    for (const d of createdDirs.reverse()) await rmdir(d).catch(() => undefined);
+  };
+  try {
+    for (const w of plan.writes) {
+      for (const d of w.slot.path.missingDirs) {
+        try {
+          await mkdir(d);
+          createdDirs.push(d);
+        } catch (err) {
+          if (errCode(err) !== 'EEXIST' || !(await stat(d)).isDirectory()) throw err;
+        }
+      }
+      const tmp = tempName(w.slot.path.abs);
+      temps.set(w.slot, tmp);
+      await writeTemp(tmp, w.bytes, w.mode);
+    }
+    await hooks.afterPrepare?.();
+  } catch (err) {
+    await cleanup();
+    return {
+      status: 'failed',
+      code: 'write_failed',
+      message: `Writing failed before any file was changed (${errCode(err)}); nothing was changed.`,
+    };
+  }
+  for (const s of plan.slots) {
+    const { same, now } = await sameAsBefore(s);
+    if (same) continue;
+    await cleanup();
+    const b = {
+      resource: s.path.rel,
+      operationDigest: s.firstDigest ?? '',
+      currentDigest: now?.kind === 'file' ? now.sha256 : null,
+    };
+    const c = s.original.kind === 'file' ? staleRead(b, s.original.sha256) : readRequired(b, 'writes');
+    return { status: 'conflict', ...c, others: [] };
+  }
+  const steps: Array<{ slot: Slot; run: () => Promise<void> }> = [
+    ...plan.writes.map((w) => ({ slot: w.slot, run: () => rename(temps.get(w.slot)!, w.slot.path.abs) })),
+    ...plan.unlinks.map((slot) => ({ slot, run: () => unlink(slot.path.abs) })),
+  ];
+  for (let i = 0; i < steps.length; i++) {
+    const step = steps[i]!;
+    try {
+      await hooks.beforePublishStep?.(i, step.slot.path.rel);
+      await step.run();
+      temps.delete(step.slot);
+    } catch (err) {
+      for (const t of temps.values()) await unlink(t).catch(() => undefined);
+      const changedPaths = await observeChanged(plan.slots);
+      const cause = `${errCode(err)} while publishing ${step.slot.path.rel} (step ${i + 1} of ${steps.length})`;
+      return {
+        status: 'uncertain',
+        uncertain: { changedPaths, cause },
+        message: `apply_patch failed after it began changing files: ${cause}. Paths observed changed: ${changedPaths.length > 0 ? changedPaths.join(', ') : 'none'}. Read the affected files to see their actual state before doing anything else; do not resend the patch unchanged.`,
+      };
+    }
+  }
+  const changes = plan.changes.map((c) => ({ ...c }));
+  for (const s of plan.slots) {
+    if (!s.last || s.view.kind !== 'file') continue;
+    const st = await stat(s.path.abs).catch(() => undefined);
+    if (!st) continue;
+    changes[s.last.change]!.credential = {
+      path: s.path.rel,
+      sha256: changes[s.last.change]!.newSha256!,
+      bytes: s.view.bytes.length,
+      mtimeMs: st.mtimeMs,
+      operationDigest: s.last.digest,
+    };
+  }
+  return { status: 'applied', changes };
+}

@@ -1,0 +1,69 @@
+/**
+ * The shell engine (SH1–SH7, TD9, TD10), self-contained: no Temporal, no
+ * projection store. `runShell` runs one call; `runShellTool` adapts it to the
+ * common `ToolResult` shape of activities/tools. The model-facing
+ * description is `shell.txt` beside this file.
+ */
+import type { ShellArgs } from '../../../core/tools/shell.js';
+import type { ToolResult } from '../../../core/tools/types.js';
+import type { ToolContext } from '../context.js';
+import { defaultArtifactDir, runShell, type ShellRunContext } from './run.js';
+import type { ShellOutcome } from './types.js';
+
+export { analyzeCommand, analyzeParsed, KNOWN_PIPEFAIL_SHELLS } from './analyze.js';
+export { shellEnv, isZunoPrivate } from './env.js';
+export { COOPERATIVE_WINDOW_MS, type CommandStatus } from './guard-run.js';
+export { receiptId } from './receipt.js';
+export { receiptLine } from './render.js';
+export { defaultArtifactDir, interpreterArgs, runShell, type ShellRunContext } from './run.js';
+export type * from './types.js';
+
+/**
+ * Maps a {@link ShellOutcome} to a `ToolResult`: `isError` only for `error`
+ * outcomes (nothing ran); a failing command is a normal result whose verdict
+ * is in the receipt. `data` carries the typed facts for the tool part:
+ * `receipt`, `uncertain` (+ `uncertainCause`), `exitCode`, `signal`, `stop`,
+ * `writtenPaths`, `outputPaths`, `withheldOutput`, `binaryOutput`,
+ * `outputBytes`, `outputLines`, `durationMs`.
+ */
+export function shellToolResult(o: ShellOutcome): ToolResult {
+  const data: Record<string, unknown> = {
+    receipt: o.receipt,
+    uncertain: o.outcome === 'uncertain',
+    writtenPaths: o.writtenPaths,
+    outputPaths: o.outputPaths,
+    outputBytes: o.outputBytes,
+    outputLines: o.outputLines,
+    durationMs: o.durationMs,
+  };
+  if (o.uncertainCause) data.uncertainCause = o.uncertainCause;
+  if (o.exitCode !== undefined) data.exitCode = o.exitCode;
+  if (o.signal) data.signal = o.signal;
+  if (o.stop) data.stop = o.stop;
+  if (o.withheldOutput) data.withheldOutput = o.withheldOutput;
+  if (o.binaryOutput) data.binaryOutput = o.binaryOutput;
+  return o.outcome === 'error'
+    ? { output: o.output, isError: true, errorCode: o.errorCode ?? 'shell_error', data }
+    : { output: o.output, isError: false, data };
+}
+
+/**
+ * `shell` for the activity tool table: runs with the workspace's
+ * `.zuno/artifacts` as artifact directory and the default TD9 caps.
+ * `extra` overrides any {@link ShellRunContext} field (caps from config, env hook, …).
+ */
+export async function runShellTool(
+  args: ShellArgs,
+  ctx: ToolContext,
+  extra: Partial<ShellRunContext> = {},
+): Promise<ToolResult> {
+  const outcome = await runShell(args, {
+    workspace: ctx.workspace,
+    sessionId: ctx.sessionId,
+    callId: ctx.callId,
+    artifactDir: defaultArtifactDir(ctx.workspace),
+    ...(ctx.signal ? { signal: ctx.signal } : {}),
+    ...extra,
+  });
+  return shellToolResult(outcome);
+}

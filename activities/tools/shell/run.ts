@@ -1,0 +1,238 @@
+/**
+ * `runShell`: one shell call end to end (SH1–SH7, TD9, TD10) — validate,
+ * analyze the command text, snapshot statically known paths, run it under
+ * the guard in its own process group with the stripped environment, settle
+ * the receipt, present the output, report observed writes. Self-contained:
+ * no Temporal, no projection store.
+ */
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { join, resolve } from 'node:path';
+import { SHELL_DEFAULT_TIMEOUT_MS, shellArgs, type ShellExitPolicy } from '../../../core/tools/shell.js';
+import { formatArgIssues } from '../../../core/tools/registry.js';
+import { OUTPUT_MAX_BYTES, OUTPUT_MAX_LINES } from '../common.js';
+import { resolveWorkspacePath } from '../paths.js';
+import { KNOWN_PIPEFAIL_SHELLS, analyzeParsed } from './analyze.js';
+import { measureCapture, openCapture, type Capture } from './capture.js';
+import { shellEnv } from './env.js';
+import { guardLineMarker, runGuarded, type CommandStatus } from './guard-run.js';
+import { presentOutput, type PresentedOutput } from './output.js';
+import { markUnsettled, receiptId, settleRun, type Settlement } from './receipt.js';
+import { receiptLine, renderResult } from './render.js';
+import { parseCommand } from './syntax.js';
+import type { ShellOutcome, VerificationReceipt } from './types.js';
+import { changedPaths, snapshotPaths, staticPaths, type PathSnapshot } from './written-paths.js';
+import { programBase } from './words.js';
+
+/** Per-call context of {@link runShell}. */
+export interface ShellRunContext {
+  /** Absolute workspace root; the command runs here (or in `workdir` inside it). */
+  workspace: string;
+  sessionId: string;
+  callId: string;
+  /** Directory for withheld and binary output artifacts (created if missing), e.g. `<workspace>/.zuno/artifacts`. */
+  artifactDir: string;
+  /** Cancels the call (TD10): SIGTERM to the group, 2 s window, then SIGKILL. */
+  signal?: AbortSignal;
+  /** Host environment the command inherits after `ZUNO_*` is stripped (default `process.env`). */
+  env?: NodeJS.ProcessEnv;
+  /** SH6 host env hook, applied after stripping: the only way to put a value back. */
+  envHook?: (env: Record<string, string>) => Record<string, string>;
+  /** Interpreter (name or path; default `bash`). Outside bash/ksh/zsh the receipt is only `derived` and pipefail is not requested. */
+  interpreter?: string;
+  /** TD9 `tool_output.max_bytes` (default 51200). */
+  maxBytes?: number;
+  /** TD9 `tool_output.max_lines` (default 2000). */
+  maxLines?: number;
+  /** Observer: called once when the command has ended and its status is known (e.g. to heartbeat). */
+  onCommandExit?: (status: CommandStatus) => void;
+}
+
+/** The conventional artifact directory of a workspace: `<workspace>/.zuno/artifacts`. */
+export function defaultArtifactDir(workspace: string): string {
+  return join(workspace, '.zuno', 'artifacts');
+}
+
+/** Interpreter arguments for an exit policy (SH1); pipefail only where it is known to work. */
+export function interpreterArgs(interpreter: string, policy: ShellExitPolicy, command: string): string[] {
+  const known = KNOWN_PIPEFAIL_SHELLS.has(programBase(interpreter));
+  const opts: string[] = [];
+  if (policy === 'all') opts.push('-e');
+  if (known && policy !== 'last') opts.push('-o', 'pipefail');
+  return [...opts, '-c', command];
+}
+
+function notRun(
+  errorCode: string,
+  message: string,
+  base: Omit<VerificationReceipt, 'verdict' | 'authority' | 'limitations'>,
+  started: number,
+): ShellOutcome {
+  const receipt: VerificationReceipt = { ...base, verdict: 'unknown', authority: 'none', limitations: [] };
+  return {
+    outcome: 'error',
+    errorCode,
+    output: `${message}\n${receiptLine(receipt)}`,
+    receipt,
+    writtenPaths: [],
+    outputBytes: 0,
+    outputLines: 0,
+    outputPaths: [],
+    durationMs: Math.round(performance.now() - started),
+  };
+}
+
+/**
+ * Runs one `shell` call.
+ *
+ * @param rawArgs the call's arguments (validated again against `shellArgs`).
+ * @param ctx see {@link ShellRunContext}.
+ * @returns a settled {@link ShellOutcome}; never throws for anything the
+ *   command or the guard does. `error` outcomes mean nothing ran
+ *   (`invalid_arguments`, `path_outside_workspace`/`not_found`/`not_a_directory`
+ *   for `workdir`, `cancelled` before start, `output_capture_failed`).
+ */
+export async function runShell(rawArgs: unknown, ctx: ShellRunContext): Promise<ShellOutcome> {
+  const started = performance.now();
+  const interpreter = ctx.interpreter ?? 'bash';
+  const id = receiptId(ctx.sessionId, ctx.callId);
+  const parsedArgs = shellArgs.safeParse(rawArgs);
+  const command = parsedArgs.success
+    ? parsedArgs.data.command
+    : String((rawArgs as { command?: unknown })?.command ?? '');
+  const exitPolicy: ShellExitPolicy = parsedArgs.success ? (parsedArgs.data.exitPolicy ?? 'pipefail') : 'pipefail';
+  const base = { id, command, interpreter: programBase(interpreter), exitPolicy };
+  if (!parsedArgs.success) {
+    return notRun(
+      'invalid_arguments',
+      `Invalid arguments for tool "shell":\n${formatArgIssues(parsedArgs.error)}`,
+      base,
+      started,
+    );
+  }
+  const args = parsedArgs.data;
+  const timeoutMs = args.timeoutMs ?? SHELL_DEFAULT_TIMEOUT_MS;
+  if (ctx.signal?.aborted)
+    return notRun('cancelled', 'The call was cancelled before the command started; nothing ran.', base, started);
+
+  let cwd = resolve(ctx.workspace);
+  if (args.workdir !== undefined) {
+    const r = await resolveWorkspacePath(ctx.workspace, args.workdir);
+    if (!r.ok)
+      return notRun(
+        r.result.errorCode ?? 'invalid_arguments',
+        `workdir: ${r.result.output} Nothing ran.`,
+        base,
+        started,
+      );
+    if (!r.value.stat.isDirectory())
+      return notRun('not_a_directory', `workdir "${args.workdir}" is not a directory; nothing ran.`, base, started);
+    cwd = r.value.abs;
+  }
+
+  const parsed = await parseCommand(command);
+  const analysis = analyzeParsed(parsed, exitPolicy, interpreter);
+  const snapshot: PathSnapshot = await snapshotPaths(ctx.workspace, cwd, parsed.ok ? staticPaths(parsed.root) : []);
+
+  let capture: Capture;
+  try {
+    capture = await openCapture(ctx.artifactDir, ctx.sessionId, ctx.callId);
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    return notRun(
+      'output_capture_failed',
+      `Could not create the output capture file in ${ctx.artifactDir} (${why}); nothing ran.`,
+      base,
+      started,
+    );
+  }
+
+  const nonce = randomBytes(16).toString('hex');
+  let run;
+  try {
+    run = await runGuarded({
+      file: interpreter,
+      args: interpreterArgs(interpreter, exitPolicy, command),
+      cwd,
+      env: shellEnv(ctx.env ?? process.env, ctx.envHook),
+      nonce,
+      outFd: capture.handle.fd,
+      timeoutMs,
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+      ...(ctx.onCommandExit ? { onCommandExit: ctx.onCommandExit } : {}),
+    });
+  } finally {
+    await capture.handle.close().catch(() => {});
+  }
+
+  let settlement: Settlement | undefined;
+  let presented: PresentedOutput;
+  let bytes = 0;
+  let lines = 0;
+  let captureError: string | undefined;
+  try {
+    const stats = await measureCapture(capture.path, guardLineMarker(nonce));
+    bytes = stats.bytes;
+    lines = stats.lines;
+    settlement = settleRun({
+      ...base,
+      analysis,
+      status: run.status,
+      ...(run.stop ? { stop: run.stop } : {}),
+      guardLineSeen: stats.markerSeen,
+    });
+    presented = await presentOutput({
+      capturePath: capture.path,
+      stats,
+      artifactDir: ctx.artifactDir,
+      sessionId: ctx.sessionId,
+      callId: ctx.callId,
+      maxBytes: ctx.maxBytes ?? OUTPUT_MAX_BYTES,
+      maxLines: ctx.maxLines ?? OUTPUT_MAX_LINES,
+      acceptLarge: args.accept_large_output === true,
+    });
+  } catch (err) {
+    captureError = err instanceof Error ? err.message : String(err);
+    presented = {
+      body: `(the output could not be read back: ${captureError}; the raw capture file is ${capture.path})`,
+      outputPaths: [capture.path],
+    };
+  }
+  settlement ??= settleRun({
+    ...base,
+    analysis,
+    status: run.status,
+    ...(run.stop ? { stop: run.stop } : {}),
+    guardLineSeen: false,
+  });
+  const writtenPaths = await changedPaths(snapshot);
+
+  const { ending, receipt } = settlement;
+  let { uncertainCause } = settlement;
+  if (captureError !== undefined) {
+    markUnsettled(receipt, captureError);
+    uncertainCause = 'capture_failed';
+  }
+  const rendered = renderResult({ ending, receipt, timeoutMs, writtenPaths, body: presented.body });
+  const output =
+    captureError === undefined
+      ? rendered
+      : `UNCERTAIN: the output could not be settled after the command ended; inspect state first.\n${rendered}`;
+  const status = run.status;
+  return {
+    outcome: uncertainCause ? 'uncertain' : 'ok',
+    ...(uncertainCause ? { uncertainCause } : {}),
+    output,
+    receipt,
+    ...(status && status.kind !== 'signaled' ? { exitCode: status.code } : {}),
+    ...(status?.kind === 'signaled' ? { signal: status.signal } : {}),
+    ...(run.stop ? { stop: run.stop } : {}),
+    writtenPaths,
+    outputBytes: bytes,
+    outputLines: lines,
+    outputPaths: presented.outputPaths,
+    ...(presented.withheldOutput ? { withheldOutput: presented.withheldOutput } : {}),
+    ...(presented.binaryOutput ? { binaryOutput: presented.binaryOutput } : {}),
+    durationMs: Math.round(performance.now() - started),
+  };
+}

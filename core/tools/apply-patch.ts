@@ -1,0 +1,55 @@
+/**
+ * Declaration of the `apply_patch` tool (FT3, TD1). Deterministic: zod + pure
+ * code only, imported by the session workflow to validate arguments (TD8).
+ * The engine is activities/tools/apply-patch/.
+ */
+import { z } from 'zod';
+import type { ToolDeclaration } from './types.js';
+import { SUMMARY_MAX, summaryLine } from './summary.js';
+
+/** Arguments of `apply_patch`. */
+export const applyPatchArgs = z.strictObject({
+  patch: z
+    .string()
+    .min(1)
+    .describe(
+      "The whole patch, from '*** Begin Patch' to '*** End Patch', with '*** Add File:', '*** Delete File:' and '*** Update File:' sections.",
+    ),
+});
+
+/** Parsed arguments of `apply_patch`. */
+export type ApplyPatchArgs = z.infer<typeof applyPatchArgs>;
+
+const FILE_HEADER = /^\s*\*\*\* (?:Add|Delete|Update) File:(.*)$/;
+
+/**
+ * The file paths a patch names in its Add/Delete/Update headers, in order,
+ * each once (no parsing beyond the headers; used for summaries and titles).
+ */
+export function patchFilePaths(patch: string): string[] {
+  const seen = new Set<string>();
+  for (const line of patch.split('\n')) {
+    const m = FILE_HEADER.exec(line);
+    const p = m?.[1]?.trim();
+    if (p) seen.add(p);
+  }
+  return [...seen];
+}
+
+/**
+ * `apply_patch` declaration: SideEffecting, replay Never, Exclusive (TD1,
+ * TD3, TD5). Summary: `apply_patch: src/a.ts (+2 more)`.
+ */
+export const applyPatchDeclaration: ToolDeclaration<ApplyPatchArgs> = {
+  name: 'apply_patch',
+  effect: 'SideEffecting',
+  replay: 'Never',
+  concurrency: 'Exclusive',
+  args: applyPatchArgs,
+  summarize(args) {
+    const paths = patchFilePaths(args.patch);
+    if (paths.length === 0) return summaryLine('apply_patch: (no files)');
+    const more = paths.length > 1 ? ` (+${paths.length - 1} more)` : '';
+    return `${summaryLine(`apply_patch: ${paths[0]}`, SUMMARY_MAX - more.length)}${more}`;
+  },
+};

@@ -1,0 +1,101 @@
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterEach, expect } from 'vitest';
+import { runRead } from '../../../activities/tools/read.js';
+import type { PatchCredential } from '../../../activities/tools/apply-patch/index.js';
+import type { ReadCredential } from '../../../core/tools/read.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  while (dirs.length) rmSync(dirs.pop()!, { recursive: true, force: true });
+});
+
+/** A fresh temp directory, removed after the test. */
+export function tempDir(prefix = 'zuno-patch-'): string {
+  const d = mkdtempSync(join(tmpdir(), prefix));
+  dirs.push(d);
+  return d;
+}
+
+/** Writes files (path → content) under root, creating parent directories. */
+export function writeTree(root: string, files: Record<string, string | Buffer>): void {
+  for (const [rel, content] of Object.entries(files)) {
+    const abs = join(root, rel);
+    mkdirSync(dirname(abs), { recursive: true });
+    writeFileSync(abs, content);
+  }
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Recursive snapshot: relative path → `dir` or `file:<utf-8 text>` (`bin:<base64>` when not UTF-8).
+ * Directories count as entries, like the peer-case runner's rule.
+ */
+export function snapshot(root: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (abs: string, rel: string) => {
+    for (const d of readdirSync(abs, { withFileTypes: true })) {
+      const r = rel ? `${rel}/${d.name}` : d.name;
+      if (d.isDirectory()) {
+        out[r] = 'dir';
+        walk(join(abs, d.name), r);
+      } else {
+        const b = readFileSync(join(abs, d.name));
+        try {
+          out[r] = `file:${strictUtf8.decode(b)}`;
+        } catch {
+          out[r] = `bin:${b.toString('base64')}`;
+        }
+      }
+    }
+  };
+  walk(root, '');
+  return out;
+}
+
+/** Issues a read credential for one file with the real `read` tool (FT1). */
+export async function readCredential(workspace: string, path: string): Promise<ReadCredential> {
+  const r = await runRead({ path }, { workspace, sessionId: 'ses_patch_test', callId: 'call_read' });
+  // a binary file is an error for `read` but still carries its credential
+  expect(r.isError === false || r.errorCode === 'binary_file', r.output).toBe(true);
+  return r.data!.credential as ReadCredential;
+}
+
+/** The credentials a session holds: path → newest credential. */
+export class CredentialStore {
+  readonly byPath = new Map<string, PatchCredential>();
+  /** Reads `paths` with the real `read` tool and records their credentials. */
+  async read(workspace: string, ...paths: string[]): Promise<this> {
+    for (const p of paths) {
+      const c = await readCredential(workspace, p);
+      this.byPath.set(c.path, c);
+    }
+    return this;
+  }
+  /** Records credentials issued by an applied patch. */
+  record(changes: Array<{ credential?: PatchCredential }>): void {
+    for (const c of changes) if (c.credential) this.byPath.set(c.credential.path, c.credential);
+  }
+  /** The `credentials` callback of ApplyPatchContext. */
+  get lookup(): (p: string) => PatchCredential | undefined {
+    return (p) => this.byPath.get(p);
+  }
+}
+
+/** Every regular file under root, as workspace-relative paths. */
+export function listFiles(root: string, rel = ''): string[] {
+  const out: string[] = [];
+  for (const d of readdirSync(join(root, rel), { withFileTypes: true })) {
+    const r = rel ? `${rel}/${d.name}` : d.name;
+    if (d.isDirectory()) out.push(...listFiles(root, r));
+    else out.push(r);
+  }
+  return out;
+}
+
+/** Wraps patch body lines in Begin/End markers. */
+export function patch(...body: string[]): string {
+  return ['*** Begin Patch', ...body, '*** End Patch', ''].join('\n');
+}
