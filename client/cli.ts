@@ -1,4 +1,4 @@
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { ZunoError } from '../core/errors.js';
 import { devDownCommand, devStatusCommand, devUpCommand } from './commands/dev.js';
 import { runCommand } from './commands/run.js';
@@ -71,12 +71,27 @@ Environment:
     .command('provider')
     .description('serve a script of model replies over the Chat Completions wire format on loopback')
     .requiredOption('--script <file>', 'script file (JSON or YAML)')
-    .option('--port <port>', 'port (default: any free port)', (v) => Number.parseInt(v, 10))
+    .option('--port <port>', 'port on 127.0.0.1 (default: any free port)', parsePort)
     .action(async (opts) => {
-      await serveScriptCommand(opts.script, { port: opts.port });
+      try {
+        await serveScriptCommand(opts.script, { port: opts.port });
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'EADDRINUSE' || code === 'EACCES') {
+          throw new ZunoError('port_unavailable', `cannot listen on port ${opts.port}: ${code}`);
+        }
+        throw err;
+      }
       setExit(0);
     });
   return program;
+}
+
+/** Parses a TCP port option (0–65535). @throws InvalidArgumentError naming the bad value. */
+function parsePort(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n > 65535) throw new InvalidArgumentError(`"${value}" is not a port number (0-65535)`);
+  return n;
 }
 
 /** Entry point: parses argv, runs the command, prints typed failures as `zuno: <code>: <message>`. */

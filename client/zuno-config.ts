@@ -14,7 +14,12 @@ const RetrySchema = z.strictObject({
 
 const ProviderSchema = z.strictObject({
   transport: z.literal('chat-completions').default('chat-completions'),
-  base_url: z.url({ protocol: /^https?$/ }),
+  // The base URL travels in the session workflow input (Temporal history, the
+  // UI): credentials belong in api_key_env, never in the URL (PR6).
+  base_url: z.url({ protocol: /^https?$/ }).refine((u) => {
+    const url = new URL(u);
+    return url.username === '' && url.password === '' && url.search === '';
+  }, 'must not carry credentials or a query string; put the key in api_key_env'),
   api_key_env: z
     .string()
     .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')

@@ -36,6 +36,44 @@ const TAIL_EVERY_MS = 60;
  * @throws ZunoError for set-up failures (config, Temporal, workspace, script, model).
  */
 export async function runCommand(prompt: string, opts: RunOptions, sink: Sink = processSink): Promise<number> {
+  // Ctrl-C at any moment: stop following and exit 130. The session (if it
+  // started) stays durable in Temporal; TD10 hard interrupt of its running
+  // calls is a later issue.
+  const progress: RunProgress = { sessionId: null };
+  let onSigint: (() => void) | undefined;
+  const interrupted = new Promise<never>((_, reject) => {
+    onSigint = () =>
+      reject(
+        new ZunoError(
+          'interrupted',
+          progress.sessionId
+            ? `stopped following session ${progress.sessionId}; it stays in Temporal and resumes when a worker runs (\`zuno worker\`)`
+            : 'interrupted before the session started',
+        ),
+      );
+    process.once('SIGINT', onSigint);
+  });
+  const cleanups: (() => Promise<unknown>)[] = [];
+  try {
+    return await Promise.race([runSession(prompt, opts, sink, progress, cleanups), interrupted]);
+  } finally {
+    process.removeListener('SIGINT', onSigint!);
+    for (const c of cleanups) await c().catch(() => undefined);
+  }
+}
+
+/** What the run has reached, for the interrupt message. */
+interface RunProgress {
+  sessionId: string | null;
+}
+
+async function runSession(
+  prompt: string,
+  opts: RunOptions,
+  sink: Sink,
+  progress: RunProgress,
+  cleanups: (() => Promise<unknown>)[],
+): Promise<number> {
   const notify: Notify = opts.json ? null : (line) => sink.err(`${line}\n`);
   // Everything that can be checked offline is checked before anything starts or is written.
   if (prompt.trim() === '') throw new ZunoError('input_rejected', 'the prompt is empty');
@@ -51,8 +89,8 @@ export async function runCommand(prompt: string, opts: RunOptions, sink: Sink = 
   const configured = script ? undefined : resolveModel(zcfg, opts.model ?? zcfg.model!);
   const paths = resolvePaths();
   const temporal = await connectTemporal(paths, notify);
-  const cleanups: (() => Promise<unknown>)[] = [() => temporal.connection.close()];
-  try {
+  cleanups.unshift(() => temporal.connection.close());
+  {
     const store = await openStore(paths);
     cleanups.unshift(() => store.close());
     const taskQueue = temporal.cfg.taskQueue ?? DEFAULT_TASK_QUEUE;
@@ -82,6 +120,8 @@ export async function runCommand(prompt: string, opts: RunOptions, sink: Sink = 
         await running.catch(() => undefined);
         await close();
       });
+    } else if (opts.worker === false) {
+      notify?.(`--no-worker: waiting for a \`zuno worker\` on task queue ${taskQueue} at ${temporal.address}`);
     }
     const meta: SessionMeta = {
       sessionId: newSessionId(),
@@ -92,6 +132,7 @@ export async function runCommand(prompt: string, opts: RunOptions, sink: Sink = 
       toolConcurrency: zcfg.concurrency.tool_calls,
       activityDefaults: temporal.cfg.activities,
     };
+    progress.sessionId = meta.sessionId;
     let started: Awaited<ReturnType<typeof startSession>>;
     try {
       started = await startSession(temporal.client, taskQueue, meta, { text: prompt }, { exitWhenIdle: true });
@@ -104,35 +145,14 @@ export async function runCommand(prompt: string, opts: RunOptions, sink: Sink = 
     notify?.(
       `session ${meta.sessionId} (workflow ${started.workflowId}), input ${started.receipt.inputId} ${started.receipt.status}`,
     );
-    // Ctrl-C: stop following and shut the in-process worker down. The session
-    // itself is durable: it resumes on the next worker (hard interrupt of the
-    // running calls, TD10, is a later issue).
-    let onSigint: (() => void) | undefined;
-    const interrupted = new Promise<never>((_, reject) => {
-      onSigint = () =>
-        reject(
-          new ZunoError(
-            'interrupted',
-            `stopped following session ${meta.sessionId}; it stays durable in Temporal and resumes when a worker runs (\`zuno worker\`)`,
-          ),
-        );
-      process.once('SIGINT', onSigint);
-    });
-    cleanups.unshift(async () => {
-      if (onSigint) process.removeListener('SIGINT', onSigint);
-    });
-    const result = await Promise.race([
-      followSession(store, meta.sessionId, started.result(), opts.json === true, sink),
-      interrupted,
-    ]);
+    const result = await followSession(store, meta.sessionId, started.result(), opts.json === true, sink);
     if (result.status !== 'completed') {
-      if (opts.json !== true)
-        sink.err(`zuno: session ${result.status}: ${result.error?.code}: ${result.error?.message}\n`);
+      const code = result.error?.code ?? 'session_failed';
+      const message = (result.error?.message ?? '').replace(new RegExp(`^${code}\\s*`), '');
+      sink.err(`zuno: ${code}: session ${meta.sessionId} ${result.status}: ${message}\n`);
       return 1;
     }
     return 0;
-  } finally {
-    for (const c of cleanups) await c().catch(() => undefined);
   }
 }
 

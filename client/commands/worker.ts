@@ -32,6 +32,16 @@ export async function workerCommand(): Promise<number> {
     startedAtMs: Date.now(),
   });
   notify(`zuno worker ${process.pid} polling task queue ${taskQueue} on ${temporal.address} (${temporal.namespace})`);
+  // The runtime leaves signals to us: the first SIGINT/SIGTERM shuts down
+  // gracefully (running activities finish or are cancelled), a second one exits.
+  const stop = () => {
+    notify('zuno worker: shutting down (signal again to exit at once)');
+    worker.shutdown();
+    process.once('SIGINT', () => process.exit(130));
+    process.once('SIGTERM', () => process.exit(143));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
   try {
     await worker.run();
   } finally {

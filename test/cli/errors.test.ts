@@ -112,6 +112,8 @@ describe('malformed script → script_invalid', () => {
       const message = expectTypedFailure(r, 'script_invalid');
       expect(message).toContain(`invalid provider script ${file}: `);
       expect(message).toContain(c.expected);
+      expect(r.stderr).not.toContain('hunter2pass');
+      expect(r.stderr).not.toContain('sk-secret');
       expect(projectionCounts(home)).toBeNull();
     });
   }
@@ -197,6 +199,12 @@ describe('malformed zuno.json in the workspace → config_invalid', () => {
       expected: 'concurrency.tool_calls: Too small',
     },
     { name: 'a malformed model reference', value: { model: 'gpt-4.1' }, expected: 'model: expected provider/model' },
+    {
+      // The base URL travels in workflow history: a key or password in it would be visible in the Temporal UI (PR6).
+      name: 'credentials in a provider base_url',
+      value: { providers: { x: { base_url: 'http://user:hunter2pass@127.0.0.1:9/v1?key=sk-secret' } } },
+      expected: 'providers.x.base_url: must not carry credentials or a query string',
+    },
   ];
   for (const c of cases) {
     it(c.name, async () => {
@@ -210,6 +218,8 @@ describe('malformed zuno.json in the workspace → config_invalid', () => {
       const message = expectTypedFailure(r, 'config_invalid');
       expect(message.startsWith(`${cfg}: `), message).toBe(true);
       expect(message).toContain(c.expected);
+      expect(r.stderr).not.toContain('hunter2pass');
+      expect(r.stderr).not.toContain('sk-secret');
       expect(projectionCounts(home)).toBeNull();
     });
   }
