@@ -1,31 +1,11 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { afterEach, expect } from 'vitest';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect } from 'vitest';
 import { runRead } from '../../../activities/tools/read.js';
 import type { PatchCredential } from '../../../activities/tools/apply-patch/index.js';
 import type { ReadCredential } from '../../../core/tools/read.js';
 
-const dirs: string[] = [];
-afterEach(() => {
-  while (dirs.length) rmSync(dirs.pop()!, { recursive: true, force: true });
-});
-
-/** A fresh temp directory, removed after the test. */
-export function tempDir(prefix = 'zuno-patch-'): string {
-  const d = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(d);
-  return d;
-}
-
-/** Writes files (path → content) under root, creating parent directories. */
-export function writeTree(root: string, files: Record<string, string | Buffer>): void {
-  for (const [rel, content] of Object.entries(files)) {
-    const abs = join(root, rel);
-    mkdirSync(dirname(abs), { recursive: true });
-    writeFileSync(abs, content);
-  }
-}
+export { tempDir, writeTree } from '../helpers.js';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
