@@ -19,7 +19,8 @@ export interface ActivityDefaults {
 /** The defaults used when temporal.yaml leaves a key out. */
 export const DEFAULT_ACTIVITY_DEFAULTS: ActivityDefaults = {
   model: { startToCloseTimeoutMs: 900_000, heartbeatTimeoutMs: 60_000 },
-  tool: { startToCloseTimeoutMs: 600_000, heartbeatTimeoutMs: 10_000 },
+  // Longer than the shell's longest timeout (600 s) plus its 2 s cancel window.
+  tool: { startToCloseTimeoutMs: 660_000, heartbeatTimeoutMs: 10_000 },
   safeRetry: {
     initialIntervalMs: 1_000,
     backoffCoefficient: 2,

@@ -101,6 +101,8 @@ export interface SettledOutcome {
   /** `uncertain` for a replay-Never call whose outcome was lost; `error` for a Safe call that kept failing. */
   outcome: 'uncertain' | 'error';
   cause: 'lost_outcome' | 'interrupted' | 'failed';
+  /** Paths the call may have changed (from its arguments; empty when unknown, e.g. shell). */
+  paths: string[];
   /** Temporal's failure type (e.g. `TimeoutFailure`, an ApplicationFailure type). */
   failureType: string;
   message: string;

@@ -134,7 +134,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<Sess
       await act({ sessionId: meta.sessionId, workspace: meta.workspace, turn, step, call });
     } catch (err) {
       if (!(err instanceof ActivityFailure)) throw err;
-      settled.push(settleLostCall(call, decl.replay, err, Date.now()));
+      settled.push(settleLostCall(call, decl, err, Date.now()));
     }
   };
 

@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure, CancelledFailure, TimeoutFailure } from '@temporalio/workflow';
 import type { PlannedToolCall, SettledOutcome } from '../core/session-contract.js';
-import type { ReplayPolicy } from '../core/tools/types.js';
+import type { ToolDeclaration } from '../core/tools/types.js';
 
 /**
  * Decides the persisted outcome of a tool call whose activity failed (TD3,
@@ -11,7 +11,7 @@ import type { ReplayPolicy } from '../core/tools/types.js';
  */
 export function settleLostCall(
   call: PlannedToolCall,
-  replay: ReplayPolicy,
+  decl: Pick<ToolDeclaration, 'replay' | 'affectedPaths'>,
   failure: ActivityFailure,
   nowMs: number,
 ): SettledOutcome {
@@ -25,8 +25,9 @@ export function settleLostCall(
     failureType,
     message: (cause?.message ?? failure.message).slice(0, 500),
     observedAtMs: nowMs,
+    paths: decl.affectedPaths ? decl.affectedPaths(call.args as never) : [],
   };
-  if (replay === 'Never') {
+  if (decl.replay === 'Never') {
     return {
       ...base,
       outcome: 'uncertain',

@@ -288,7 +288,8 @@ async function persistSettled(store: ProjectionStore, sessionId: string, settled
     if (!row) continue;
     const notice =
       s.outcome === 'uncertain'
-        ? `Outcome uncertain: the ${s.tool} call ${s.callId} may or may not have taken effect (${s.cause}: ${s.message}). ` +
+        ? `Outcome uncertain: the ${s.tool} call ${s.callId} may or may not have taken effect` +
+          `${s.paths.length ? ` on ${s.paths.join(', ')}` : ''} (${s.cause}: ${s.message}). ` +
           'It was not re-run. Inspect the authoritative state before doing anything that depends on it.'
         : `The ${s.tool} call ${s.callId} failed (${s.failureType}): ${s.message}`;
     await store.upsertToolCall({
@@ -299,7 +300,15 @@ async function persistSettled(store: ProjectionStore, sessionId: string, settled
       output: notice,
       result:
         s.outcome === 'uncertain'
-          ? { uncertain: { tool: s.tool, callId: s.callId, paths: [], cause: s.cause, observedAtMs: s.observedAtMs } }
+          ? {
+              uncertain: {
+                tool: s.tool,
+                callId: s.callId,
+                paths: s.paths,
+                cause: s.cause,
+                observedAtMs: s.observedAtMs,
+              },
+            }
           : { failure: { type: s.failureType, message: s.message } },
       endedAtMs: s.observedAtMs,
     });

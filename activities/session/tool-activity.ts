@@ -3,14 +3,22 @@ import { partId } from '../../core/ids.js';
 import type { ToolActivityInput, ToolActivityResult } from '../../core/session-contract.js';
 import { toolActivityName } from '../../core/session-contract.js';
 import { toolDeclarations } from '../../core/tools/registry.js';
+import type { ReadCredential } from '../../core/tools/read.js';
 import type { ToolResult } from '../../core/tools/types.js';
+import { sessionCredentials, TOOLS_NEEDING_CREDENTIALS } from './credentials.js';
 import type { ProjectionStore } from '../projection/types.js';
 
 /** What a tool implementation looks like to the activity layer. */
 export interface RunnableTool {
   run(
     args: never,
-    ctx: { workspace: string; signal?: AbortSignal; sessionId: string; callId: string },
+    ctx: {
+      workspace: string;
+      signal?: AbortSignal;
+      sessionId: string;
+      callId: string;
+      credentials?: (relPath: string) => ReadCredential | undefined;
+    },
   ): Promise<ToolResult>;
 }
 
@@ -66,6 +74,7 @@ export function createToolActivities(
           signal: ctx.cancellationSignal,
           sessionId,
           callId: call.callId,
+          ...(TOOLS_NEEDING_CREDENTIALS.has(name) ? { credentials: await sessionCredentials(store, sessionId) } : {}),
         });
       } catch (err) {
         result = { output: `Tool ${name} failed: ${(err as Error).message}`, isError: true, errorCode: 'tool_failed' };

@@ -1,6 +1,7 @@
 /**
  * What a tool implementation receives besides its arguments.
  */
+import type { ReadCredential } from '../../core/tools/read.js';
 import type { RgLocator } from './rg.js';
 
 /** Per-call context of a tool run. */
@@ -13,4 +14,9 @@ export interface ToolContext {
   callId: string;
   /** rg discovery cache to use (tests inject one); default: the process-wide locator (SR6). */
   rg?: RgLocator;
+  /**
+   * The session's newest read credential for a workspace-relative path (FT1),
+   * for tools that must prove a file was read before changing it (FT2, FT3).
+   */
+  credentials?: (relPath: string) => ReadCredential | undefined;
 }

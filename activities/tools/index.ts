@@ -9,11 +9,15 @@ import type { ToolSpec } from '../../core/messages.js';
 import { globDeclaration } from '../../core/tools/glob.js';
 import { grepDeclaration } from '../../core/tools/grep.js';
 import { readDeclaration } from '../../core/tools/read.js';
+import { applyPatchDeclaration } from '../../core/tools/apply-patch.js';
+import { shellDeclaration } from '../../core/tools/shell.js';
 import type { ToolDeclaration, ToolResult } from '../../core/tools/types.js';
 import type { ToolContext } from './context.js';
 import { runGlob } from './glob.js';
 import { runGrep } from './grep.js';
 import { runRead } from './read.js';
+import { runApplyPatchTool } from './apply-patch-tool.js';
+import { runShellTool } from './shell/index.js';
 
 export type { ToolContext } from './context.js';
 
@@ -57,11 +61,13 @@ function define<Args>(
   };
 }
 
-/** Implemented tools by name: `read`, `glob`, `grep`. */
+/** Implemented tools by name. */
 export const toolImplementations: Record<string, ToolImplementation> = {
   read: define(readDeclaration, runRead),
   glob: define(globDeclaration, runGlob),
   grep: define(grepDeclaration, runGrep),
+  apply_patch: define(applyPatchDeclaration, runApplyPatchTool),
+  shell: define(shellDeclaration, (args, ctx) => runShellTool(args, ctx)),
 };
 
 /** The tool specs offered to the model (name, description, JSON Schema), for the given names or all. */

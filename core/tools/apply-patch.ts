@@ -52,4 +52,5 @@ export const applyPatchDeclaration: ToolDeclaration<ApplyPatchArgs> = {
     const more = paths.length > 1 ? ` (+${paths.length - 1} more)` : '';
     return `${summaryLine(`apply_patch: ${paths[0]}`, SUMMARY_MAX - more.length)}${more}`;
   },
+  affectedPaths: (args) => patchFilePaths(args.patch),
 };

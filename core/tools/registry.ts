@@ -9,12 +9,16 @@ import type { BlockedCategory, ToolDeclaration } from './types.js';
 import { readDeclaration } from './read.js';
 import { globDeclaration } from './glob.js';
 import { grepDeclaration } from './grep.js';
+import { applyPatchDeclaration } from './apply-patch.js';
+import { shellDeclaration } from './shell.js';
 
 /** Declarations of the tools implemented so far, keyed by tool name. */
 export const toolDeclarations: Record<string, ToolDeclaration> = {
   read: readDeclaration as ToolDeclaration,
   glob: globDeclaration as ToolDeclaration,
   grep: grepDeclaration as ToolDeclaration,
+  apply_patch: applyPatchDeclaration as ToolDeclaration,
+  shell: shellDeclaration as ToolDeclaration,
 };
 
 /** Outcome of {@link validateToolCall}. */

@@ -24,6 +24,11 @@ export interface ToolDeclaration<Args = unknown> {
   args: z.ZodType<Args>;
   /** Short human summary of one call, ≤ 120 chars, for activity summaries. */
   summarize(args: Args): string;
+  /**
+   * Workspace-relative paths a call may change, when they can be known from
+   * its arguments; recorded in an uncertain outcome (GP9 `paths`).
+   */
+  affectedPaths?(args: Args): string[];
 }
 
 /** TD8 categories of a rejected (blocked) call. */

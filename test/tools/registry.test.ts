@@ -56,7 +56,7 @@ describe('tool declarations and validateToolCall (TD1, TD3, TD8)', () => {
   });
 
   it('the activity registry carries declaration, description from .txt, JSON Schema and run', () => {
-    for (const name of ['read', 'glob', 'grep']) {
+    for (const name of Object.keys(toolDeclarations)) {
       const t = toolImplementations[name]!;
       expect(t.declaration).toBe(toolDeclarations[name]);
       expect(t.description.length).toBeGreaterThan(100);
@@ -65,6 +65,7 @@ describe('tool declarations and validateToolCall (TD1, TD3, TD8)', () => {
       expect(typeof t.run).toBe('function');
     }
     expect(toolImplementations.grep!.jsonSchema).toMatchObject({ required: ['pattern'] });
-    expect(toolSpecs().map((s) => s.name)).toEqual(['read', 'glob', 'grep']);
+    expect(toolSpecs().map((s) => s.name)).toEqual(['read', 'glob', 'grep', 'apply_patch', 'shell']);
+    expect(Object.keys(toolImplementations)).toEqual(Object.keys(toolDeclarations));
   });
 });

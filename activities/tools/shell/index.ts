@@ -2,7 +2,7 @@
  * The shell engine (SH1–SH7, TD9, TD10), self-contained: no Temporal, no
  * projection store. `runShell` runs one call; `runShellTool` adapts it to the
  * common `ToolResult` shape of activities/tools. The model-facing
- * description is `shell.txt` beside this file.
+ * description is `activities/tools/shell.txt`.
  */
 import type { ShellArgs } from '../../../core/tools/shell.js';
 import type { ToolResult } from '../../../core/tools/types.js';

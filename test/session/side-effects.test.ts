@@ -1,0 +1,124 @@
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { DEFAULT_ACTIVITY_DEFAULTS } from '../../core/activity-defaults.js';
+import { createHarness, type Harness } from '../helpers/harness.js';
+import { spawnWorker, waitFor, type WorkerProcess, writeTestTemporalYaml } from '../helpers/worker-process.js';
+
+const cleanups: (() => Promise<unknown>)[] = [];
+afterAll(async () => {
+  for (const c of cleanups.reverse()) await c().catch(() => undefined);
+});
+
+describe('side-effecting tools in sessions (TD3, TD4, GP9)', () => {
+  it('greps, reads, patches with its read credential, and verifies through shell', async () => {
+    const h: Harness = await createHarness({ address: inject('temporalAddress') });
+    cleanups.push(() => h.close());
+    const ws = mkdtempSync(join(tmpdir(), 'zuno-fx-ws-'));
+    writeFileSync(join(ws, 'sum.sh'), 'add() { echo $(( $1 - $2 )); }\n[ "$(add 2 3)" = 5 ]\n');
+    const patch = [
+      '*** Begin Patch',
+      '*** Update File: sum.sh',
+      '-add() { echo $(( $1 - $2 )); }',
+      '+add() { echo $(( $1 + $2 )); }',
+      '*** End Patch',
+    ].join('\n');
+    const run = await h.runSession({
+      workspace: ws,
+      prompt: 'fix add',
+      script: {
+        replies: [
+          { toolCalls: [{ name: 'shell', arguments: { command: 'bash sum.sh' } }] },
+          // Patching before reading is refused with ReadRequired and writes nothing.
+          { toolCalls: [{ name: 'apply_patch', arguments: { patch } }] },
+          { toolCalls: [{ name: 'read', arguments: { path: 'sum.sh' } }] },
+          { toolCalls: [{ name: 'apply_patch', arguments: { patch } }] },
+          { toolCalls: [{ name: 'shell', arguments: { command: 'bash sum.sh' } }] },
+          { text: 'Fixed add; bash sum.sh passes.' },
+        ],
+      },
+    });
+    expect(run.result.status).toBe('completed');
+    expect(readFileSync(join(ws, 'sum.sh'), 'utf8')).toContain('$(( $1 + $2 ))');
+    const t = (await h.store.loadTranscript(run.sessionId))!;
+    expect(t.toolCalls.map((c) => [c.tool, c.outcome, c.errorCode ?? null])).toEqual([
+      ['shell', 'ok', null],
+      ['apply_patch', 'error', 'ReadRequired'],
+      ['read', 'ok', null],
+      ['apply_patch', 'ok', null],
+      ['shell', 'ok', null],
+    ]);
+    const receipts = t.toolCalls
+      .filter((c) => c.tool === 'shell')
+      .map((c) => (c.result as { receipt: { id: string; verdict: string; exitCode: number } }).receipt);
+    expect(receipts.map((r) => [r.verdict, r.exitCode])).toEqual([
+      ['failed', 1],
+      ['passed', 0],
+    ]);
+    for (const r of receipts) expect(r.id).toMatch(/^rcp_[0-9a-f]{16}$/);
+  });
+
+  it('a replay-Never shell call whose worker dies mid-command is recorded uncertain and never re-run', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'zuno-never-'));
+    const taskQueue = `zuno-never-${Date.now()}`;
+    const address = inject('temporalAddress');
+    writeTestTemporalYaml(home, address, taskQueue);
+    mkdirSync(join(home, '.zuno'));
+    const h: Harness = await createHarness({ address, withWorker: false, stateDir: join(home, '.zuno'), taskQueue });
+    cleanups.push(() => h.close());
+    const ws = mkdtempSync(join(tmpdir(), 'zuno-never-ws-'));
+    const workers: WorkerProcess[] = [];
+    cleanups.push(async () => {
+      for (const w of workers) await w.crash();
+    });
+    workers.push(spawnWorker(home));
+    const run = await h.startScripted({
+      workspace: ws,
+      prompt: 'append a line',
+      activityDefaults: {
+        ...DEFAULT_ACTIVITY_DEFAULTS,
+        tool: { startToCloseTimeoutMs: 120_000, heartbeatTimeoutMs: 2_000 },
+      },
+      script: {
+        replies: [
+          { toolCalls: [{ name: 'shell', arguments: { command: 'echo appended >> log.txt; sleep 30' } }] },
+          { text: 'The append may or may not have happened; I will inspect log.txt before doing anything else.' },
+        ],
+      },
+    });
+    cleanups.push(() => run.closeProvider());
+    await waitFor(async () => existsSync(join(ws, 'log.txt')), 60_000, 'the command to append its line');
+    await workers[0]!.crash();
+    workers.push(spawnWorker(home));
+    const result = await Promise.race([
+      run.result(),
+      new Promise<never>((_, rej) => setTimeout(() => rej(new Error(`no result:\n${workers[1]!.stderr()}`)), 90_000)),
+    ]);
+    expect(result.status).toBe('completed');
+    expect(readFileSync(join(ws, 'log.txt'), 'utf8')).toBe('appended\n');
+    const [call] = (await h.store.loadTranscript(run.sessionId))!.toolCalls;
+    expect(call!.outcome).toBe('uncertain');
+    expect((call!.result as { uncertain: { cause: string; tool: string; callId: string } }).uncertain).toMatchObject({
+      tool: 'shell',
+      callId: call!.callId,
+      cause: 'lost_outcome',
+    });
+    // The next model request carried the notice built from that record.
+    const second = run.providerRequests[1] as { messages: { role: string; content: string }[] };
+    expect(second.messages.find((m) => m.role === 'tool')!.content).toContain('Outcome uncertain');
+    // Temporal ran the Never activity exactly once.
+    const history = await h.client.workflow.getHandle(run.workflowId).fetchHistory();
+    const shellStarts = (history.events ?? []).filter(
+      (e) =>
+        e.activityTaskStartedEventAttributes &&
+        history.events!.find(
+          (s) => Number(s.eventId) === Number(e.activityTaskStartedEventAttributes!.scheduledEventId),
+        )?.activityTaskScheduledEventAttributes?.activityType?.name === 'tool_shell',
+    );
+    expect(shellStarts.map((e) => e.activityTaskStartedEventAttributes!.attempt)).toEqual([1]);
+    // And nothing re-runs it later.
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(readFileSync(join(ws, 'log.txt'), 'utf8')).toBe('appended\n');
+  }, 180_000);
+});
