@@ -11,6 +11,8 @@ import { grepDeclaration } from '../../core/tools/grep.js';
 import { readDeclaration } from '../../core/tools/read.js';
 import { applyPatchDeclaration } from '../../core/tools/apply-patch.js';
 import { shellDeclaration } from '../../core/tools/shell.js';
+import { writeDeclaration } from '../../core/tools/write.js';
+import { reportWriteDeclaration } from '../../core/tools/report-write.js';
 import type { ToolDeclaration, ToolResult } from '../../core/tools/types.js';
 import type { ToolContext } from './context.js';
 import { runGlob } from './glob.js';
@@ -18,6 +20,8 @@ import { runGrep } from './grep.js';
 import { runRead } from './read.js';
 import { runApplyPatchTool } from './apply-patch-tool.js';
 import { runShellTool } from './shell/index.js';
+import { runWrite } from './write.js';
+import { runReportWrite } from './report-write.js';
 
 export type { ToolContext } from './context.js';
 
@@ -66,6 +70,8 @@ export const toolImplementations: Record<string, ToolImplementation> = {
   read: define(readDeclaration, runRead),
   glob: define(globDeclaration, runGlob),
   grep: define(grepDeclaration, runGrep),
+  write: define(writeDeclaration, runWrite),
+  report_write: define(reportWriteDeclaration, runReportWrite),
   apply_patch: define(applyPatchDeclaration, runApplyPatchTool),
   shell: define(shellDeclaration, (args, ctx) => runShellTool(args, ctx)),
 };

@@ -11,12 +11,16 @@ import { globDeclaration } from './glob.js';
 import { grepDeclaration } from './grep.js';
 import { applyPatchDeclaration } from './apply-patch.js';
 import { shellDeclaration } from './shell.js';
+import { writeDeclaration } from './write.js';
+import { reportWriteDeclaration } from './report-write.js';
 
 /** Declarations of the tools implemented so far, keyed by tool name. */
 export const toolDeclarations: Record<string, ToolDeclaration> = {
   read: readDeclaration as ToolDeclaration,
   glob: globDeclaration as ToolDeclaration,
   grep: grepDeclaration as ToolDeclaration,
+  write: writeDeclaration as ToolDeclaration,
+  report_write: reportWriteDeclaration as ToolDeclaration,
   apply_patch: applyPatchDeclaration as ToolDeclaration,
   shell: shellDeclaration as ToolDeclaration,
 };

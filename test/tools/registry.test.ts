@@ -65,7 +65,15 @@ describe('tool declarations and validateToolCall (TD1, TD3, TD8)', () => {
       expect(typeof t.run).toBe('function');
     }
     expect(toolImplementations.grep!.jsonSchema).toMatchObject({ required: ['pattern'] });
-    expect(toolSpecs().map((s) => s.name)).toEqual(['read', 'glob', 'grep', 'apply_patch', 'shell']);
+    expect(toolSpecs().map((s) => s.name)).toEqual([
+      'read',
+      'glob',
+      'grep',
+      'write',
+      'report_write',
+      'apply_patch',
+      'shell',
+    ]);
     expect(Object.keys(toolImplementations)).toEqual(Object.keys(toolDeclarations));
   });
 });
