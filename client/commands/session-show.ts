@@ -55,6 +55,17 @@ export function renderTranscript(t: Transcript): string {
       ].filter(Boolean);
       lines.push(`tool ${c.tool} [${c.callId}] ${outcome}${extra.length ? ` (${extra.join(', ')})` : ''}`);
       lines.push(`  args ${c.argsJson}`);
+      const receipt = (c.result as { receipt?: Record<string, unknown> } | null)?.receipt;
+      if (receipt) {
+        lines.push(
+          `  receipt ${receipt.id} ${receipt.verdict}` +
+            `${receipt.exitCode !== undefined ? ` exit ${receipt.exitCode}` : ''}` +
+            `${receipt.signal ? ` signal ${receipt.signal}` : ''} authority ${receipt.authority}`,
+        );
+      }
+      const uncertain = (c.result as { uncertain?: { cause?: string; paths?: string[] } } | null)?.uncertain;
+      if (uncertain)
+        lines.push(`  uncertain ${uncertain.cause}${uncertain.paths?.length ? ` ${uncertain.paths.join(', ')}` : ''}`);
       if (c.output) {
         const out = c.output.length > OUTPUT_PREVIEW_CHARS ? `${c.output.slice(0, OUTPUT_PREVIEW_CHARS)}…` : c.output;
         lines.push(...out.split('\n').map((l) => `  | ${l}`));
