@@ -1,15 +1,19 @@
 /**
  * Orchestration overhead of a tool call (prints figures, asserts nothing).
  *
- * Compares calling the `read` tool function directly in process with running
- * the same calls through the real stack: local provider server → session
- * workflow on a real Temporal dev server (temp dir, never the user's `.zuno/`)
- * → in-process worker → `tool_read` activities → SQLite projection (temp dir).
- * Sessions run sequentially and then concurrently; the stored tool-call rows
- * and events split each call's wall time into the tool activity and the rest
- * (dispatch scheduling, model steps, projection writes).
+ * Compares calling a tool function directly in process with running the same
+ * calls through the real stack: local provider server → session workflow on a
+ * real Temporal dev server (temp dir, never the user's `.zuno/`) → in-process
+ * worker → `tool_<name>` activities → SQLite projection (temp dir). Three
+ * tools: `read` (Shareable: a step's calls run in parallel), and the
+ * side-effecting, Exclusive `shell` (`echo x`) and `apply_patch` (adds one new
+ * file per call) whose calls serialize. Per tool, sessions run sequentially and
+ * then concurrently; the stored tool-call rows and events split each call's
+ * wall time into the tool activity and the rest (dispatch scheduling, model
+ * steps, projection writes). Cases and measurements: overhead-cases.ts,
+ * overhead-measure.ts.
  *
- *   npm run bench -- --sessions 5 --calls 40 --parallel 10 --concurrency 5
+ *   npm run bench -- --sessions 5 --calls 40 --parallel 10 --shell-calls 20
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,20 +21,28 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { toolImplementations, type ToolContext } from '../activities/tools/index.js';
-import type { EventRow } from '../activities/projection/types.js';
-import type { Script } from '../client/local-provider/script.js';
 import { createHarness, type Harness } from '../test/helpers/harness.js';
 import { startTestDevServer, TEMPORAL_BIN, type TestDevServer } from '../test/helpers/dev-server.js';
+import { benchCase, readFileCount, type BenchCase } from './overhead-cases.js';
+import { direct, measureCase, timedSession, type CaseFigures } from './overhead-measure.js';
 
 const HELP = `usage: npm run bench -- [options]
 
-  -n, --sessions <N>      scripted sessions per phase (default 5)
-  -k, --calls <K>         read calls per session (default 40)
-  -p, --parallel <P>      read calls per model step, run in parallel (default 10)
-  -c, --concurrency <C>   sessions in flight in the concurrent phase (default N)
-  -m, --direct <M>        direct in-process read calls (default 2000)
-  -h, --help              show this help`;
+  -n, --sessions <N>        read: scripted sessions per phase (default 5)
+  -k, --calls <K>           read: calls per session (default 40)
+  -p, --parallel <P>        read: calls per model step, run in parallel (default 10)
+  -m, --direct <M>          read: direct in-process calls (default 2000)
+  -c, --concurrency <C>     sessions in flight in the concurrent phase, every tool
+                            (default: that tool's session count)
+      --shell-sessions <N>  shell: sessions per phase (default 3)
+      --shell-calls <K>     shell: calls per session (default 16)
+      --shell-per-step <S>  shell: calls per model step, serialized (default 4)
+      --shell-direct <M>    shell: direct in-process calls (default 30)
+      --patch-sessions <N>  apply_patch: sessions per phase (default 3)
+      --patch-calls <K>     apply_patch: calls per session (default 30)
+      --patch-per-step <S>  apply_patch: calls per model step, serialized (default 5)
+      --patch-direct <M>    apply_patch: direct in-process calls (default 500)
+  -h, --help                show this help`;
 
 const { values: flags } = parseArgs({
   args: process.argv.slice(2),
@@ -40,6 +52,14 @@ const { values: flags } = parseArgs({
     parallel: { type: 'string', short: 'p', default: '10' },
     concurrency: { type: 'string', short: 'c' },
     direct: { type: 'string', short: 'm', default: '2000' },
+    'shell-sessions': { type: 'string', default: '3' },
+    'shell-calls': { type: 'string', default: '16' },
+    'shell-per-step': { type: 'string', default: '4' },
+    'shell-direct': { type: 'string', default: '30' },
+    'patch-sessions': { type: 'string', default: '3' },
+    'patch-calls': { type: 'string', default: '30' },
+    'patch-per-step': { type: 'string', default: '5' },
+    'patch-direct': { type: 'string', default: '500' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -47,7 +67,7 @@ if (flags.help) {
   console.log(HELP);
   process.exit(0);
 }
-function positiveInt(name: string, raw: string): number {
+function positiveInt(name: keyof typeof flags, raw = String(flags[name])): number {
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 1) {
     console.error(`--${name} must be a positive integer (got ${raw})\n\n${HELP}`);
@@ -55,127 +75,78 @@ function positiveInt(name: string, raw: string): number {
   }
   return n;
 }
-const N = positiveInt('sessions', flags.sessions);
-const K = positiveInt('calls', flags.calls);
-const P = positiveInt('parallel', flags.parallel);
-const C = positiveInt('concurrency', flags.concurrency ?? String(N));
-const M = positiveInt('direct', flags.direct);
-const FILES = Math.min(P, 20);
+const C = flags.concurrency === undefined ? undefined : positiveInt('concurrency');
+const cases: BenchCase[] = [
+  benchCase('read', {
+    sessions: positiveInt('sessions'),
+    calls: positiveInt('calls'),
+    perStep: positiveInt('parallel'),
+    direct: positiveInt('direct'),
+    concurrency: C,
+  }),
+  benchCase('shell', {
+    sessions: positiveInt('shell-sessions'),
+    calls: positiveInt('shell-calls'),
+    perStep: positiveInt('shell-per-step'),
+    direct: positiveInt('shell-direct'),
+    concurrency: C,
+  }),
+  benchCase('apply_patch', {
+    sessions: positiveInt('patch-sessions'),
+    calls: positiveInt('patch-calls'),
+    perStep: positiveInt('patch-per-step'),
+    direct: positiveInt('patch-direct'),
+    concurrency: C,
+  }),
+];
+const read = cases[0]!;
 
 const mb = () => Math.round((process.memoryUsage().rss / 2 ** 20) * 10) / 10;
-const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
 const round = (x: number, d = 3) => Math.round(x * 10 ** d) / 10 ** d;
 
-/** K read calls, P per model step, then a final text reply. */
-function script(): Script {
-  const replies: Script['replies'] = [];
-  for (let i = 0; i < K; i += P) {
-    const n = Math.min(P, K - i);
-    replies.push({
-      toolCalls: Array.from({ length: n }, (_, j) => ({
-        name: 'read',
-        arguments: { path: `src/f${(i + j) % FILES}.ts` },
-      })),
-    });
-  }
-  replies.push({ text: 'done' });
-  return { replies };
+/** The table: one row per figure, one column per tool. */
+function table(figs: CaseFigures[]): [string, string[]][] {
+  const col = (f: (x: CaseFigures, c: BenchCase) => string) => figs.map((x, i) => f(x, cases[i]!));
+  const ms = (f: (x: CaseFigures) => number, d = 3) => col((x) => (Number.isNaN(f(x)) ? '-' : String(round(f(x), d))));
+  const ratio = (f: (x: CaseFigures) => number) => col((x) => `${round(f(x), 1)}x`);
+  return [
+    ['tool', cases.map((c) => c.tool)],
+    ['sessions x calls (per step)', col((_, c) => `${c.sessions} x ${c.calls} (${c.perStep})`)],
+    ['calls in a step run', col((_, c) => (c.exclusive ? 'serially' : 'in parallel'))],
+    ['direct, ms/call', ms((x) => x.directMs, 4)],
+    ['orchestrated wall, ms/call', ms((x) => x.wallPerCall)],
+    ['  ratio orchestrated/direct', ratio((x) => x.wallPerCall / x.directMs)],
+    ['  activity span (rows), ms/call*', ms((x) => x.rowMs)],
+    ['  activity span (events), ms/call*', ms((x) => x.eventMs)],
+    ['  ratio activity/direct', ratio((x) => x.rowMs / x.directMs)],
+    ['  tool phase, ms/call', ms((x) => x.toolPhase)],
+    ['    serial hand-off, ms/call', ms((x) => x.betweenCalls)],
+    ['  sched+model+projection, ms/call', ms((x) => x.overhead)],
+    ['    dispatch (step done→tool start)', ms((x) => x.dispatch)],
+    ['    tools done→next step done', ms((x) => x.modelRoundTrip)],
+    ['    session start/finish', ms((x) => x.edges)],
+    ['tool calls/s sequential', ms((x) => x.seqRate, 1)],
+    ['tool calls/s concurrent', col((x, c) => `${round(x.concRate, 1)} (${c.concurrency})`)],
+  ];
 }
 
-/** Direct in-process calls of the tool function: mean ms per call. */
-async function direct(workspace: string): Promise<number> {
-  const ctx: ToolContext = { workspace, sessionId: 'ses_bench', callId: 'call_bench' };
-  const call = (i: number) => toolImplementations.read!.run({ path: `src/f${i % FILES}.ts` }, ctx);
-  for (let i = 0; i < Math.min(200, M); i++) await call(i); // warm-up
-  const t0 = performance.now();
-  for (let i = 0; i < M; i++) {
-    const r = await call(i);
-    if (r.isError) throw new Error(`direct read failed: ${r.output}`);
-  }
-  return (performance.now() - t0) / M;
-}
-
-interface Timed {
-  sessionId: string;
-  startMs: number;
-  endMs: number;
-}
-
-async function timedSession(h: Harness, workspace: string): Promise<Timed> {
-  const startMs = Date.now();
-  const s = await h.startScripted({ script: script(), prompt: 'read the files', workspace, toolConcurrency: P });
-  try {
-    const result = await s.result();
-    if (result.status !== 'completed') throw new Error(`session ${s.sessionId} ${result.status}`);
-    return { sessionId: s.sessionId, startMs, endMs: Date.now() };
-  } finally {
-    await s.closeProvider();
-  }
-}
-
-/** Runs `count` sessions with at most `limit` in flight; returns them and the phase wall time. */
-async function phase(h: Harness, workspace: string, count: number, limit: number) {
-  const runs: Timed[] = [];
-  let next = 0;
-  const t0 = Date.now();
-  const lane = async () => {
-    while (next < count) {
-      next++;
-      runs.push(await timedSession(h, workspace));
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, count) }, lane));
-  return { runs, wallMs: Date.now() - t0 };
-}
-
-async function allEvents(h: Harness, sessionId: string): Promise<EventRow[]> {
-  const out: EventRow[] = [];
-  for (let after = 0; ;) {
-    const page = await h.store.listEvents(sessionId, after, 500);
-    out.push(...page);
-    if (page.length < 500) return out;
-    after = page[page.length - 1]!.seq;
-  }
-}
-
-/** Per-session time split from the stored rows and events (ms, summed over the session). */
-async function breakdown(h: Harness, r: Timed) {
-  const t = (await h.store.loadTranscript(r.sessionId))!;
-  const calls = t.toolCalls.filter((c) => c.tool === 'read' && c.outcome === 'ok');
-  if (calls.length !== K) throw new Error(`session ${r.sessionId}: ${calls.length}/${K} ok read calls`);
-  const rowSpans = calls.map((c) => c.endedAtMs! - c.startedAtMs!);
-  const events = await allEvents(h, r.sessionId);
-  const eventSpans = events.filter((e) => e.type === 'tool.completed').map((e) => Number(e.data.durationMs));
-  // Per model step: model step done → first tool started → last tool completed → next step done.
-  const stepOf = (e: EventRow) =>
-    Number(e.type === 'message.completed' ? e.data.step : String(e.data.rowId).split('_')[2]);
-  const steps = new Map<number, { done: number; first: number; last: number }>();
-  for (const e of events) {
-    const s = steps.get(stepOf(e)) ?? { done: NaN, first: Infinity, last: -Infinity };
-    if (e.type === 'message.completed') s.done = e.atMs;
-    else if (e.type === 'tool.started') s.first = Math.min(s.first, e.atMs);
-    else if (e.type === 'tool.completed') s.last = Math.max(s.last, e.atMs);
-    else continue;
-    steps.set(stepOf(e), s);
-  }
-  let toolPhase = 0;
-  let dispatch = 0;
-  let modelRoundTrip = 0;
-  for (const [i, s] of steps) {
-    if (s.first === Infinity) continue;
-    toolPhase += s.last - s.first;
-    dispatch += s.first - s.done;
-    modelRoundTrip += (steps.get(i + 1)?.done ?? NaN) - s.last;
-  }
-  const wall = r.endMs - r.startMs;
+/** JSON figures of one tool (the read ones stay top-level, as before). */
+function json(c: BenchCase, x: CaseFigures) {
   return {
-    wall,
-    rowSpans,
-    eventSpans,
-    toolPhase,
-    dispatch,
-    modelRoundTrip,
-    edges: wall - toolPhase - dispatch - modelRoundTrip,
+    sessions: c.sessions,
+    calls: c.calls,
+    ...(c.exclusive ? { perStep: c.perStep } : { parallel: c.perStep }),
+    concurrency: c.concurrency,
+    directMsPerCall: round(x.directMs, 4),
+    wallMsPerCall: round(x.wallPerCall),
+    ratio: round(x.wallPerCall / x.directMs, 1),
+    activityMsPerCallRows: round(x.rowMs),
+    activityMsPerCallEvents: round(x.eventMs),
+    toolPhaseMsPerCall: round(x.toolPhase),
+    ...(c.exclusive ? { serialHandoffMsPerCall: round(x.betweenCalls) } : {}),
+    overheadMsPerCall: round(x.overhead),
+    callsPerSecSequential: round(x.seqRate, 1),
+    callsPerSecConcurrent: round(x.concRate, 1),
   };
 }
 
@@ -202,78 +173,49 @@ async function main(): Promise<void> {
   try {
     const workspace = join(root, 'ws');
     mkdirSync(join(workspace, 'src'), { recursive: true });
-    for (let i = 0; i < FILES; i++) {
+    for (let i = 0; i < readFileCount(read.perStep); i++) {
       const body = Array.from({ length: 20 }, (_, l) => `export const v${i}_${l} = ${l}; // line ${l}`).join('\n');
       writeFileSync(join(workspace, 'src', `f${i}.ts`), `${body}\n`);
     }
-    const directMs = await direct(workspace);
+    const directMs: number[] = [];
+    for (const c of cases) directMs.push(await direct(c, workspace));
 
     const setupT0 = performance.now();
     server = await startTestDevServer(join(root, 'temporal.db'));
     mkdirSync(join(root, 'state'));
     h = await createHarness({ address: server.address, stateDir: join(root, 'state') });
-    await timedSession(h, workspace); // warm-up: bundle loaded, workflow cache, Prisma query compiler
+    await timedSession(h, read, workspace); // warm-up: bundle loaded, workflow cache, Prisma query compiler
     const setupMs = performance.now() - setupT0;
 
-    const seq = await phase(h, workspace, N, 1);
-    const conc = await phase(h, workspace, N, C);
+    const figs: CaseFigures[] = [];
+    for (const [i, c] of cases.entries()) {
+      if (c !== read) await timedSession(h, c, workspace); // warm-up of this tool's activity path
+      figs.push(await measureCase(h, c, workspace, directMs[i]!));
+    }
     const rssAfter = mb();
-    const parts = await Promise.all(seq.runs.map((r) => breakdown(h!, r)));
-    await Promise.all(conc.runs.map((r) => breakdown(h!, r))); // validates the concurrent runs too
 
-    const perCall = (f: (b: (typeof parts)[number]) => number) => mean(parts.map(f)) / K;
-    const wallPerCall = perCall((b) => b.wall);
-    const rowMs = mean(parts.flatMap((b) => b.rowSpans));
-    const eventMs = mean(parts.flatMap((b) => b.eventSpans));
-    const toolPhase = perCall((b) => b.toolPhase);
-    const overhead = wallPerCall - toolPhase;
-    const calls = N * K;
-    const seqRate = calls / (seq.wallMs / 1000);
-    const concRate = calls / (conc.wallMs / 1000);
-
-    const rows: [string, string][] = [
-      ['node / temporal', `${process.version} / ${temporalVersion}`],
-      ['sessions x calls (per step)', `${N} x ${K} (${P}), concurrency ${C}`],
-      ['direct read, ms/call', round(directMs, 4).toString()],
-      ['orchestrated wall, ms/call', round(wallPerCall).toString()],
-      ['  ratio orchestrated/direct', `${round(wallPerCall / directMs, 1)}x`],
-      ['  activity span (rows), ms/call*', round(rowMs).toString()],
-      ['  activity span (events), ms/call*', round(eventMs).toString()],
-      ['  ratio activity/direct', `${round(rowMs / directMs, 1)}x`],
-      ['  tool phase (parallel), ms/call', round(toolPhase).toString()],
-      ['  sched+model+projection, ms/call', round(overhead).toString()],
-      ['    dispatch (step done→tool start)', round(perCall((b) => b.dispatch)).toString()],
-      ['    tools done→next step done', round(perCall((b) => b.modelRoundTrip)).toString()],
-      ['    session start/finish', round(perCall((b) => b.edges)).toString()],
-      ['tool calls/s sequential', round(seqRate, 1).toString()],
-      [`tool calls/s concurrent (${C})`, round(concRate, 1).toString()],
-      ['RSS before / after, MB', `${rssBefore} / ${rssAfter}`],
-      ['setup (dev server, worker, warm-up)', `${round(setupMs / 1000, 2)} s`],
-    ];
+    const rows = table(figs);
     const width = Math.max(...rows.map(([k]) => k.length));
+    const colWidth = Math.max(12, ...rows.flatMap(([, vs]) => vs.map((v) => v.length)));
     console.log();
-    for (const [k, v] of rows) console.log(`${k.padEnd(width)}  ${v}`);
+    console.log(`${'node / temporal'.padEnd(width)}  ${process.version} / ${temporalVersion}`);
+    for (const [k, vs] of rows) console.log(`${k.padEnd(width)}  ${vs.map((v) => v.padStart(colWidth)).join('  ')}`);
+    console.log(`${'RSS before / after, MB'.padEnd(width)}  ${rssBefore} / ${rssAfter}`);
+    console.log(`${'setup (dev server, worker, warm-up)'.padEnd(width)}  ${round(setupMs / 1000, 2)} s`);
     const runtimeS = round((performance.now() - began) / 1000, 2);
     console.log(`${'runtime'.padEnd(width)}  ${runtimeS} s`);
-    console.log('* activity start → result: tool body plus its running-row upsert and tool.started event,');
-    console.log(`  with ${P} calls per step contending for the projection; tool phase = per-step wave span / calls\n`);
+    console.log('* activity start → result: tool body plus its running-row upsert and tool.started event;');
+    console.log(
+      `  read: ${read.perStep} calls per step contend for the projection; tool phase = per-step span / calls;`,
+    );
+    console.log('  serial hand-off = tool phase − activity span (Exclusive tools: one activity after another)\n');
+    const [readFigs, ...rest] = figs.map((x, i) => json(cases[i]!, x));
     console.log(
       JSON.stringify({
         node: process.version,
         temporal: temporalVersion,
-        sessions: N,
-        calls: K,
-        parallel: P,
-        concurrency: C,
-        directMsPerCall: round(directMs, 4),
-        wallMsPerCall: round(wallPerCall),
-        ratio: round(wallPerCall / directMs, 1),
-        activityMsPerCallRows: round(rowMs),
-        activityMsPerCallEvents: round(eventMs),
-        toolPhaseMsPerCall: round(toolPhase),
-        overheadMsPerCall: round(overhead),
-        callsPerSecSequential: round(seqRate, 1),
-        callsPerSecConcurrent: round(concRate, 1),
+        ...readFigs,
+        ...Object.fromEntries(rest.map((x, i) => [cases[i + 1]!.tool, x])),
         rssMbBefore: rssBefore,
         rssMbAfter: rssAfter,
         runtimeS,
