@@ -3,7 +3,7 @@
  * an existing one whole.
  *
  * Built from the apply_patch engine's modules so the two editing paths share
- * one set of rules: path containment (apply-patch/paths.ts, toward FT4), the
+ * one set of rules: FT4 path authority (path-authority.ts via apply-patch/paths.ts), the
  * workspace mutation lock (apply-patch/lock.ts), the on-disk state model
  * (apply-patch/fs-state.ts), publishing by temp file + rename with parent
  * directories created and a re-check before the rename
@@ -32,6 +32,7 @@ import { publish, type PublishHooks } from './apply-patch/publish.js';
 import type { ConflictDetail, FileChange } from './apply-patch/result.js';
 import { decodeText } from './apply-patch/text.js';
 import { errorResult, parseArgs } from './common.js';
+import { AuthorityScope } from './path-authority.js';
 
 /** Largest diff kept in the result's `data.diff` (bytes); a larger one is omitted and flagged. */
 export const WRITE_DIFF_MAX_BYTES = 256 * 1024;
@@ -161,11 +162,23 @@ export async function runWrite(rawArgs: WriteArgs, ctx: WriteContext): Promise<T
   }
   if (ctx.signal?.aborted) return cancelled();
   const lock = ctx.lock ?? workspaceMutationLock(root);
-  return lock.runExclusive(() => writeLocked(args, root, ctx));
+  return lock.runExclusive(async () => {
+    const scope = new AuthorityScope();
+    try {
+      return await writeLocked(args, root, ctx, scope);
+    } finally {
+      scope.close();
+    }
+  });
 }
 
-async function writeLocked(args: WriteArgs, root: string, ctx: WriteContext): Promise<ToolResult> {
-  const resolved = await resolvePatchPath(root, args.path, ctx.workspace);
+async function writeLocked(
+  args: WriteArgs,
+  root: string,
+  ctx: WriteContext,
+  scope: AuthorityScope,
+): Promise<ToolResult> {
+  const resolved = await resolvePatchPath(scope, root, args.path, ctx.workspace);
   if (!resolved.ok) {
     const { code, message, path } = resolved.refusal;
     return errorResult(code, message, { path });
@@ -174,7 +187,7 @@ async function writeLocked(args: WriteArgs, root: string, ctx: WriteContext): Pr
   const rel = target.rel;
   let original: DiskState;
   try {
-    original = await loadDiskState(target.abs);
+    original = await loadDiskState(target.authority.target);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? String(err);
     return errorResult('cannot_read', `Cannot read ${rel}: ${code}; nothing was changed.`, { path: rel, code });

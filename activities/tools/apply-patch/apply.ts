@@ -6,6 +6,7 @@
  */
 import { realpath } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { AuthorityScope } from '../path-authority.js';
 import { workspaceMutationLock, type MutationLock } from './lock.js';
 import type { ParsedPatch } from './parse.js';
 import { precheck } from './precheck.js';
@@ -56,15 +57,24 @@ export async function applyPatch(parsed: ParsedPatch, ctx: ApplyPatchContext): P
     };
   }
   const lock = ctx.lock ?? workspaceMutationLock(root);
-  return lock.runExclusive(async () => {
-    let checked;
+  return lock.runExclusive(async (): Promise<ApplyPatchResult> => {
+    const scope = new AuthorityScope();
     try {
-      checked = await precheck(parsed, root, ctx.workspace, ctx.credentials);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code ?? String(err);
-      return { status: 'failed', code: 'cannot_read', message: `The pre-check failed (${code}); nothing was changed.` };
+      let checked;
+      try {
+        checked = await precheck(parsed, root, ctx.workspace, ctx.credentials, scope);
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code ?? String(err);
+        return {
+          status: 'failed',
+          code: 'cannot_read',
+          message: `The pre-check failed (${code}); nothing was changed.`,
+        };
+      }
+      if (!checked.ok) return checked.result;
+      return await publish(checked.plan, ctx.hooks);
+    } finally {
+      scope.close();
     }
-    if (!checked.ok) return checked.result;
-    return publish(checked.plan, ctx.hooks);
   });
 }

@@ -29,6 +29,7 @@ import { unifiedDiff } from './diff.js';
 import { operationDigest, sha256Hex } from './digest.js';
 import { loadDiskState, type DiskState } from './fs-state.js';
 import { resolvePatchPath, type PatchPath } from './paths.js';
+import type { AuthorityScope } from '../path-authority.js';
 import { contextMismatch, identicalReplay, readRequired, staleRead, type ConflictBase } from './conflicts.js';
 import type { FileOperation, ParsedPatch } from './parse.js';
 import type {
@@ -89,6 +90,7 @@ const digestOf = (s: Slot) => (s.original.kind === 'file' ? s.original.sha256 : 
  *
  * @param root real workspace root; `givenRoot` the configured one.
  * @param credentials newest credential the session holds per canonical relative path.
+ * @param scope owns the directory descriptors of the resolved paths (the caller closes it after publishing).
  * @returns the publish plan, or the first conflict (plus further credential
  *   conflicts in `others`), or the first ordinary failure.
  */
@@ -97,19 +99,20 @@ export async function precheck(
   root: string,
   givenRoot: string,
   credentials: (relPath: string) => PatchCredential | undefined,
+  scope: AuthorityScope,
 ): Promise<PrecheckResult> {
   const slots = new Map<string, Slot>();
   const conflicts: ConflictDetail[] = [];
   const changes: FileChange[] = [];
 
   const slotFor = async (input: string): Promise<Slot> => {
-    const r = await resolvePatchPath(root, input, givenRoot);
+    const r = await resolvePatchPath(scope, root, input, givenRoot);
     if (!r.ok) throw failed(r.refusal.code, r.refusal.message, input);
     const known = slots.get(r.path.rel);
     if (known) return known;
     let original: DiskState;
     try {
-      original = await loadDiskState(r.path.abs);
+      original = await loadDiskState(r.path.authority.target);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? String(err);
       throw failed('cannot_read', `Cannot read ${r.path.rel}: ${code}.`, r.path.rel);

@@ -3,7 +3,10 @@
  * written to a temp file in its target's directory (parent directories
  * created as needed), the touched files are re-checked against their
  * pre-check state, then each temp file is renamed over its target and removed
- * files are unlinked.
+ * files are unlinked. Every one of these goes through the directory
+ * descriptor held by the path's FT4 authority (`/proc/self/fd/{fd}/{name}`,
+ * see ../path-authority.ts), never through the path as a string, so a
+ * directory swapped for a symlink after authorization cannot redirect it.
  *
  * - A failure while preparing (before the first rename) removes the temp
  *   files and created directories: an ordinary `failed` result, original
@@ -14,8 +17,8 @@
  *   differ from their pre-check state are listed; nothing is retried.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, rmdir, stat, unlink } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { open, rename, stat, unlink } from 'node:fs/promises';
+import { removeCreatedDirs, type CreatedDir } from '../path-authority.js';
 import { staleRead, readRequired } from './conflicts.js';
 import { loadDiskState, statChanged, type DiskState } from './fs-state.js';
 import type { PublishPlan, Slot } from './precheck.js';
@@ -35,10 +38,10 @@ export interface PublishHooks {
 
 const errCode = (err: unknown) => (err as NodeJS.ErrnoException).code ?? String(err);
 
-function tempName(target: string): string {
-  const base = basename(target);
+/** A temp file name (no directory) next to a target called `base`. */
+function tempName(base: string): string {
   const stem = Buffer.byteLength(base) <= 100 ? base : 'file';
-  return join(dirname(target), `.${stem}.${randomBytes(6).toString('hex')}.zuno-tmp`);
+  return `.${stem}.${randomBytes(6).toString('hex')}.zuno-tmp`;
 }
 
 async function writeTemp(path: string, bytes: Buffer, mode: number | undefined): Promise<void> {
@@ -53,8 +56,9 @@ async function writeTemp(path: string, bytes: Buffer, mode: number | undefined):
 }
 
 async function sameAsBefore(slot: Slot): Promise<{ same: boolean; now: DiskState | undefined }> {
-  if (!(await statChanged(slot.path.abs, slot.original))) return { same: true, now: undefined };
-  const now = await loadDiskState(slot.path.abs).catch(() => undefined);
+  const target = slot.path.authority.target;
+  if (!(await statChanged(target, slot.original))) return { same: true, now: undefined };
+  const now = await loadDiskState(target).catch(() => undefined);
   if (!now) return { same: false, now };
   const o = slot.original;
   const same = now.kind === o.kind && (now.kind !== 'file' || (o.kind === 'file' && now.sha256 === o.sha256));
@@ -80,24 +84,19 @@ export async function publish(
   plan: PublishPlan,
   hooks: PublishHooks = {},
 ): Promise<PatchApplied | PatchFailed | PatchConflictResult | PatchUncertain> {
+  /** Temp files, as paths through their held parent directory descriptor. */
   const temps = new Map<Slot, string>();
-  const createdDirs: string[] = [];
+  const createdDirs: CreatedDir[] = [];
   const cleanup = async () => {
     for (const t of temps.values()) await unlink(t).catch(() => undefined);
     temps.clear();
-    for (const d of createdDirs.reverse()) await rmdir(d).catch(() => undefined);
+    removeCreatedDirs(createdDirs);
   };
   try {
     for (const w of plan.writes) {
-      for (const d of w.slot.path.missingDirs) {
-        try {
-          await mkdir(d);
-          createdDirs.push(d);
-        } catch (err) {
-          if (errCode(err) !== 'EEXIST' || !(await stat(d)).isDirectory()) throw err;
-        }
-      }
-      const tmp = tempName(w.slot.path.abs);
+      const authority = w.slot.path.authority;
+      authority.ensureParent(createdDirs);
+      const tmp = authority.inParent(tempName(authority.name));
       temps.set(w.slot, tmp);
       await writeTemp(tmp, w.bytes, w.mode);
     }
@@ -123,8 +122,11 @@ export async function publish(
     return { status: 'conflict', ...c, others: [] };
   }
   const steps: Array<{ slot: Slot; run: () => Promise<void> }> = [
-    ...plan.writes.map((w) => ({ slot: w.slot, run: () => rename(temps.get(w.slot)!, w.slot.path.abs) })),
-    ...plan.unlinks.map((slot) => ({ slot, run: () => unlink(slot.path.abs) })),
+    ...plan.writes.map((w) => ({
+      slot: w.slot,
+      run: () => rename(temps.get(w.slot)!, w.slot.path.authority.inParent(w.slot.path.authority.name)),
+    })),
+    ...plan.unlinks.map((slot) => ({ slot, run: () => unlink(slot.path.authority.target) })),
   ];
   for (let i = 0; i < steps.length; i++) {
     const step = steps[i]!;
@@ -146,7 +148,7 @@ export async function publish(
   const changes = plan.changes.map((c) => ({ ...c }));
   for (const s of plan.slots) {
     if (!s.last || s.view.kind !== 'file') continue;
-    const st = await stat(s.path.abs).catch(() => undefined);
+    const st = await stat(s.path.authority.target).catch(() => undefined);
     if (!st) continue;
     changes[s.last.change]!.credential = {
       path: s.path.rel,

@@ -95,6 +95,8 @@ export type FailureCode =
   | 'invalid_path'
   | 'not_a_directory'
   | 'cannot_access'
+  | 'symlink_in_path'
+  | 'too_many_symlinks'
   | 'not_found'
   | 'not_a_file'
   | 'binary_file'
