@@ -116,8 +116,16 @@ export interface PlannedToolCall {
   position: number;
   callId: string;
   name: string;
-  /** Validated arguments (absent when blocked). */
+  /**
+   * Validated arguments. Absent when blocked, and absent when the argument
+   * text exceeds {@link INLINE_ARGS_MAX_CHARS}: then `argsInProjection` is set
+   * and the tool activity reads them from the stored tool-call row, so history
+   * payloads stay small (DESIGN.md "Where data lives").
+   */
   args?: unknown;
+  argsInProjection?: boolean;
+  /** One-line summary for the Temporal UI, computed from the arguments by modelStep (set with `argsInProjection`). */
+  summary?: string;
   /** Present when the call is rejected: nothing runs, outcome `blocked` is already persisted. */
   blocked?: { category: BlockedCategory; message: string };
 }
@@ -170,6 +178,9 @@ export interface SessionActivities {
   modelStep(input: ModelStepInput): Promise<ModelStepResult>;
   finishTurn(input: FinishSessionInput): Promise<{ finalText: string | null }>;
 }
+
+/** Tool arguments longer than this (UTF-16 units) travel by reference to the projection, not in history. */
+export const INLINE_ARGS_MAX_CHARS = 64 * 1024;
 
 /** Activity type name of a tool's activity: `tool_<name>`. */
 export function toolActivityName(tool: string): string {

@@ -126,7 +126,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<Sess
   let settled: SettledOutcome[] = [];
   const runTool = async (call: PlannedToolCall): Promise<void> => {
     const decl = toolDeclarations[call.name]!;
-    const summary = decl.summarize(call.args as never).slice(0, 200);
+    const summary = (call.summary ?? decl.summarize(call.args as never)).slice(0, 200);
     const act = proxyActivities<Record<string, (i: ToolActivityInput) => Promise<ToolActivityResult>>>(
       toolActivityOptions(decl, meta.activityDefaults, summary),
     )[toolActivityName(call.name)]!;

@@ -25,7 +25,7 @@ export function settleLostCall(
     failureType,
     message: (cause?.message ?? failure.message).slice(0, 500),
     observedAtMs: nowMs,
-    paths: decl.affectedPaths ? decl.affectedPaths(call.args as never) : [],
+    paths: decl.affectedPaths && !call.argsInProjection ? decl.affectedPaths(call.args as never) : [],
   };
   if (decl.replay === 'Never') {
     return {

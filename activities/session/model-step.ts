@@ -9,6 +9,7 @@ import type {
   SettledOutcome,
 } from '../../core/session-contract.js';
 import { validateToolCall } from '../../core/tools/registry.js';
+import { INLINE_ARGS_MAX_CHARS } from '../../core/session-contract.js';
 import type { ProjectionStore } from '../projection/types.js';
 import { streamChatCompletion } from '../providers/chat-completions.js';
 import { ProviderError } from '../providers/errors.js';
@@ -163,7 +164,10 @@ export function createModelStep(deps: ModelStepDeps) {
       const rowId = toolCallRowId(turn, step, position);
       const verdict = validateToolCall(call.name, call.argsJson);
       const p: PlannedToolCall = { rowId, position, callId: call.callId, name: call.name };
-      if (verdict.ok) p.args = verdict.args;
+      if (verdict.ok && call.argsJson.length > INLINE_ARGS_MAX_CHARS) {
+        p.argsInProjection = true;
+        p.summary = verdict.declaration.summarize(verdict.args as never);
+      } else if (verdict.ok) p.args = verdict.args;
       else p.blocked = { category: verdict.category, message: verdict.message };
       planned.push(p);
       await store.upsertToolCall({

@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import { partId } from '../../core/ids.js';
 import type { ToolActivityInput, ToolActivityResult } from '../../core/session-contract.js';
 import { toolActivityName } from '../../core/session-contract.js';
-import { toolDeclarations } from '../../core/tools/registry.js';
+import { toolDeclarations, validateToolCall } from '../../core/tools/registry.js';
 import type { ReadCredential } from '../../core/tools/read.js';
 import type { ToolResult } from '../../core/tools/types.js';
 import { sessionCredentials, TOOLS_NEEDING_CREDENTIALS } from './credentials.js';
@@ -48,6 +48,13 @@ export function createToolActivities(
       const attempt = ctx.info.attempt;
       const startedAtMs = Date.now();
       const row = await store.getToolCall(sessionId, call.rowId);
+      // Large arguments travel by reference: re-read and re-validate them from the stored row.
+      let args = call.args;
+      if (call.argsInProjection) {
+        const verdict = row ? validateToolCall(name, row.argsJson) : null;
+        if (!verdict?.ok) throw new Error(`tool call ${call.rowId}: stored arguments are missing or invalid`);
+        args = verdict.args;
+      }
       const base = {
         id: call.rowId,
         sessionId,
@@ -63,13 +70,13 @@ export function createToolActivities(
         id: `${call.rowId}:started:${attempt}`,
         sessionId,
         type: 'tool.started',
-        data: { rowId: call.rowId, callId: call.callId, tool: name, attempt, summary: summarize(name, call.args) },
+        data: { rowId: call.rowId, callId: call.callId, tool: name, attempt, summary: summarize(name, args) },
         atMs: startedAtMs,
       });
       const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_EVERY_MS);
       let result: ToolResult;
       try {
-        result = await tool.run(call.args as never, {
+        result = await tool.run(args as never, {
           workspace: input.workspace,
           signal: ctx.cancellationSignal,
           sessionId,

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -145,6 +145,33 @@ describe('session workflow on a real Temporal server', () => {
     expect(toolMsgs[2]!.content).toContain('launch_rockets');
     const events = await h.store.listEvents(run.sessionId, 0, 1000);
     expect(events.filter((e) => e.type === 'tool.dispatch.blocked')).toHaveLength(3);
+  });
+
+  it('large tool arguments travel by reference to the projection, not through history', async () => {
+    const content = `${'x'.repeat(99)}\n`.repeat(3000); // 300 000 bytes
+    const run = await h.runSession({
+      workspace,
+      prompt: 'write a big file',
+      script: {
+        replies: [{ toolCalls: [{ name: 'write', arguments: { path: 'big.txt', content } }] }, { text: 'written' }],
+      },
+    });
+    expect(run.result.status).toBe('completed');
+    expect(readFileSync(join(workspace, 'big.txt'), 'utf8')).toBe(content);
+    const t = (await h.store.loadTranscript(run.sessionId))!;
+    expect(t.toolCalls[0]!.outcome).toBe('ok');
+    const history = await h.client.workflow.getHandle(run.workflowId).fetchHistory();
+    const biggest = Math.max(
+      ...(history.events ?? []).map((e) =>
+        Math.max(
+          ...(e.activityTaskScheduledEventAttributes?.input?.payloads ?? []).map((p) => p.data?.length ?? 0),
+          ...(e.activityTaskCompletedEventAttributes?.result?.payloads ?? []).map((p) => p.data?.length ?? 0),
+        ),
+      ),
+    );
+    expect(biggest).toBeLessThan(64 * 1024);
+    const acts = await scheduledActivities(run.workflowId);
+    expect(acts.find((a) => a.type === 'tool_write')!.summary).toBe('write: big.txt');
   });
 
   it('runs parallel-safe calls together and persists results in call order (TD5)', async () => {
