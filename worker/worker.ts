@@ -1,10 +1,9 @@
 import { NativeConnection, Worker } from '@temporalio/worker';
-import type { ToolSpec } from '../core/messages.js';
 import { createFinishTurn } from '../activities/session/finish-turn.js';
 import { createModelStep } from '../activities/session/model-step.js';
 import { createToolActivities } from '../activities/session/tool-activity.js';
 import type { ProjectionStore } from '../activities/projection/types.js';
-import { toolImplementations } from '../activities/tools/index.js';
+import { toolImplementations, toolSpecs } from '../activities/tools/index.js';
 import { workflowBundlePath } from './workflow-bundle.js';
 
 /** Options of {@link createZunoWorker}. */
@@ -16,15 +15,6 @@ export interface ZunoWorkerOptions {
   stateDir: string;
   /** Bound on concurrently running activities (default 16). */
   maxConcurrentActivities?: number;
-}
-
-/** The tools offered to the model: name, description, JSON Schema (from the registry). */
-export function toolSpecs(): ToolSpec[] {
-  return Object.entries(toolImplementations).map(([name, t]) => ({
-    name,
-    description: t.description,
-    parameters: t.jsonSchema,
-  }));
 }
 
 /**
@@ -46,10 +36,7 @@ export async function createZunoWorker(opts: ZunoWorkerOptions): Promise<{ worke
     activities: {
       modelStep: createModelStep({ store: opts.store, toolSpecs: toolSpecs() }),
       finishTurn: createFinishTurn(opts.store),
-      ...createToolActivities(
-        Object.fromEntries(Object.entries(toolImplementations).map(([n, t]) => [n, { run: t.run as never }])),
-        opts.store,
-      ),
+      ...createToolActivities(toolImplementations, opts.store),
     },
   });
   return { worker, close: () => connection.close() };
