@@ -7,6 +7,12 @@
  * symlinks are not followed. Output is NUL-separated so a name containing a
  * newline stays one path; names that are not valid UTF-8 are excluded (SR3);
  * each path appears once, sorted by path so the order is stable.
+ *
+ * The search root (`path`) is authorized by the FT4 path authority
+ * (paths.ts → path-authority.ts: no intermediate symlink, a final symlink
+ * followed once and kept inside the workspace) and rg runs with its working
+ * directory set through the held descriptor (`/proc/self/fd/{fd}`), so the
+ * directory searched is the one authorized.
  */
 import { GLOB_MAX_RESULTS, globArgs, type GlobArgs } from '../../core/tools/glob.js';
 import { RG_MAX_OUTPUT_BYTES } from '../../core/tools/grep.js';
@@ -24,7 +30,8 @@ import {
   zunoErrorResult,
 } from './common.js';
 import type { ToolContext } from './context.js';
-import { resolveWorkspacePath } from './paths.js';
+import { AuthorityScope, heldPath, openAuthorizedDirectory } from './path-authority.js';
+import { authorizeForReading } from './paths.js';
 import { defaultRgLocator, type RgInfo } from './rg.js';
 import { abnormalRgExit, classifyRgFatal, runRg } from './rg-run.js';
 
@@ -34,6 +41,17 @@ export const NO_FILES_FOUND = 'No files found';
 /** Room kept for notices at the end of the listing, in bytes. */
 const FOOTER_RESERVE = 1024;
 
+/** Test observation points of {@link runGlob}. */
+export interface GlobHooks {
+  /** After the search directory is authorized and opened, just before rg is started. */
+  beforeSearch?: () => void | Promise<void>;
+}
+
+/** What `runGlob` needs: a {@link ToolContext}, plus test hooks. */
+export interface GlobContext extends ToolContext {
+  hooks?: GlobHooks;
+}
+
 /**
  * Runs `glob`.
  *
@@ -42,18 +60,29 @@ const FOOTER_RESERVE = 1024;
  *   `No files found`). `data`: `{ count, returned, truncated, paths,
  *   excludedNonUtf8 }` where `paths` are the raw returned names.
  *   Error codes: `invalid_arguments` (bad glob, quoting rg's message),
- *   `path_outside_workspace`, `not_found`, `not_a_directory`, `cannot_read`,
+ *   `path_outside_workspace`, `symlink_in_path` (a directory on the way to
+ *   `path` is a symlink; `data.segment` names it), `too_many_symlinks`,
+ *   `not_found`, `not_a_directory` (`path` is a file), `cannot_read`,
+ *   `workspace_unavailable`,
  *   `rg_missing`, `rg_too_old`, `rg_probe_failed`, `output_too_large`
  *   (rg printed > 64 MiB), `rg_failed`, `cancelled`. Never throws for these.
+ * @param ctx a {@link ToolContext}; `hooks` only in tests.
  */
-export async function runGlob(rawArgs: GlobArgs, ctx: ToolContext): Promise<ToolResult> {
+export async function runGlob(rawArgs: GlobArgs, ctx: GlobContext): Promise<ToolResult> {
   const parsed = parseArgs('glob', globArgs, rawArgs);
   if (!parsed.ok) return parsed.result;
-  const args = parsed.args;
+  const scope = new AuthorityScope();
+  try {
+    return await globIn(parsed.args, ctx, scope);
+  } finally {
+    scope.close(); // after rg has exited: its cwd was taken through a held descriptor
+  }
+}
 
-  const resolved = await resolveWorkspacePath(ctx.workspace, args.path ?? '.');
+async function globIn(args: GlobArgs, ctx: GlobContext, scope: AuthorityScope): Promise<ToolResult> {
+  const resolved = await authorizeForReading(ctx.workspace, args.path ?? '.', scope);
   if (!resolved.ok) return resolved.result;
-  const dir = resolved.value;
+  const dir = resolved.path;
   if (!dir.stat.isDirectory()) {
     return errorResult(
       'not_a_directory',
@@ -62,6 +91,17 @@ export async function runGlob(rawArgs: GlobArgs, ctx: ToolContext): Promise<Tool
         path: dir.rel,
       },
     );
+  }
+
+  let dirFd: number;
+  try {
+    dirFd = openAuthorizedDirectory(scope, dir);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return errorResult('cannot_read', `glob cannot read the directory ${JSON.stringify(args.path)} (${code}).`, {
+      path: dir.rel,
+      code,
+    });
   }
 
   let rg: RgInfo;
@@ -73,9 +113,11 @@ export async function runGlob(rawArgs: GlobArgs, ctx: ToolContext): Promise<Tool
   if (ctx.signal?.aborted) return cancelledResult('glob');
 
   const chunks: Buffer[] = [];
+  await ctx.hooks?.beforeSearch?.();
   const run = await runRg({
     bin: rg.path,
-    cwd: dir.abs,
+    // rg's working directory is entered through the held descriptor (in the child, before exec).
+    cwd: heldPath(dirFd),
     // --no-messages: per-path diagnostics (unreadable subdirectories) are suppressed (SR5).
     args: [
       '--files',

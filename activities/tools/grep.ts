@@ -9,9 +9,19 @@
  * buffered (SR4), total output over 64 MiB kills rg and rejects the call
  * (SR2). Matches are sorted by path then line, so the order is stable even
  * though rg searches in parallel.
+ *
+ * The search path is authorized by the FT4 path authority (paths.ts →
+ * path-authority.ts: no intermediate symlink, a final symlink followed once
+ * and kept inside the workspace). rg runs with its working directory set
+ * through a held descriptor (`/proc/self/fd/{fd}`): the authorized directory
+ * itself, or for a file its authorized parent directory with the file's name
+ * as the only path. rg does not follow symlinks it meets while walking; it
+ * does follow one given as a path, so for a file the name is checked again
+ * after the search (same file, not a symlink) and the results are discarded
+ * if it was swapped.
  */
-import { open, opendir } from 'node:fs/promises';
-import { basename, dirname } from 'node:path';
+import { constants, lstatSync, type Stats } from 'node:fs';
+import { open } from 'node:fs/promises';
 import {
   GREP_MAX_LINE_UNITS,
   GREP_MAX_MATCHES,
@@ -34,7 +44,8 @@ import {
   zunoErrorResult,
 } from './common.js';
 import type { ToolContext } from './context.js';
-import { resolveWorkspacePath } from './paths.js';
+import { AuthorityScope, heldPath, openAuthorizedDirectory, type AuthorizedExisting } from './path-authority.js';
+import { authorizeForReading } from './paths.js';
 import { defaultRgLocator, type RgInfo } from './rg.js';
 import { abnormalRgExit, classifyRgFatal, runRg } from './rg-run.js';
 import { NO_FILES_FOUND } from './glob.js';
@@ -104,14 +115,66 @@ class RecordSplitter {
   }
 }
 
-/** Checks that an explicit search path can be opened (file) or listed (directory). */
-async function probeReadable(abs: string, isDir: boolean): Promise<string | null> {
+/** Test observation points of {@link runGrep}. */
+export interface GrepHooks {
+  /** After the path is authorized and opened, just before rg is started. */
+  beforeSearch?: () => void | Promise<void>;
+}
+
+/** What `runGrep` needs: a {@link ToolContext}, plus test hooks. */
+export interface GrepContext extends ToolContext {
+  hooks?: GrepHooks;
+}
+
+const errno = (err: unknown) => (err as NodeJS.ErrnoException).code ?? String(err);
+
+/** Where rg runs: its cwd through a held descriptor, and the path arguments. */
+type SearchRoot =
+  { ok: true; cwdFd: number; relDir: string; pathArgs: string[]; file?: Stats } | { ok: false; code: string };
+
+/**
+ * Opens the authorized target the way rg will need it. A directory is
+ * opened and held (rg's cwd). A file is opened once through its held parent
+ * (`O_NOFOLLOW`; without `O_NONBLOCK`, so a FIFO blocks here as rg would) to
+ * prove it is readable and to record its identity; rg then runs in the
+ * parent with the name as its only path.
+ */
+async function openSearchRoot(scope: AuthorityScope, target: AuthorizedExisting): Promise<SearchRoot> {
+  if (target.stat.isDirectory()) {
+    try {
+      return { ok: true, cwdFd: openAuthorizedDirectory(scope, target), relDir: target.rel, pathArgs: [] };
+    } catch (err) {
+      return { ok: false, code: errno(err) };
+    }
+  }
+  let file: Stats;
   try {
-    if (isDir) await (await opendir(abs)).close();
-    else await (await open(abs, 'r')).close();
-    return null;
+    const fh = await open(target.target, constants.O_RDONLY | constants.O_NOFOLLOW);
+    try {
+      file = await fh.stat();
+    } finally {
+      await fh.close();
+    }
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code ?? String(err);
+    return { ok: false, code: errno(err) };
+  }
+  const slash = target.rel.lastIndexOf('/');
+  return {
+    ok: true,
+    cwdFd: target.parentFd,
+    relDir: slash === -1 ? '.' : target.rel.slice(0, slash),
+    pathArgs: [`./${target.name}`],
+    file,
+  };
+}
+
+/** Whether the searched file's name still names the file that was opened (and is not a symlink). */
+function sameFile(target: AuthorizedExisting, file: Stats): boolean {
+  try {
+    const now = lstatSync(target.target);
+    return !now.isSymbolicLink() && now.dev === file.dev && now.ino === file.ino;
+  } catch {
+    return false;
   }
 }
 
@@ -127,33 +190,41 @@ async function probeReadable(abs: string, isDir: boolean): Promise<string | null
  *   excludedNonUtf8 }`. Error codes: `invalid_arguments` (bad regex / regex
  *   over rg's size limit → `data.field: 'pattern'`; bad include glob →
  *   `data.field: 'include'`; the output quotes rg's own message),
- *   `path_outside_workspace`, `not_found` and `cannot_read` (an explicit path
- *   rg cannot read is a rejected call, not "no matches"), `rg_missing`,
+ *   `path_outside_workspace`, `symlink_in_path` (a directory on the way to
+ *   `path` is a symlink; `data.segment` names it), `too_many_symlinks`,
+ *   `not_found` and `cannot_read` (an explicit path rg cannot read is a
+ *   rejected call, not "no matches"; also a searched file swapped during the
+ *   search), `workspace_unavailable`, `rg_missing`,
  *   `rg_too_old`, `rg_probe_failed`, `output_too_large` (> 64 MiB),
  *   `rg_failed`, `cancelled`.
+ * @param ctx a {@link ToolContext}; `hooks` only in tests.
  */
-export async function runGrep(rawArgs: GrepArgs, ctx: ToolContext): Promise<ToolResult> {
+export async function runGrep(rawArgs: GrepArgs, ctx: GrepContext): Promise<ToolResult> {
   const parsed = parseArgs('grep', grepArgs, rawArgs);
   if (!parsed.ok) return parsed.result;
-  const args = parsed.args;
-
-  const resolved = await resolveWorkspacePath(ctx.workspace, args.path ?? '.');
-  if (!resolved.ok) return resolved.result;
-  const target = resolved.value;
-  const isDir = target.stat.isDirectory();
-  if (args.path !== undefined) {
-    const why = await probeReadable(target.abs, isDir);
-    if (why !== null) {
-      return errorResult(
-        'cannot_read',
-        `grep cannot read ${JSON.stringify(args.path)} (${why}); this is a rejected call, not "no matches".`,
-        {
-          path: target.rel,
-          code: why,
-        },
-      );
-    }
+  const scope = new AuthorityScope();
+  try {
+    return await grepIn(parsed.args, ctx, scope);
+  } finally {
+    scope.close(); // after rg has exited: its cwd was taken through a held descriptor
   }
+}
+
+async function grepIn(args: GrepArgs, ctx: GrepContext, scope: AuthorityScope): Promise<ToolResult> {
+  const resolved = await authorizeForReading(ctx.workspace, args.path ?? '.', scope);
+  if (!resolved.ok) return resolved.result;
+  const target = resolved.path;
+  // A directory is searched with cwd = that directory (so `include` is relative to it);
+  // a file with cwd = its parent and the file name as the only path.
+  const root = await openSearchRoot(scope, target);
+  if (!root.ok) {
+    return errorResult(
+      'cannot_read',
+      `grep cannot read ${JSON.stringify(args.path ?? '.')} (${root.code}); this is a rejected call, not "no matches".`,
+      { path: target.rel, code: root.code },
+    );
+  }
+  const { relDir, pathArgs } = root;
 
   let rg: RgInfo;
   try {
@@ -162,12 +233,6 @@ export async function runGrep(rawArgs: GrepArgs, ctx: ToolContext): Promise<Tool
     return zunoErrorResult(err);
   }
   if (ctx.signal?.aborted) return cancelledResult('grep');
-
-  // A directory is searched with cwd = that directory (so `include` is relative to it);
-  // a file with cwd = its parent and the file name as the only path.
-  const cwd = isDir ? target.abs : dirname(target.abs);
-  const relDir = isDir ? target.rel : target.rel.includes('/') ? target.rel.slice(0, target.rel.lastIndexOf('/')) : '.';
-  const pathArgs = isDir ? [] : [`./${basename(target.abs)}`];
 
   const matches: Match[] = [];
   let linesCut = 0;
@@ -195,9 +260,11 @@ export async function runGrep(rawArgs: GrepArgs, ctx: ToolContext): Promise<Tool
     matches.push({ path: joinRel(relDir, name), line: r.data.line_number ?? 0, text: capped.text, cut: capped.cut });
   });
 
+  await ctx.hooks?.beforeSearch?.();
   const run = await runRg({
     bin: rg.path,
-    cwd,
+    // rg's working directory is entered through the held descriptor (in the child, before exec).
+    cwd: heldPath(root.cwdFd),
     args: [
       '--json',
       '--hidden',
@@ -245,6 +312,14 @@ export async function runGrep(rawArgs: GrepArgs, ctx: ToolContext): Promise<Tool
   }
   const abnormal = abnormalRgExit(run);
   if (abnormal) return abnormal;
+  if (root.file && !sameFile(target, root.file)) {
+    // rg follows a symlink given as a path: a name swapped during the search may have led it anywhere.
+    return errorResult(
+      'cannot_read',
+      `${target.rel} was replaced while grep searched it, so its results were discarded. Run grep again.`,
+      { path: target.rel },
+    );
+  }
 
   matches.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line));
   const files = new Set(matches.map((m) => m.path)).size;

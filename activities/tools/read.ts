@@ -9,8 +9,16 @@
  * TD9 caps (51200 bytes, 2000 lines): a window that does not fit is cut at a
  * line boundary and the model is told which `offset` continues it — read is
  * paged, so this is not withholding.
+ *
+ * The path is authorized by the FT4 path authority (paths.ts →
+ * path-authority.ts): no intermediate symlink, a final symlink followed once.
+ * The file (or directory) is then opened through the held parent descriptor
+ * with `O_NOFOLLOW`, and the bytes hashed for the credential are the bytes
+ * read from that descriptor, so a directory swapped for a symlink after
+ * authorization cannot redirect the read.
  */
 import { createHash } from 'node:crypto';
+import { constants } from 'node:fs';
 import { open, readdir } from 'node:fs/promises';
 import {
   READ_DEFAULT_LIMIT,
@@ -34,7 +42,8 @@ import {
   utf8Bytes,
 } from './common.js';
 import type { ToolContext } from './context.js';
-import { resolveWorkspacePath, type WorkspacePath } from './paths.js';
+import { AuthorityScope, heldPath, openAuthorizedDirectory, type AuthorizedExisting } from './path-authority.js';
+import { authorizeForReading } from './paths.js';
 
 /** Bytes examined for a NUL byte to call a file binary. */
 export const BINARY_SNIFF_BYTES = 8192;
@@ -43,6 +52,23 @@ const FOOTER_RESERVE = 512;
 /** Content lines per page: the cap minus a blank line and the notice line. */
 const PAGE_MAX_LINES = OUTPUT_MAX_LINES - 2;
 const CHUNK = 64 * 1024;
+/**
+ * How the authorized file is opened through its held parent: never through a
+ * symlink, and without blocking if the name now is a FIFO (it is then
+ * refused as not a file).
+ */
+const FILE_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+
+/** Test observation points of {@link runRead}. */
+export interface ReadHooks {
+  /** After the path is authorized, before the target is opened. */
+  afterAuthorize?: () => void | Promise<void>;
+}
+
+/** What `runRead` needs: a {@link ToolContext}, plus test hooks. */
+export interface ReadContext extends ToolContext {
+  hooks?: ReadHooks;
+}
 
 /** Formats one numbered line like `cat -n`: number right-aligned in 6 columns, a tab, the text. */
 function numbered(n: number, text: string): string {
@@ -50,6 +76,7 @@ function numbered(n: number, text: string): string {
 }
 
 class Cancelled extends Error {}
+class NotAFile extends Error {}
 
 interface FileScan {
   credential: ReadCredential;
@@ -62,10 +89,16 @@ interface FileScan {
   linesCut: number;
 }
 
-async function scanFile(target: WorkspacePath, offset: number, limit: number, signal?: AbortSignal): Promise<FileScan> {
-  const fh = await open(target.abs, 'r');
+async function scanFile(
+  target: AuthorizedExisting,
+  offset: number,
+  limit: number,
+  signal?: AbortSignal,
+): Promise<FileScan> {
+  const fh = await open(target.target, FILE_FLAGS);
   try {
     const st = await fh.stat(); // mtime taken BEFORE reading: any later write makes the credential stale
+    if (!st.isFile()) throw new NotAFile();
     const hash = createHash('sha256');
     const buf = Buffer.allocUnsafe(CHUNK);
     const lossy = new TextDecoder('utf-8');
@@ -177,13 +210,41 @@ async function scanFile(target: WorkspacePath, offset: number, limit: number, si
   }
 }
 
-async function readFile(target: WorkspacePath, offset: number, limit: number, ctx: ToolContext): Promise<ToolResult> {
+function notAFile(rel: string): ToolResult {
+  return errorResult(
+    'not_a_file',
+    `${rel} is not a regular file or directory (a FIFO, socket or device); read does not open it.`,
+    { path: rel },
+  );
+}
+
+async function readFile(
+  target: AuthorizedExisting,
+  offset: number,
+  limit: number,
+  ctx: ToolContext,
+): Promise<ToolResult> {
   let scan: FileScan;
   try {
     scan = await scanFile(target, offset, limit, ctx.signal);
   } catch (err) {
     if (err instanceof Cancelled) return cancelledResult('read');
+    if (err instanceof NotAFile) return notAFile(target.rel);
     const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') {
+      return errorResult(
+        'cannot_read',
+        `Cannot read ${target.rel}: it was replaced by a symlink after its path was checked. Read it again.`,
+        { path: target.rel, code },
+      );
+    }
+    if (code === 'ENOENT') {
+      return errorResult(
+        'not_found',
+        `${target.rel} disappeared after its path was checked. Use glob to find the right path.`,
+        { path: target.rel, code },
+      );
+    }
     return errorResult('cannot_read', `Cannot read ${target.rel}: ${code ?? String(err)}.`, { path: target.rel, code });
   }
   const { credential } = scan;
@@ -236,10 +297,16 @@ async function readFile(target: WorkspacePath, offset: number, limit: number, ct
   };
 }
 
-async function readDirectory(target: WorkspacePath, offset: number, limit: number): Promise<ToolResult> {
+async function readDirectory(
+  scope: AuthorityScope,
+  target: AuthorizedExisting,
+  offset: number,
+  limit: number,
+): Promise<ToolResult> {
   let dirents;
   try {
-    dirents = await readdir(target.abs, { withFileTypes: true, encoding: 'buffer' });
+    const fd = openAuthorizedDirectory(scope, target);
+    dirents = await readdir(heldPath(fd), { withFileTypes: true, encoding: 'buffer' });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     return errorResult('cannot_read', `Cannot list ${target.rel}: ${code ?? String(err)}.`, { path: target.rel, code });
@@ -312,29 +379,33 @@ async function readDirectory(target: WorkspacePath, offset: number, limit: numbe
  *   invalidUtf8 }`. For a directory: entries sorted by name, directories
  *   with a trailing `/`; `data`: `{ kind: 'directory', path, entries,
  *   startEntry, endEntry, hasMore, excludedNonUtf8 }`.
- *   Error codes: `path_outside_workspace`, `not_found`, `cannot_read`,
- *   `not_a_file` (FIFO, socket, device), `binary_file` (NUL byte in the
- *   first 8 KiB; still carries the credential), `offset_out_of_range`,
- *   `invalid_arguments`, `cancelled`. Never throws for these.
+ *   The path is authorized by FT4 (see `authorizeForReading` in paths.ts):
+ *   a final symlink is followed (`path` and the credential name its target),
+ *   a directory on the way that is a symlink is refused.
+ *   Error codes: `path_outside_workspace`, `symlink_in_path` (`data.segment`
+ *   names the symlinked directory), `too_many_symlinks` (a final chain over
+ *   40), `not_found`, `cannot_read`, `not_a_file` (FIFO, socket, device),
+ *   `binary_file` (NUL byte in the first 8 KiB; still carries the
+ *   credential), `offset_out_of_range`, `invalid_arguments`,
+ *   `workspace_unavailable`, `cancelled`. Never throws for these.
+ * @param ctx a {@link ToolContext}; `hooks` only in tests.
  */
-export async function runRead(rawArgs: ReadArgs, ctx: ToolContext): Promise<ToolResult> {
+export async function runRead(rawArgs: ReadArgs, ctx: ReadContext): Promise<ToolResult> {
   const parsed = parseArgs('read', readArgs, rawArgs);
   if (!parsed.ok) return parsed.result;
   const args = parsed.args;
-  const resolved = await resolveWorkspacePath(ctx.workspace, args.path);
-  if (!resolved.ok) return resolved.result;
-  const target = resolved.value;
-  const offset = args.offset ?? READ_DEFAULT_OFFSET;
-  const limit = args.limit ?? READ_DEFAULT_LIMIT;
-  if (target.stat.isDirectory()) return readDirectory(target, offset, limit);
-  if (!target.stat.isFile()) {
-    return errorResult(
-      'not_a_file',
-      `${target.rel} is not a regular file or directory (a FIFO, socket or device); read does not open it.`,
-      {
-        path: target.rel,
-      },
-    );
+  const scope = new AuthorityScope();
+  try {
+    const resolved = await authorizeForReading(ctx.workspace, args.path, scope);
+    if (!resolved.ok) return resolved.result;
+    const target = resolved.path;
+    await ctx.hooks?.afterAuthorize?.();
+    const offset = args.offset ?? READ_DEFAULT_OFFSET;
+    const limit = args.limit ?? READ_DEFAULT_LIMIT;
+    if (target.stat.isDirectory()) return await readDirectory(scope, target, offset, limit);
+    if (!target.stat.isFile()) return notAFile(target.rel);
+    return await readFile(target, offset, limit, ctx);
+  } finally {
+    scope.close();
   }
-  return readFile(target, offset, limit, ctx);
 }

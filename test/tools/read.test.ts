@@ -127,14 +127,18 @@ describe('read (FT1)', () => {
     }
   });
 
-  it('accepts absolute paths inside the workspace and in-workspace symlinks (credential uses the real path)', async () => {
+  it('accepts absolute paths inside the workspace and a final in-workspace symlink (credential uses the real path)', async () => {
     const ws = tempDir();
     writeTree(ws, { 'real/file.txt': 'hi\n' });
     symlinkSync(join(ws, 'real'), join(ws, 'alias'));
+    symlinkSync(join(ws, 'real', 'file.txt'), join(ws, 'link.txt'));
     const abs = await runRead({ path: join(ws, 'real/file.txt') }, ctxFor(ws));
     expect(abs.isError).toBe(false);
-    const viaLink = await runRead({ path: 'alias/file.txt' }, ctxFor(ws));
+    const viaLink = await runRead({ path: 'link.txt' }, ctxFor(ws));
     expect((viaLink.data?.credential as ReadCredential).path).toBe('real/file.txt');
+    // FT4: a symlinked directory on the way is refused even inside the workspace
+    const viaDir = await runRead({ path: 'alias/file.txt' }, ctxFor(ws));
+    expect(viaDir).toMatchObject({ isError: true, errorCode: 'symlink_in_path', data: { segment: 'alias' } });
     const dotdot = await runRead({ path: 'real/../real/file.txt' }, ctxFor(ws));
     expect(dotdot.isError).toBe(false);
   });
