@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { ZunoError } from '../core/errors.js';
 import { devDownCommand, devStatusCommand, devUpCommand } from './commands/dev.js';
 import { runCommand } from './commands/run.js';
+import { sessionInterruptCommand } from './commands/session-interrupt.js';
 import { sessionShowCommand } from './commands/session-show.js';
 import { workerCommand } from './commands/worker.js';
 import { serveScriptCommand } from './local-provider/serve.js';
@@ -43,7 +44,7 @@ Environment:
     .description('run a standalone worker for session workflows and tool activities')
     .action(async () => setExit(await workerCommand()));
 
-  const session = program.command('session').description('inspect sessions');
+  const session = program.command('session').description('inspect and control sessions');
   session
     .command('show')
     .description('print a stored transcript with tool calls and outcomes')
@@ -53,6 +54,15 @@ Environment:
       await sessionShowCommand(id, opts);
       setExit(0);
     });
+
+  session
+    .command('interrupt')
+    .description(
+      'hard-interrupt the running turn: running tool calls get 2 s to stop, then are recorded uncertain (TD10)',
+    )
+    .argument('<id>', 'session id (ses_…)')
+    .option('--json', 'print the interrupt receipt as JSON')
+    .action(async (id: string, opts) => setExit(await sessionInterruptCommand(id, opts)));
 
   const dev = program.command('dev').description('the embedded Temporal dev server and local tools');
   dev

@@ -49,7 +49,8 @@ export class HumanRenderer {
         break;
       case 'tool.completed':
         this.line(
-          `${d.outcome === 'ok' ? '✓' : '✗'} ${d.tool} ${d.outcome}` +
+          `${d.outcome === 'ok' ? '✓' : d.outcome === 'uncertain' ? '?' : '✗'} ${d.tool} ${d.outcome}` +
+            `${d.cause ? ` (${String(d.cause)})` : ''}` +
             `${d.errorCode ? ` (${d.errorCode})` : ''}${d.outputBytes !== undefined ? `, ${d.outputBytes} bytes` : ''}` +
             `${d.durationMs !== undefined ? `, ${d.durationMs} ms` : ''}`,
         );
@@ -68,6 +69,14 @@ export class HumanRenderer {
         this.line(`session ${e.type.slice(8)}: ${err?.code ?? 'error'}: ${err?.message ?? ''}`);
         break;
       }
+      case 'session.interrupted':
+        this.line(`session interrupted (turn ${String(d.turn)})`);
+        break;
+      case 'tool.late_result':
+        this.line(
+          `(${String(d.tool)} reported ${String(d.outcome)} after it was recorded uncertain; the record stands)`,
+        );
+        break;
       default:
         break;
     }
@@ -84,5 +93,10 @@ export class HumanRenderer {
 
 /** true for the events that end a `zuno run`. */
 export function isTerminalEvent(type: string): boolean {
-  return type === 'session.completed' || type === 'session.failed' || type === 'session.paused';
+  return (
+    type === 'session.completed' ||
+    type === 'session.failed' ||
+    type === 'session.paused' ||
+    type === 'session.interrupted'
+  );
 }

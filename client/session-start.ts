@@ -1,5 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { type Client, WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
+import {
+  type Client,
+  WithStartWorkflowOperation,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+} from '@temporalio/client';
+import { ZunoError } from '../core/errors.js';
 import {
   type Workflow,
   defineSearchAttributeKey,
@@ -9,12 +15,14 @@ import {
 import { sessionWorkflowId } from '../core/ids.js';
 import type {
   AdmissionReceipt,
+  InterruptReceipt,
+  InterruptRequest,
   SessionMeta,
   SessionResult,
   SessionWorkflowInput,
   SubmitInputRequest,
 } from '../core/session-contract.js';
-import { SUBMIT_INPUT_UPDATE } from '../core/session-contract.js';
+import { INTERRUPT_UPDATE, SUBMIT_INPUT_UPDATE } from '../core/session-contract.js';
 
 /** Search attribute keys Zuno sets on its workflows (DESIGN.md §3 ops view). */
 export const ZunoKind = defineSearchAttributeKey('ZunoKind', SearchAttributeType.KEYWORD);
@@ -97,4 +105,29 @@ export async function submitInput(
   return client.workflow
     .getHandle(sessionWorkflowId(sessionId))
     .executeUpdate<AdmissionReceipt, [SubmitInputRequest]>(SUBMIT_INPUT_UPDATE, { args: [req] });
+}
+
+/**
+ * Hard-interrupts a session's running turn (TD10, SH5) through the
+ * `interrupt` update: every running call is cancelled and gets the 2 s
+ * cooperative window; what has not settled 5 s (INTERRUPT_FORCE_AFTER_MS)
+ * later is recorded forced + uncertain; calls not yet started are recorded
+ * not run. Returns at once with what the turn was doing; `interrupted:
+ * false` means the session was idle.
+ * @throws ZunoError `session_not_found` (no such workflow), `session_not_running` (it already ended).
+ */
+export async function interruptSession(client: Client, sessionId: string, source: string): Promise<InterruptReceipt> {
+  try {
+    return await client.workflow
+      .getHandle(sessionWorkflowId(sessionId))
+      .executeUpdate<InterruptReceipt, [InterruptRequest]>(INTERRUPT_UPDATE, { args: [{ source }] });
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) {
+      const ended = /completed|terminated|closed|finished/i.test(err.message);
+      throw ended
+        ? new ZunoError('session_not_running', `session ${sessionId} has already ended; there is nothing to interrupt`)
+        : new ZunoError('session_not_found', `no session ${sessionId} in Temporal`);
+    }
+    throw err;
+  }
 }

@@ -1,4 +1,4 @@
-import type { ActivityOptions } from '@temporalio/common';
+import { ActivityCancellationType, type ActivityOptions } from '@temporalio/common';
 import type { ActivityDefaults } from './activity-defaults.js';
 import type { ProviderRetry } from './provider-config.js';
 import type { ToolDeclaration } from './tools/types.js';
@@ -21,6 +21,8 @@ export function toolActivityOptions(
   const base: ActivityOptions = {
     startToCloseTimeout: defaults.tool.startToCloseTimeoutMs,
     heartbeatTimeout: defaults.tool.heartbeatTimeoutMs,
+    // TD10: a cancelled call reports its own final result (cooperative) unless the workflow gives up on it.
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     summary,
   };
   if (decl.replay === 'Never') return { ...base, retry: { maximumAttempts: 1 } };
@@ -48,6 +50,7 @@ export function modelStepOptions(retry: ProviderRetry, defaults: ActivityDefault
   return {
     startToCloseTimeout: defaults.model.startToCloseTimeoutMs,
     heartbeatTimeout: defaults.model.heartbeatTimeoutMs,
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     summary,
     retry: {
       maximumAttempts: retry.maxAttempts,

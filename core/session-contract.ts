@@ -71,7 +71,7 @@ export interface AdmittedInput {
 /** Query `state` result. */
 export interface SessionState {
   sessionId: string;
-  phase: 'idle' | 'model' | 'tools' | 'completed' | 'failed';
+  phase: 'idle' | 'model' | 'tools' | 'interrupting' | 'completed' | 'failed';
   turn: number;
   step: number;
   pending: { inputId: string; admission: AdmissionReceipt['status'] }[];
@@ -100,7 +100,13 @@ export interface SettledOutcome {
   tool: string;
   /** `uncertain` for a replay-Never call whose outcome was lost; `error` for a Safe call that kept failing. */
   outcome: 'uncertain' | 'error';
-  cause: 'lost_outcome' | 'interrupted' | 'failed';
+  /**
+   * `lost_outcome`: the activity timed out or its worker vanished; `interrupted`:
+   * a hard interrupt (TD10) forced it past the cooperative window; `failed`: a
+   * Safe call kept failing; `not_run`: the turn was interrupted before the call
+   * was scheduled (nothing ran).
+   */
+  cause: 'lost_outcome' | 'interrupted' | 'failed' | 'not_run';
   /** Paths the call may have changed (from its arguments; empty when unknown, e.g. shell). */
   paths: string[];
   /** Temporal's failure type (e.g. `TimeoutFailure`, an ApplicationFailure type). */
@@ -153,22 +159,30 @@ export interface ToolActivityResult {
   outcome: ToolOutcome;
   errorCode?: string;
   outputBytes: number;
+  /** true when the workflow had already recorded the call (forced interrupt) and this result was only logged. */
+  late?: boolean;
 }
 
 /** Input of the finishTurn activity: records the final answer / failure. */
 export interface FinishSessionInput {
   sessionId: string;
-  status: 'completed' | 'failed' | 'paused';
+  status: 'completed' | 'failed' | 'paused' | 'interrupted';
   turn: number;
   step: number;
   inputIds: string[];
   error?: { code: string; message: string };
+  /** Outcomes the workflow settled in this turn that no modelStep will persist (interrupt, TD10). */
+  settled?: SettledOutcome[];
+  /** Remove the assistant half of `step` (a model step cut by an interrupt): its parts and tool-call rows. */
+  rollbackStep?: boolean;
+  /** With `rollbackStep`: the inputs that step carried, re-written as user messages so none is lost. */
+  stepInputs?: AdmittedInput[];
 }
 
 /** Result of the session workflow. */
 export interface SessionResult {
   sessionId: string;
-  status: 'completed' | 'failed' | 'paused';
+  status: 'completed' | 'failed' | 'paused' | 'interrupted';
   turns: number;
   error?: { code: string; message: string };
 }
@@ -189,6 +203,38 @@ export function toolActivityName(tool: string): string {
 
 /** Name of the session input update. */
 export const SUBMIT_INPUT_UPDATE = 'submitInput';
+/** Name of the session hard-interrupt update (TD10). */
+export const INTERRUPT_UPDATE = 'interrupt';
+
+/** Update `interrupt` argument. */
+export interface InterruptRequest {
+  /** Who asked, for the record (e.g. `cli:ctrl-c`, `cli:session interrupt`). */
+  source?: string;
+}
+
+/** Update `interrupt` result. */
+export interface InterruptReceipt {
+  sessionId: string;
+  /** false when no turn was running (nothing to interrupt). */
+  interrupted: boolean;
+  turn: number;
+  /** What the turn was doing when the interrupt arrived. */
+  phase: SessionState['phase'];
+  /** true when an earlier interrupt of this turn is already in progress. */
+  alreadyRequested: boolean;
+}
+
+/**
+ * TD10: after a hard interrupt, how long the workflow waits for a running
+ * activity to settle on its own before recording it forced + uncertain, in
+ * ms. The tool side has the 2 s cooperative window (SH5: SIGTERM, 2 s, then
+ * SIGKILL); the rest covers delivering the cancellation on the next
+ * heartbeat and writing the tool's own final report.
+ */
+export const INTERRUPT_FORCE_AFTER_MS = 5_000;
+/** TD10 cooperative window a tool gets after cancellation, in ms. */
+export const INTERRUPT_COOPERATIVE_WINDOW_MS = 2_000;
+
 /** Name of the session state query. */
 export const STATE_QUERY = 'state';
 /** Task queue default (temporal.yaml `taskQueue`). */

@@ -7,6 +7,9 @@ import { toolImplementations, toolSpecs } from '../activities/tools/index.js';
 import { workflowBundlePath } from './workflow-bundle.js';
 
 /** Options of {@link createZunoWorker}. */
+/** Longest delay between a running activity's heartbeat and its delivery to the server, in ms (TD10). */
+const HEARTBEAT_THROTTLE_MAX_MS = 1_000;
+
 export interface ZunoWorkerOptions {
   address: string;
   namespace: string;
@@ -33,6 +36,9 @@ export async function createZunoWorker(opts: ZunoWorkerOptions): Promise<{ worke
     taskQueue: opts.taskQueue,
     workflowBundle: { codePath },
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? 16,
+    // TD10: a cancellation reaches a running activity only in a heartbeat response, so heartbeats
+    // go out at least every second (default: 80 % of the heartbeat timeout) to keep the 2 s window.
+    maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE_MAX_MS,
     activities: {
       modelStep: createModelStep({ store: opts.store, toolSpecs: toolSpecs() }),
       finishTurn: createFinishTurn(opts.store),

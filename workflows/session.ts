@@ -1,13 +1,16 @@
 import {
   ActivityFailure,
   ApplicationFailure,
+  CancellationScope,
   allHandlersFinished,
   condition,
+  isCancellation,
   continueAsNew,
   defineQuery,
   defineUpdate,
   proxyActivities,
   setHandler,
+  sleep,
   workflowInfo,
 } from '@temporalio/workflow';
 import { modelStepOptions, toolActivityOptions } from '../core/activity-policy.js';
@@ -15,7 +18,10 @@ import {
   type AdmissionReceipt,
   type AdmittedInput,
   type CarriedState,
-  type ModelStepResult,
+  INTERRUPT_FORCE_AFTER_MS,
+  INTERRUPT_UPDATE,
+  type InterruptReceipt,
+  type InterruptRequest,
   type PlannedToolCall,
   type SessionActivities,
   type SessionResult,
@@ -31,10 +37,12 @@ import {
 } from '../core/session-contract.js';
 import { toolDeclarations } from '../core/tools/registry.js';
 import { planBatches, runBounded } from './dispatch.js';
-import { settleLostCall } from './settle.js';
+import { settleForcedInterrupt, settleLostCall, settleNotRun } from './settle.js';
 
 /** Update: admit one input to the session inbox; returns its admission receipt (SE1). */
 export const submitInputUpdate = defineUpdate<AdmissionReceipt, [SubmitInputRequest]>(SUBMIT_INPUT_UPDATE);
+/** Update: hard-interrupt the running turn (TD10); returns whether there was one. */
+export const interruptUpdate = defineUpdate<InterruptReceipt, [InterruptRequest]>(INTERRUPT_UPDATE);
 /** Query: the session's orchestration state. */
 export const stateQuery = defineQuery<SessionState>(STATE_QUERY);
 
@@ -122,19 +130,44 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<Sess
     lastFinalText,
   }));
 
-  /** Outcomes the workflow itself settled (activity lost or failed), persisted by the next modelStep. */
+  /** Outcomes the workflow itself settled (activity lost or failed), persisted by the next modelStep or finishTurn. */
   let settled: SettledOutcome[] = [];
+  /** The running turn's cancellation scope and interrupt state (TD10); null between turns. */
+  let turnCtl: TurnControl | null = null;
+
+  setHandler(interruptUpdate, (): InterruptReceipt => {
+    const seen = { sessionId: meta.sessionId, turn, phase };
+    if (!turnCtl) return { ...seen, interrupted: false, alreadyRequested: false };
+    const alreadyRequested = turnCtl.interruptedAtMs !== null;
+    if (!alreadyRequested) {
+      turnCtl.interruptedAtMs = Date.now();
+      phase = 'interrupting';
+      turnCtl.scope.cancel();
+    }
+    return { ...seen, interrupted: true, alreadyRequested };
+  });
+
   const runTool = async (call: PlannedToolCall): Promise<void> => {
+    const ctl = turnCtl!;
+    if (ctl.interruptedAtMs !== null) {
+      settled.push(settleNotRun(call, Date.now()));
+      return;
+    }
     const decl = toolDeclarations[call.name]!;
     const summary = (call.summary ?? decl.summarize(call.args as never)).slice(0, 200);
     const act = proxyActivities<Record<string, (i: ToolActivityInput) => Promise<ToolActivityResult>>>(
       toolActivityOptions(decl, meta.activityDefaults, summary),
     )[toolActivityName(call.name)]!;
-    try {
-      await act({ sessionId: meta.sessionId, workspace: meta.workspace, turn, step, call });
-    } catch (err) {
-      if (!(err instanceof ActivityFailure)) throw err;
-      settled.push(settleLostCall(call, decl, err, Date.now()));
+    const outcome = await raceForced(
+      ctl,
+      act({ sessionId: meta.sessionId, workspace: meta.workspace, turn, step, call }),
+    );
+    if (outcome.kind === 'forced') settled.push(settleForcedInterrupt(call, decl, Date.now()));
+    else if (outcome.kind === 'failed') {
+      const err = outcome.error;
+      if (err instanceof ActivityFailure) settled.push(settleLostCall(call, decl, err, Date.now()));
+      else if (isCancellation(err)) settled.push(settleNotRun(call, Date.now()));
+      else throw err;
     }
   };
 
@@ -159,41 +192,64 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<Sess
     }
     // A turn: drive the oldest input; inputs arriving meanwhile are steered in.
     inTurn = true;
+    const ctl = newTurnControl();
+    turnCtl = ctl;
     const carriedInputIds: string[] = [];
     let newInputs = inbox.splice(0, 1);
     let failure: SessionResult['error'] | undefined;
-    let status: SessionResult['status'] = 'completed';
-    for (step = 0; ; step++) {
-      if (step >= MAX_STEPS_PER_TURN) {
-        failure = { code: 'turn_step_limit', message: `the turn exceeded ${MAX_STEPS_PER_TURN} model steps` };
-        status = 'failed';
-        break;
-      }
-      carriedInputIds.push(...newInputs.map((i) => i.inputId));
-      phase = 'model';
-      let result: ModelStepResult;
-      try {
-        result = await modelStep({ meta, turn, step, newInputs, settled });
-        settled = [];
-      } catch (err) {
-        const cause = err instanceof ActivityFailure ? err.cause : err;
-        const code = cause instanceof ApplicationFailure && cause.type ? cause.type : 'model_step_failed';
-        failure = { code, message: (cause as Error)?.message ?? String(cause) };
-        status = code === 'provider_auth' ? 'paused' : 'failed';
-        break;
-      }
-      newInputs = [];
-      const runnable = result.toolCalls.filter((c) => !c.blocked);
-      if (result.toolCalls.length === 0) break;
-      if (runnable.length > 0) {
-        phase = 'tools';
-        for (const batch of planBatches(result.toolCalls, (n) => toolDeclarations[n]?.concurrency ?? 'Exclusive')) {
-          await runBounded(batch, meta.toolConcurrency, runTool);
+    let status = 'completed' as SessionResult['status'];
+    let rollbackStep = false;
+    let stepInputs: AdmittedInput[] = [];
+    await ctl.scope.run(async () => {
+      for (step = 0; ; step++) {
+        if (ctl.interruptedAtMs !== null) {
+          status = 'interrupted';
+          return;
         }
+        if (step >= MAX_STEPS_PER_TURN) {
+          failure = { code: 'turn_step_limit', message: `the turn exceeded ${MAX_STEPS_PER_TURN} model steps` };
+          status = 'failed';
+          return;
+        }
+        carriedInputIds.push(...newInputs.map((i) => i.inputId));
+        stepInputs = newInputs;
+        phase = 'model';
+        const outcome = await raceForced(ctl, modelStep({ meta, turn, step, newInputs, settled }));
+        newInputs = [];
+        if (outcome.kind !== 'done' && ctl.interruptedAtMs !== null) {
+          // The model step was cut: its partial assistant output goes, its inputs stay.
+          status = 'interrupted';
+          rollbackStep = true;
+          return;
+        }
+        if (outcome.kind === 'forced') throw new Error('unreachable: forced without an interrupt');
+        if (outcome.kind === 'failed') {
+          const err = outcome.error;
+          const cause = err instanceof ActivityFailure ? err.cause : err;
+          const code = cause instanceof ApplicationFailure && cause.type ? cause.type : 'model_step_failed';
+          failure = { code, message: (cause as Error)?.message ?? String(cause) };
+          status = code === 'provider_auth' ? 'paused' : 'failed';
+          return;
+        }
+        const result = outcome.value;
+        settled = [];
+        if (result.toolCalls.length === 0) {
+          if (ctl.interruptedAtMs !== null) status = 'interrupted';
+          return;
+        }
+        if (result.toolCalls.some((c) => !c.blocked)) {
+          phase = 'tools';
+          for (const batch of planBatches(result.toolCalls, (n) => toolDeclarations[n]?.concurrency ?? 'Exclusive')) {
+            await runBounded(batch, meta.toolConcurrency, runTool);
+          }
+        }
+        // Steering (SE1): inputs admitted while this step ran join the next request.
+        newInputs = inbox.splice(0, inbox.length);
       }
-      // Steering (SE1): inputs admitted while this step ran join the next request.
-      newInputs = inbox.splice(0, inbox.length);
-    }
+    });
+    ctl.over = true;
+    turnCtl = null;
+    if (newInputs.length > 0) inbox.unshift(...newInputs); // steered inputs the interrupted turn never sent
     const finished = await activities.finishTurn({
       sessionId: meta.sessionId,
       status,
@@ -201,14 +257,62 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<Sess
       step,
       inputIds: carriedInputIds,
       ...(failure ? { error: failure } : {}),
+      ...(settled.length > 0 ? { settled } : {}),
+      ...(rollbackStep ? { rollbackStep, stepInputs } : {}),
     });
+    settled = [];
     lastFinalText = finished.finalText;
     inTurn = false;
     turn += 1;
-    if (status !== 'completed') {
+    if (status === 'failed' || status === 'paused' || (status === 'interrupted' && input.exitWhenIdle)) {
       phase = 'failed';
       await condition(allHandlersFinished);
       return { sessionId: meta.sessionId, status, turns: turn, ...(failure ? { error: failure } : {}) };
     }
   }
+}
+
+/** Cancellation state of one turn (TD10). */
+interface TurnControl {
+  /** Every activity of the turn runs in this scope; an interrupt cancels it. */
+  scope: CancellationScope;
+  /** Workflow time of the interrupt, or null. */
+  interruptedAtMs: number | null;
+  /** Resolves {@link INTERRUPT_FORCE_AFTER_MS} after an interrupt; never otherwise. */
+  forced: Promise<'forced'>;
+  /** Set when the turn ended, releasing the `forced` watcher. */
+  over: boolean;
+}
+
+function newTurnControl(): TurnControl {
+  const ctl: TurnControl = {
+    scope: new CancellationScope(),
+    interruptedAtMs: null,
+    forced: new Promise<'forced'>(() => undefined),
+    over: false,
+  };
+  ctl.forced = CancellationScope.nonCancellable(async () => {
+    await condition(() => ctl.interruptedAtMs !== null || ctl.over);
+    if (ctl.over) return new Promise<'forced'>(() => undefined);
+    await sleep(INTERRUPT_FORCE_AFTER_MS);
+    return 'forced' as const;
+  });
+  return ctl;
+}
+
+/** How an activity of an interruptible turn ended. */
+type Raced<T> = { kind: 'done'; value: T } | { kind: 'failed'; error: unknown } | { kind: 'forced' };
+
+/**
+ * Waits for an activity, or — after a hard interrupt — at most until the
+ * turn's force deadline (TD10). Never rejects.
+ */
+function raceForced<T>(ctl: TurnControl, running: Promise<T>): Promise<Raced<T>> {
+  return Promise.race([
+    running.then(
+      (value): Raced<T> => ({ kind: 'done', value }),
+      (error: unknown): Raced<T> => ({ kind: 'failed', error }),
+    ),
+    ctl.forced.then((): Raced<T> => ({ kind: 'forced' })),
+  ]);
 }

@@ -1,5 +1,5 @@
 import { ActivityFailure, ApplicationFailure, CancelledFailure, TimeoutFailure } from '@temporalio/workflow';
-import type { PlannedToolCall, SettledOutcome } from '../core/session-contract.js';
+import { INTERRUPT_FORCE_AFTER_MS, type PlannedToolCall, type SettledOutcome } from '../core/session-contract.js';
 import type { ToolDeclaration } from '../core/tools/types.js';
 
 /**
@@ -35,4 +35,43 @@ export function settleLostCall(
     };
   }
   return { ...base, outcome: 'error', cause: cause instanceof TimeoutFailure ? 'lost_outcome' : 'failed' };
+}
+
+/**
+ * TD10 forced interrupt: the call's activity did not settle within
+ * {@link INTERRUPT_FORCE_AFTER_MS} of a hard interrupt, so the workflow stops
+ * waiting and records it `uncertain` with cause `interrupted` — whatever its
+ * replay policy, nobody knows how far it got. Pure.
+ */
+export function settleForcedInterrupt(
+  call: PlannedToolCall,
+  decl: Pick<ToolDeclaration, 'affectedPaths'>,
+  nowMs: number,
+): SettledOutcome {
+  return {
+    rowId: call.rowId,
+    callId: call.callId,
+    tool: call.name,
+    outcome: 'uncertain',
+    cause: 'interrupted',
+    failureType: 'forced_interrupt',
+    message: `a hard interrupt did not get the call's own report within ${INTERRUPT_FORCE_AFTER_MS} ms; it was abandoned`,
+    observedAtMs: nowMs,
+    paths: decl.affectedPaths && !call.argsInProjection ? decl.affectedPaths(call.args as never) : [],
+  };
+}
+
+/** TD10: a planned call the interrupted turn never scheduled — nothing ran. Pure. */
+export function settleNotRun(call: PlannedToolCall, nowMs: number): SettledOutcome {
+  return {
+    rowId: call.rowId,
+    callId: call.callId,
+    tool: call.name,
+    outcome: 'error',
+    cause: 'not_run',
+    failureType: 'not_run',
+    message: 'the turn was interrupted before this call started; nothing ran',
+    observedAtMs: nowMs,
+    paths: [],
+  };
 }

@@ -15,7 +15,7 @@ export interface ProjectionStore {
   /** Which backend this is. */
   readonly backend: 'sqlite' | 'postgresql';
 
-  /** Create or update a session row. `status`: 'running' | 'completed' | 'failed' | 'paused' | 'cancelled'. */
+  /** Create or update a session row (status: see {@link SessionStatus}). */
   upsertSession(s: SessionRow): Promise<void>;
   /** Update only status (+ optional final text / error) of an existing session. */
   setSessionStatus(
@@ -57,7 +57,7 @@ export interface ProjectionStore {
   close(): Promise<void>;
 }
 
-export type SessionStatus = 'running' | 'completed' | 'failed' | 'paused' | 'cancelled';
+export type SessionStatus = 'running' | 'completed' | 'failed' | 'paused' | 'interrupted' | 'cancelled';
 
 export interface SessionRow {
   id: string;

@@ -1,6 +1,15 @@
 import { Context } from '@temporalio/activity';
 import type { FinishSessionInput } from '../../core/session-contract.js';
-import type { ProjectionStore } from '../projection/types.js';
+import type { InputState, ProjectionStore } from '../projection/types.js';
+import { persistInputs, persistSettled } from './persist.js';
+
+/** SE2 state of a turn's inputs once the turn ended with a given status. */
+const INPUT_STATE_AFTER = {
+  completed: 'completed',
+  failed: 'failed',
+  paused: 'failed',
+  interrupted: 'cancelled',
+} as const satisfies Record<FinishSessionInput['status'], InputState>;
 
 /** Final answer text returned to the workflow is bounded to this many UTF-16 units (history stays small). */
 const MAX_FINAL_TEXT_IN_HISTORY = 2_000;
@@ -10,14 +19,24 @@ const MAX_FINAL_TEXT_IN_HISTORY = 2_000;
  * the final answer is the assistant text of the turn's last step; the
  * session row gets status + final text, the turn's inputs become
  * completed/failed (SE2), and `session.completed` / `session.failed` /
- * `session.paused` is appended (idempotent by turn). Returns the final text
- * (bounded) for the workflow's state query.
+ * `session.paused` / `session.interrupted` is appended (idempotent by turn).
+ * For an interrupted turn (TD10) it first writes the outcomes the workflow
+ * settled (forced, not run) and, when the model step itself was cut, removes
+ * that step's assistant half while keeping the user inputs it carried, so
+ * the transcript never holds a tool call without a result. Inputs of an
+ * interrupted turn become `cancelled` (SE2). Returns the final text (bounded)
+ * for the workflow's state query.
  */
 export function createFinishTurn(store: ProjectionStore) {
   return async function finishTurn(input: FinishSessionInput): Promise<{ finalText: string | null }> {
     const { sessionId, turn, step, status } = input;
     const atMs = Date.now();
     let finalText: string | null = null;
+    if (input.rollbackStep) {
+      await store.deleteStep(sessionId, turn, step);
+      await persistInputs(store, sessionId, turn, step, input.stepInputs ?? [], atMs);
+    }
+    if (input.settled?.length) await persistSettled(store, sessionId, input.settled, atMs);
     if (status === 'completed') {
       const t = await store.loadTranscript(sessionId);
       finalText =
@@ -32,7 +51,7 @@ export function createFinishTurn(store: ProjectionStore) {
       ...(input.error ? { error: `${input.error.code}: ${input.error.message}` } : {}),
     });
     for (const id of input.inputIds) {
-      await store.setInputState(sessionId, id, status === 'completed' ? 'completed' : 'failed', atMs);
+      await store.setInputState(sessionId, id, INPUT_STATE_AFTER[status], atMs);
     }
     await store.appendEvent({
       id: `turn_${turn}:finished`,

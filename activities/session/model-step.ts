@@ -2,11 +2,9 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { assistantMessageId, partId, toolCallRowId, userMessageId } from '../../core/ids.js';
 import type { ToolSpec } from '../../core/messages.js';
 import type {
-  AdmittedInput,
   ModelStepInput,
   ModelStepResult,
   PlannedToolCall,
-  SettledOutcome,
 } from '../../core/session-contract.js';
 import { validateToolCall } from '../../core/tools/registry.js';
 import { INLINE_ARGS_MAX_CHARS } from '../../core/session-contract.js';
@@ -15,6 +13,7 @@ import { streamChatCompletion } from '../providers/chat-completions.js';
 import { ProviderError } from '../providers/errors.js';
 import type { ModelResponse } from '../providers/types.js';
 import { DeltaBuffer } from './delta-buffer.js';
+import { persistInputs, persistSettled } from './persist.js';
 import { systemPrompt, transcriptToMessages } from './prompt.js';
 
 /** Interval between modelStep heartbeats, in ms (the heartbeat timeout is temporal.yaml `activities.model`). */
@@ -233,97 +232,6 @@ export function createModelStep(deps: ModelStepDeps) {
       ...(response.usage ? { usage: response.usage } : {}),
     };
   };
-}
-
-/** Persists newly carried inputs as user messages (SE2 `applied`); returns the next free part position. */
-async function persistInputs(
-  store: ProjectionStore,
-  sessionId: string,
-  turn: number,
-  step: number,
-  inputs: AdmittedInput[],
-  atMs: number,
-): Promise<number> {
-  let position = 0;
-  for (const i of inputs) {
-    await store.upsertInput({
-      id: i.inputId,
-      sessionId,
-      text: i.text,
-      clientMessageId: i.clientMessageId ?? null,
-      admission: i.admission,
-      state: 'applied',
-      admittedAtMs: i.admittedAtMs,
-      updatedAtMs: atMs,
-    });
-    const messageId = userMessageId(i.inputId);
-    await store.upsertMessage({
-      id: messageId,
-      sessionId,
-      role: 'user',
-      turn,
-      step,
-      inputId: i.inputId,
-      createdAtMs: atMs,
-    });
-    await store.upsertPart({
-      id: partId(turn, step, position, 'text'),
-      sessionId,
-      messageId,
-      turn,
-      step,
-      position,
-      kind: 'text',
-      text: i.text,
-      createdAtMs: atMs,
-    });
-    position += 1;
-  }
-  return position;
-}
-
-/**
- * GP9: writes each workflow-settled outcome onto its tool-call row, with the
- * uncertain record and the notice the model will read, in one upsert.
- */
-async function persistSettled(store: ProjectionStore, sessionId: string, settled: SettledOutcome[], atMs: number) {
-  for (const s of settled) {
-    const row = await store.getToolCall(sessionId, s.rowId);
-    if (!row) continue;
-    const notice =
-      s.outcome === 'uncertain'
-        ? `Outcome uncertain: the ${s.tool} call ${s.callId} may or may not have taken effect` +
-          `${s.paths.length ? ` on ${s.paths.join(', ')}` : ''} (${s.cause}: ${s.message}). ` +
-          'It was not re-run. Inspect the authoritative state before doing anything that depends on it.'
-        : `The ${s.tool} call ${s.callId} failed (${s.failureType}): ${s.message}`;
-    await store.upsertToolCall({
-      ...row,
-      status: 'completed',
-      outcome: s.outcome,
-      errorCode: s.failureType,
-      output: notice,
-      result:
-        s.outcome === 'uncertain'
-          ? {
-              uncertain: {
-                tool: s.tool,
-                callId: s.callId,
-                paths: s.paths,
-                cause: s.cause,
-                observedAtMs: s.observedAtMs,
-              },
-            }
-          : { failure: { type: s.failureType, message: s.message } },
-      endedAtMs: s.observedAtMs,
-    });
-    await store.appendEvent({
-      id: `${s.rowId}:settled`,
-      sessionId,
-      type: 'tool.completed',
-      data: { rowId: s.rowId, callId: s.callId, tool: s.tool, outcome: s.outcome, cause: s.cause },
-      atMs,
-    });
-  }
 }
 
 /**

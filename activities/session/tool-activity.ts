@@ -89,14 +89,30 @@ export function createToolActivities(
         clearInterval(beat);
       }
       const endedAtMs = Date.now();
-      const outcome = result.isError ? 'error' : 'ok';
+      const outcome = result.isError ? 'error' : result.uncertain ? 'uncertain' : 'ok';
+      // TD10: a call that settled after a hard interrupt reached it is a cooperative cancellation.
+      const data = ctx.cancellationSignal.aborted
+        ? { ...(result.data ?? {}), cancellation: { kind: 'cooperative', settledAtMs: endedAtMs } }
+        : (result.data ?? null);
+      // The workflow may already have recorded this call (forced interrupt): its record stands.
+      const now = await store.getToolCall(sessionId, call.rowId);
+      if (now?.status === 'completed') {
+        await store.appendEvent({
+          id: `${call.rowId}:late:${attempt}`,
+          sessionId,
+          type: 'tool.late_result',
+          data: { rowId: call.rowId, callId: call.callId, tool: name, outcome, attempt },
+          atMs: endedAtMs,
+        });
+        return { outcome: now.outcome ?? outcome, outputBytes: 0, late: true };
+      }
       await store.upsertToolCall({
         ...base,
         status: 'completed',
         outcome,
         output: result.output,
         errorCode: result.errorCode ?? null,
-        result: result.data ?? null,
+        result: data,
         attempts: attempt,
         startedAtMs,
         endedAtMs,

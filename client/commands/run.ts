@@ -8,7 +8,7 @@ import { startLocalProvider } from '../local-provider/server.js';
 import { connectTemporal, type Notify, openStore, resolvePaths } from '../context.js';
 import { eventToJsonLine, HumanRenderer, isTerminalEvent, processSink, type Sink } from '../render.js';
 import { installRuntime } from '../runtime.js';
-import { newSessionId, startSession, titleOf } from '../session-start.js';
+import { interruptSession, newSessionId, startSession, titleOf } from '../session-start.js';
 import { standaloneWorkerRunning } from '../worker-registry.js';
 import { localProvider, loadZunoConfig, resolveModel } from '../zuno-config.js';
 import { createZunoWorker } from '../../worker/worker.js';
@@ -32,17 +32,28 @@ const TAIL_EVERY_MS = 60;
  * server unless configured), runs an in-process worker unless a standalone
  * one serves the task queue, shows progress from the stored events, and
  * resolves to the process exit code: 0 when the session completed, 1 when it
- * failed or paused (a one-line reason is printed).
+ * failed or paused (a one-line reason is printed), 130 when Ctrl-C interrupted it.
  * @throws ZunoError for set-up failures (config, Temporal, workspace, script, model).
  */
 export async function runCommand(prompt: string, opts: RunOptions, sink: Sink = processSink): Promise<number> {
-  // Ctrl-C at any moment: stop following and exit 130. The session (if it
-  // started) stays durable in Temporal; TD10 hard interrupt of its running
-  // calls is a later issue.
-  const progress: RunProgress = { sessionId: null };
+  // Ctrl-C (TD10): the first one hard-interrupts the running turn and keeps
+  // following until the session has recorded how its calls ended; a second
+  // one (or one before the session started) stops following at once. Either
+  // way the exit code is 130 and the session stays durable in Temporal.
+  const progress: RunProgress = { sessionId: null, interrupt: null, interrupting: false };
   let onSigint: (() => void) | undefined;
   const interrupted = new Promise<never>((_, reject) => {
-    onSigint = () =>
+    onSigint = () => {
+      if (progress.interrupt && !progress.interrupting) {
+        progress.interrupting = true;
+        sink.err(
+          `zuno: interrupting session ${progress.sessionId}: running calls get 2 s to stop (Ctrl-C again to stop following)\n`,
+        );
+        progress.interrupt().catch((err: unknown) => {
+          reject(new ZunoError('interrupted', `could not interrupt: ${(err as Error).message}`));
+        });
+        return;
+      }
       reject(
         new ZunoError(
           'interrupted',
@@ -51,7 +62,8 @@ export async function runCommand(prompt: string, opts: RunOptions, sink: Sink = 
             : 'interrupted before the session started',
         ),
       );
-    process.once('SIGINT', onSigint);
+    };
+    process.on('SIGINT', onSigint);
   });
   const cleanups: (() => Promise<unknown>)[] = [];
   try {
@@ -65,6 +77,10 @@ export async function runCommand(prompt: string, opts: RunOptions, sink: Sink = 
 /** What the run has reached, for the interrupt message. */
 interface RunProgress {
   sessionId: string | null;
+  /** Sends the TD10 hard interrupt, once the session has started. */
+  interrupt: (() => Promise<unknown>) | null;
+  /** true once the first Ctrl-C asked for an interrupt. */
+  interrupting: boolean;
 }
 
 async function runSession(
@@ -145,7 +161,14 @@ async function runSession(
     notify?.(
       `session ${meta.sessionId} (workflow ${started.workflowId}), input ${started.receipt.inputId} ${started.receipt.status}`,
     );
+    progress.interrupt = () => interruptSession(temporal.client, meta.sessionId, 'cli:ctrl-c');
     const result = await followSession(store, meta.sessionId, started.result(), opts.json === true, sink);
+    if (result.status === 'interrupted') {
+      sink.err(
+        `zuno: interrupted: session ${meta.sessionId} interrupted; \`zuno session show ${meta.sessionId}\` lists how each call ended\n`,
+      );
+      return 130;
+    }
     if (result.status !== 'completed') {
       const code = result.error?.code ?? 'session_failed';
       const message = (result.error?.message ?? '').replace(new RegExp(`^${code}\\s*`), '');

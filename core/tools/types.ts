@@ -48,5 +48,11 @@ export interface ToolResult {
   isError: boolean;
   /** Stable code when isError (e.g. `rg_missing`, `invalid_arguments`, `not_found`). */
   errorCode?: string;
+  /**
+   * The tool ran but could not settle what happened (SH5 a cancelled command
+   * that had not exited, lost output capture): recorded as outcome
+   * `uncertain`, never as `ok`.
+   */
+  uncertain?: boolean;
   data?: Record<string, unknown>;
 }

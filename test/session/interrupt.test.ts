@@ -1,0 +1,182 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { DEFAULT_ACTIVITY_DEFAULTS } from '../../core/activity-defaults.js';
+import { interruptSession, submitInput } from '../../client/session-start.js';
+import { createHarness, type Harness } from '../helpers/harness.js';
+import { spawnWorker, waitFor, type WorkerProcess, writeTestTemporalYaml } from '../helpers/worker-process.js';
+
+const cleanups: (() => Promise<unknown>)[] = [];
+afterAll(async () => {
+  for (const c of cleanups.reverse()) await c().catch(() => undefined);
+});
+
+/** true while a process with this pid exists. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('hard interrupt (TD10, SH5)', () => {
+  it('cancels a running shell command cooperatively, records its own report, and leaves later calls not run', async () => {
+    const h: Harness = await createHarness({ address: inject('temporalAddress') });
+    cleanups.push(() => h.close());
+    const ws = mkdtempSync(join(tmpdir(), 'zuno-int-ws-'));
+    const run = await h.startScripted({
+      workspace: ws,
+      prompt: 'run the long job',
+      script: {
+        replies: [
+          {
+            toolCalls: [
+              { name: 'shell', arguments: { command: 'echo $$ > pid.txt; echo started; sleep 60; echo finished' } },
+              { name: 'shell', arguments: { command: 'echo second > second.txt' } },
+            ],
+          },
+          { text: 'never reached' },
+        ],
+      },
+    });
+    cleanups.push(() => run.closeProvider());
+    await waitFor(async () => existsSync(join(ws, 'pid.txt')), 60_000, 'the command to start');
+    const pid = Number(readFileSync(join(ws, 'pid.txt'), 'utf8').trim());
+    const asked = Date.now();
+    const receipt = await interruptSession(h.client, run.sessionId, 'test');
+    expect(receipt).toMatchObject({ sessionId: run.sessionId, interrupted: true, alreadyRequested: false, turn: 0 });
+    expect(receipt.phase).toBe('tools');
+    const again = await interruptSession(h.client, run.sessionId, 'test');
+    expect(again.alreadyRequested).toBe(true);
+    const result = await run.result();
+    expect(result.status).toBe('interrupted');
+    // The command's group is gone and the second call never ran.
+    expect(alive(pid)).toBe(false);
+    expect(existsSync(join(ws, 'second.txt'))).toBe(false);
+    const t = (await h.store.loadTranscript(run.sessionId))!;
+    const [first, second] = t.toolCalls;
+    // SH5: the command had not exited → its own report, output kept, receipt unknown, uncertain.
+    expect(first!.outcome).toBe('uncertain');
+    expect(first!.output).toContain('started');
+    expect(first!.output).not.toContain('finished');
+    const data = first!.result as { receipt: { verdict: string }; cancellation: { kind: string } };
+    expect(data.receipt.verdict).toBe('unknown');
+    expect(data.cancellation.kind).toBe('cooperative');
+    // Inside the cooperative window plus delivery, never the forced path.
+    expect(Number(first!.endedAtMs) - asked).toBeLessThan(5_000);
+    expect(second).toMatchObject({ outcome: 'error', errorCode: 'not_run' });
+    expect(second!.output).toContain('did not run');
+    expect(t.session.status).toBe('interrupted');
+    expect(t.inputs.map((i) => i.state)).toEqual(['cancelled']);
+    // Only the first model request was made.
+    expect(run.providerRequests).toHaveLength(1);
+  }, 120_000);
+
+  it('an idle session reports nothing to interrupt; a long-lived session takes the next input after an interrupt', async () => {
+    const h: Harness = await createHarness({ address: inject('temporalAddress') });
+    cleanups.push(() => h.close());
+    const ws = mkdtempSync(join(tmpdir(), 'zuno-int-live-'));
+    const run = await h.startScripted({
+      workspace: ws,
+      prompt: 'first',
+      exitWhenIdle: false,
+      script: {
+        replies: [
+          { toolCalls: [{ name: 'shell', arguments: { command: 'touch started; sleep 60' } }] },
+          { text: 'after the interrupt' },
+        ],
+      },
+    });
+    cleanups.push(() => run.closeProvider());
+    cleanups.push(() => h.client.workflow.getHandle(run.workflowId).terminate('test over'));
+    await waitFor(async () => existsSync(join(ws, 'started')), 60_000, 'the command to start');
+    await interruptSession(h.client, run.sessionId, 'test');
+    const settled = await waitFor(
+      async () => {
+        const s = await h.store.getSession(run.sessionId);
+        return s?.status === 'interrupted' ? s : null;
+      },
+      30_000,
+      'the session to record the interrupt',
+    );
+    expect(settled.status).toBe('interrupted');
+    const idle = await interruptSession(h.client, run.sessionId, 'test');
+    expect(idle.interrupted).toBe(false);
+    // The next input drives a new turn whose request carries the interrupted call's result.
+    const receipt = await submitInput(h.client, run.sessionId, { text: 'carry on' });
+    expect(receipt.status).toBe('driven');
+    await waitFor(
+      async () => (await h.store.getSession(run.sessionId))?.status === 'completed',
+      30_000,
+      'the second turn to complete',
+    );
+    const second = run.providerRequests[1] as { messages: { role: string; content: string }[] };
+    const toolMsg = second.messages.find((m) => m.role === 'tool');
+    expect(toolMsg?.content).toMatch(/cancel/i);
+    expect(second.messages.at(-1)).toMatchObject({ role: 'user', content: 'carry on' });
+  }, 120_000);
+
+  it('a call that does not settle within the window is recorded forced + uncertain; its late report does not overwrite it', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'zuno-int-forced-'));
+    const taskQueue = `zuno-int-forced-${Date.now()}`;
+    const address = inject('temporalAddress');
+    writeTestTemporalYaml(home, address, taskQueue);
+    mkdirSync(join(home, '.zuno'));
+    const h: Harness = await createHarness({ address, withWorker: false, stateDir: join(home, '.zuno'), taskQueue });
+    cleanups.push(() => h.close());
+    const ws = mkdtempSync(join(tmpdir(), 'zuno-int-forced-ws-'));
+    const workers: WorkerProcess[] = [];
+    cleanups.push(async () => {
+      for (const w of workers) {
+        if (w.child.pid) process.kill(-w.child.pid, 'SIGCONT');
+        await w.crash();
+      }
+    });
+    workers.push(spawnWorker(home));
+    const run = await h.startScripted({
+      workspace: ws,
+      prompt: 'append',
+      activityDefaults: {
+        ...DEFAULT_ACTIVITY_DEFAULTS,
+        tool: { startToCloseTimeoutMs: 300_000, heartbeatTimeoutMs: 120_000 },
+      },
+      script: {
+        replies: [
+          { toolCalls: [{ name: 'shell', arguments: { command: 'echo appended >> log.txt; sleep 60' } }] },
+          { text: 'never reached' },
+        ],
+      },
+    });
+    cleanups.push(() => run.closeProvider());
+    await waitFor(async () => existsSync(join(ws, 'log.txt')), 60_000, 'the command to append its line');
+    // Freeze the worker that runs the call (and its command): it can neither heartbeat nor report.
+    const frozen = workers[0]!;
+    process.kill(-frozen.child.pid!, 'SIGSTOP');
+    workers.push(spawnWorker(home));
+    await interruptSession(h.client, run.sessionId, 'test');
+    const result = await Promise.race([
+      run.result(),
+      new Promise<never>((_, rej) => setTimeout(() => rej(new Error(`no result:\n${workers[1]!.stderr()}`)), 90_000)),
+    ]);
+    expect(result.status).toBe('interrupted');
+    const [call] = (await h.store.loadTranscript(run.sessionId))!.toolCalls;
+    expect(call!.outcome).toBe('uncertain');
+    expect((call!.result as { uncertain: { cause: string } }).uncertain.cause).toBe('interrupted');
+    expect(call!.errorCode).toBe('forced_interrupt');
+    expect(call!.output).toContain('Inspect the authoritative state');
+    // Thaw it: the frozen call now settles and reports late; the forced record stands.
+    process.kill(-frozen.child.pid!, 'SIGCONT');
+    await waitFor(
+      async () => (await h.store.listEvents(run.sessionId, 0, 1000)).find((e) => e.type === 'tool.late_result'),
+      30_000,
+      'the late report',
+    );
+    const [after] = (await h.store.loadTranscript(run.sessionId))!.toolCalls;
+    expect(after!.outcome).toBe('uncertain');
+    expect(after!.errorCode).toBe('forced_interrupt');
+    expect(readFileSync(join(ws, 'log.txt'), 'utf8')).toBe('appended\n');
+  }, 180_000);
+});
