@@ -60,3 +60,27 @@ export function modelStepOptions(retry: ProviderRetry, defaults: ActivityDefault
     },
   };
 }
+
+/** Margin added to a background command's own time limit for its activity's start-to-close timeout, in ms. */
+const BACKGROUND_SETTLE_MARGIN_MS = 120_000;
+
+/**
+ * Activity options of `bgCommand`, the long-running activity that executes
+ * one background shell call (BG2): never retried (shell is replay `Never`:
+ * a lost run is reported uncertain, not re-run), heartbeating like a tool,
+ * start-to-close = the command's own limit plus a settling margin, and a
+ * cancellation that waits for the command's own final report (SH5).
+ */
+export function backgroundCommandOptions(
+  defaults: ActivityDefaults,
+  commandTimeoutMs: number,
+  summary: string,
+): ActivityOptions {
+  return {
+    startToCloseTimeout: commandTimeoutMs + BACKGROUND_SETTLE_MARGIN_MS,
+    heartbeatTimeout: defaults.tool.heartbeatTimeoutMs,
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+    retry: { maximumAttempts: 1 },
+    summary,
+  };
+}

@@ -30,3 +30,12 @@ export function assistantMessageId(turn: number, step: number): string {
 export function userMessageId(inputId: string): string {
   return `msg_in_${inputId}`;
 }
+
+/**
+ * Task id of a background shell call (BG1): `bg_{turn}_{step}_{index}`,
+ * `index` being the call's place among the step's tool calls (0-based), so
+ * a retried start gives the same id and ids are short enough to type.
+ */
+export function backgroundTaskId(turn: number, step: number, index: number): string {
+  return `bg_${turn}_${step}_${index}`;
+}

@@ -63,6 +63,10 @@ export interface AdmissionReceipt {
 export interface AdmittedInput {
   inputId: string;
   text: string;
+  /** `report`: a background task's completion (BG6, SE3), admitted by the workflow itself; absent: a user input. */
+  kind?: 'report';
+  /** With `kind: 'report'`: the task it reports. */
+  taskID?: string;
   clientMessageId?: string;
   admission: AdmissionReceipt['status'];
   admittedAtMs: number;
@@ -74,7 +78,9 @@ export interface SessionState {
   phase: 'idle' | 'model' | 'tools' | 'interrupting' | 'completed' | 'failed';
   turn: number;
   step: number;
-  pending: { inputId: string; admission: AdmissionReceipt['status'] }[];
+  pending: { inputId: string; admission: AdmissionReceipt['status']; kind?: 'report' }[];
+  /** Background tasks this run is executing (BG1). */
+  background: string[];
   lastFinalText: string | null;
 }
 
@@ -120,6 +126,8 @@ export interface PlannedToolCall {
   /** `tc_{turn}_{step}_{position}` */
   rowId: string;
   position: number;
+  /** Place among the step's tool calls, 0-based (absent in histories recorded before it existed). */
+  index?: number;
   callId: string;
   name: string;
   /**
@@ -161,6 +169,32 @@ export interface ToolActivityResult {
   outputBytes: number;
   /** true when the workflow had already recorded the call (forced interrupt) and this result was only logged. */
   late?: boolean;
+  /**
+   * Background-task facts the workflow acts on (BG6): `started` — a `shell`
+   * call with `background: true` handed out this taskID and the workflow now
+   * runs the command; `terminal` — a `bg` read observed the task's final
+   * state, which consumes its completion report.
+   */
+  background?: { taskID: string; started?: boolean; terminal?: boolean };
+}
+
+/** Input of the `bgCommand` activity: runs one background shell call to its end (BG2, BG6). */
+export interface BgCommandInput {
+  sessionId: string;
+  workspace: string;
+  call: PlannedToolCall;
+  taskID: string;
+}
+
+/** Output of the `bgCommand` activity: small; the output itself stays on disk under `.zuno/bg/`. */
+export interface BgCommandResult {
+  taskID: string;
+  /** `exited`, `cancelled`, `timed_out`, `failed`, `not_started`. */
+  state: string;
+  outcome: 'ok' | 'uncertain' | 'error';
+  exitCode?: number;
+  /** The model-facing completion report (≤ 4 KiB), admitted to the inbox unless already consumed. */
+  report: string;
 }
 
 /** Input of the finishTurn activity: records the final answer / failure. */
@@ -190,6 +224,7 @@ export interface SessionResult {
 /** Activity functions the session workflow calls (implemented in activities/). */
 export interface SessionActivities {
   modelStep(input: ModelStepInput): Promise<ModelStepResult>;
+  bgCommand(input: BgCommandInput): Promise<BgCommandResult>;
   finishTurn(input: FinishSessionInput): Promise<{ finalText: string | null }>;
 }
 

@@ -1,4 +1,5 @@
 import { NativeConnection, Worker } from '@temporalio/worker';
+import { createBgCommand } from '../activities/session/bg-command.js';
 import { createFinishTurn } from '../activities/session/finish-turn.js';
 import { createModelStep } from '../activities/session/model-step.js';
 import { createToolActivities } from '../activities/session/tool-activity.js';
@@ -42,6 +43,7 @@ export async function createZunoWorker(opts: ZunoWorkerOptions): Promise<{ worke
     activities: {
       modelStep: createModelStep({ store: opts.store, toolSpecs: toolSpecs() }),
       finishTurn: createFinishTurn(opts.store),
+      bgCommand: createBgCommand(opts.store),
       ...createToolActivities(toolImplementations, opts.store),
     },
   });

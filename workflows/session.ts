@@ -36,6 +36,7 @@ import {
   toolActivityName,
 } from '../core/session-contract.js';
 import { toolDeclarations } from '../core/tools/registry.js';
+import { BackgroundTasks } from './background.js';
 import { planBatches, runBounded } from './dispatch.js';
 import { settleForcedInterrupt, settleLostCall, settleNotRun } from './settle.js';
 
@@ -76,6 +77,28 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<Sess
   let phase: SessionState['phase'] = 'idle';
   let inTurn = false;
   let lastFinalText = carried.lastFinalText;
+
+  const root = CancellationScope.current();
+  const background = new BackgroundTasks({
+    meta,
+    root,
+    admitReport(taskID, text) {
+      const status: AdmissionReceipt['status'] = inTurn ? 'steered' : inbox.length === 0 ? 'driven' : 'pending';
+      inbox.push({
+        inputId: `in_${nextInputSeq++}`,
+        text: `<background_report taskID="${taskID}">\n${text}\n</background_report>`,
+        kind: 'report',
+        taskID,
+        admission: status,
+        admittedAtMs: Date.now(),
+      });
+    },
+    revokeReport(taskID) {
+      const at = inbox.findIndex((i) => i.kind === 'report' && i.taskID === taskID);
+      if (at >= 0) inbox.splice(at, 1);
+      return at >= 0;
+    },
+  });
 
   const activities = proxyActivities<SessionActivities>({
     startToCloseTimeout: meta.activityDefaults.projection.startToCloseTimeoutMs,
@@ -126,7 +149,8 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<Sess
     phase,
     turn,
     step,
-    pending: inbox.map((i) => ({ inputId: i.inputId, admission: i.admission })),
+    pending: inbox.map((i) => ({ inputId: i.inputId, admission: i.admission, ...(i.kind ? { kind: i.kind } : {}) })),
+    background: background.ids(),
     lastFinalText,
   }));
 
@@ -154,6 +178,8 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<Sess
       return;
     }
     const decl = toolDeclarations[call.name]!;
+    const bgAction = call.name === 'bg' ? (call.args as { action?: string; taskID?: string } | undefined) : undefined;
+    if (bgAction?.action === 'cancel' && bgAction.taskID) background.cancel(bgAction.taskID);
     const summary = (call.summary ?? decl.summarize(call.args as never)).slice(0, 200);
     const act = proxyActivities<Record<string, (i: ToolActivityInput) => Promise<ToolActivityResult>>>(
       toolActivityOptions(decl, meta.activityDefaults, summary),
@@ -162,7 +188,11 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<Sess
       ctl,
       act({ sessionId: meta.sessionId, workspace: meta.workspace, turn, step, call }),
     );
-    if (outcome.kind === 'forced') settled.push(settleForcedInterrupt(call, decl, Date.now()));
+    if (outcome.kind === 'done') {
+      const bg = outcome.value.background;
+      if (bg?.started && outcome.value.outcome === 'ok' && !outcome.value.late) background.start(call, bg.taskID);
+      if (bg?.terminal) background.observedTerminal(bg.taskID);
+    } else if (outcome.kind === 'forced') settled.push(settleForcedInterrupt(call, decl, Date.now()));
     else if (outcome.kind === 'failed') {
       const err = outcome.error;
       if (err instanceof ActivityFailure) settled.push(settleLostCall(call, decl, err, Date.now()));
@@ -173,11 +203,16 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<Sess
 
   for (;;) {
     phase = 'idle';
-    if (input.exitWhenIdle && turn > 0 && inbox.length === 0) {
+    if (input.exitWhenIdle && turn > 0 && inbox.length === 0 && !background.busy()) {
       return { sessionId: meta.sessionId, status: 'completed', turns: turn };
     }
-    await condition(() => inbox.length > 0 || workflowInfo().continueAsNewSuggested);
-    if (inbox.length === 0 || workflowInfo().continueAsNewSuggested) {
+    // Background tasks pin the run: continue-as-new cannot carry a running activity.
+    const mayContinueAsNew = () => workflowInfo().continueAsNewSuggested && !background.busy();
+    await condition(
+      () => inbox.length > 0 || mayContinueAsNew() || (input.exitWhenIdle && turn > 0 && !background.busy()),
+    );
+    if (inbox.length === 0 && input.exitWhenIdle && turn > 0 && !background.busy()) continue;
+    if (inbox.length === 0 || mayContinueAsNew()) {
       await condition(allHandlersFinished);
       await continueAsNew<typeof sessionWorkflow>({
         ...input,
@@ -195,7 +230,9 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<Sess
     const ctl = newTurnControl();
     turnCtl = ctl;
     const carriedInputIds: string[] = [];
-    let newInputs = inbox.splice(0, 1);
+    // SE3: one wake claims every pending report at the head; a user input drives a turn alone.
+    const head = inbox[0]!.kind === 'report' ? inbox.findIndex((i) => i.kind !== 'report') : 1;
+    let newInputs = inbox.splice(0, head < 0 ? inbox.length : head);
     let failure: SessionResult['error'] | undefined;
     let status = 'completed' as SessionResult['status'];
     let rollbackStep = false;
@@ -266,6 +303,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<Sess
     turn += 1;
     if (status === 'failed' || status === 'paused' || (status === 'interrupted' && input.exitWhenIdle)) {
       phase = 'failed';
+      await background.stopAll();
       await condition(allHandlersFinished);
       return { sessionId: meta.sessionId, status, turns: turn, ...(failure ? { error: failure } : {}) };
     }

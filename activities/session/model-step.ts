@@ -1,11 +1,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { assistantMessageId, partId, toolCallRowId, userMessageId } from '../../core/ids.js';
 import type { ToolSpec } from '../../core/messages.js';
-import type {
-  ModelStepInput,
-  ModelStepResult,
-  PlannedToolCall,
-} from '../../core/session-contract.js';
+import type { ModelStepInput, ModelStepResult, PlannedToolCall } from '../../core/session-contract.js';
 import { validateToolCall } from '../../core/tools/registry.js';
 import { INLINE_ARGS_MAX_CHARS } from '../../core/session-contract.js';
 import type { ProjectionStore } from '../projection/types.js';
@@ -80,7 +76,7 @@ export function createModelStep(deps: ModelStepDeps) {
         type: 'session.turn.started.1',
         data: {
           turn,
-          trigger: 'user_input',
+          trigger: input.newInputs[0]?.kind === 'report' ? 'background_report' : 'user_input',
           anchorMessageId: input.newInputs[0] ? userMessageId(input.newInputs[0].inputId) : null,
           agent: 'build',
           provider: meta.provider.id,
@@ -162,7 +158,7 @@ export function createModelStep(deps: ModelStepDeps) {
       position += 1;
       const rowId = toolCallRowId(turn, step, position);
       const verdict = validateToolCall(call.name, call.argsJson);
-      const p: PlannedToolCall = { rowId, position, callId: call.callId, name: call.name };
+      const p: PlannedToolCall = { rowId, position, index: planned.length, callId: call.callId, name: call.name };
       if (verdict.ok && call.argsJson.length > INLINE_ARGS_MAX_CHARS) {
         p.argsInProjection = true;
         p.summary = verdict.declaration.summarize(verdict.args as never);

@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import { partId } from '../../core/ids.js';
+import { backgroundTaskId, partId } from '../../core/ids.js';
 import type { ToolActivityInput, ToolActivityResult } from '../../core/session-contract.js';
 import { toolActivityName } from '../../core/session-contract.js';
 import { toolDeclarations, validateToolCall } from '../../core/tools/registry.js';
@@ -17,6 +17,7 @@ export interface RunnableTool {
       signal?: AbortSignal;
       sessionId: string;
       callId: string;
+      backgroundTaskID?: string;
       credentials?: (relPath: string) => ReadCredential | undefined;
     },
   ): Promise<ToolResult>;
@@ -81,6 +82,7 @@ export function createToolActivities(
           signal: ctx.cancellationSignal,
           sessionId,
           callId: call.callId,
+          backgroundTaskID: backgroundTaskId(turn, step, call.index ?? call.position),
           ...(TOOLS_NEEDING_CREDENTIALS.has(name) ? { credentials: await sessionCredentials(store, sessionId) } : {}),
         });
       } catch (err) {
@@ -146,10 +148,29 @@ export function createToolActivities(
         },
         atMs: endedAtMs,
       });
-      return { outcome, outputBytes, ...(result.errorCode ? { errorCode: result.errorCode } : {}) };
+      const bg = backgroundFacts(name, result);
+      return {
+        outcome,
+        outputBytes,
+        ...(result.errorCode ? { errorCode: result.errorCode } : {}),
+        ...(bg ? { background: bg } : {}),
+      };
     };
   }
   return activities;
+}
+
+/**
+ * BG6 facts the workflow acts on, read from a result's data: a background
+ * `shell` start hands out `data.taskID` with `data.background`; a `bg` read
+ * that saw the final state sets `data.terminal`.
+ */
+function backgroundFacts(name: string, result: ToolResult): ToolActivityResult['background'] {
+  const d = result.data;
+  if (!d || typeof d.taskID !== 'string' || result.isError) return undefined;
+  if (name === 'shell' && d.background === true) return { taskID: d.taskID, started: true };
+  if (name === 'bg' && d.terminal === true) return { taskID: d.taskID, terminal: true };
+  return undefined;
 }
 
 /** The one-line summary of a call (`grep: TODO in src/`), or the tool name when it has no declaration. */

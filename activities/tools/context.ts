@@ -12,6 +12,8 @@ export interface ToolContext {
   signal?: AbortSignal;
   sessionId: string;
   callId: string;
+  /** The task id a `shell` call with `background: true` hands out (`bg_{turn}_{step}_{position}`, BG1). */
+  backgroundTaskID?: string;
   /** rg discovery cache to use (tests inject one); default: the process-wide locator (SR6). */
   rg?: RgLocator;
   /**

@@ -13,6 +13,7 @@ import { applyPatchDeclaration } from '../../core/tools/apply-patch.js';
 import { shellDeclaration } from '../../core/tools/shell.js';
 import { writeDeclaration } from '../../core/tools/write.js';
 import { reportWriteDeclaration } from '../../core/tools/report-write.js';
+import { bgDeclaration, bgWireArgs } from '../../core/tools/bg.js';
 import type { ToolDeclaration, ToolResult } from '../../core/tools/types.js';
 import type { ToolContext } from './context.js';
 import { runGlob } from './glob.js';
@@ -22,6 +23,7 @@ import { runApplyPatchTool } from './apply-patch-tool.js';
 import { runShellTool } from './shell/index.js';
 import { runWrite } from './write.js';
 import { runReportWrite } from './report-write.js';
+import { runBg } from './bg/index.js';
 
 export type { ToolContext } from './context.js';
 
@@ -52,15 +54,20 @@ export function argsJsonSchema(schema: z.ZodType): Record<string, unknown> {
   return rest;
 }
 
+/**
+ * @param wire optional provider-facing schema when the validating schema is
+ *   not a plain object (e.g. `bg`'s union: providers want `type: object`).
+ */
 function define<Args>(
   declaration: ToolDeclaration<Args>,
   run: (args: Args, ctx: ToolContext) => Promise<ToolResult>,
+  wire?: z.ZodType,
 ): ToolImplementation {
   return {
     name: declaration.name,
     declaration: declaration as ToolDeclaration,
     description: description(declaration.name),
-    jsonSchema: argsJsonSchema(declaration.args),
+    jsonSchema: argsJsonSchema(wire ?? declaration.args),
     run: run as (args: unknown, ctx: ToolContext) => Promise<ToolResult>,
   };
 }
@@ -74,6 +81,7 @@ export const toolImplementations: Record<string, ToolImplementation> = {
   report_write: define(reportWriteDeclaration, runReportWrite),
   apply_patch: define(applyPatchDeclaration, runApplyPatchTool),
   shell: define(shellDeclaration, (args, ctx) => runShellTool(args, ctx)),
+  bg: define(bgDeclaration, runBg, bgWireArgs),
 };
 
 /** The tool specs offered to the model (name, description, JSON Schema), for the given names or all. */

@@ -13,6 +13,7 @@ import { applyPatchDeclaration } from './apply-patch.js';
 import { shellDeclaration } from './shell.js';
 import { writeDeclaration } from './write.js';
 import { reportWriteDeclaration } from './report-write.js';
+import { bgDeclaration } from './bg.js';
 
 /** Declarations of the tools implemented so far, keyed by tool name. */
 export const toolDeclarations: Record<string, ToolDeclaration> = {
@@ -23,6 +24,7 @@ export const toolDeclarations: Record<string, ToolDeclaration> = {
   report_write: reportWriteDeclaration as ToolDeclaration,
   apply_patch: applyPatchDeclaration as ToolDeclaration,
   shell: shellDeclaration as ToolDeclaration,
+  bg: bgDeclaration as ToolDeclaration,
 };
 
 /** Outcome of {@link validateToolCall}. */

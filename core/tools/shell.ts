@@ -14,51 +14,92 @@ export type ShellExitPolicy = (typeof SHELL_EXIT_POLICIES)[number];
 
 /** Default hard limit of one foreground command, in milliseconds. */
 export const SHELL_DEFAULT_TIMEOUT_MS = 120_000;
-/** Largest `timeoutMs` a call may ask for, in milliseconds (10 min). */
+/** Largest `timeoutMs` a foreground call may ask for, in milliseconds (10 min). */
 export const SHELL_MAX_TIMEOUT_MS = 600_000;
+/** Default hard limit of one background command (`background: true`), in milliseconds (1 h). */
+export const SHELL_BACKGROUND_DEFAULT_TIMEOUT_MS = 3_600_000;
+/** Largest `timeoutMs` a background call may ask for, in milliseconds (24 h). */
+export const SHELL_BACKGROUND_MAX_TIMEOUT_MS = 86_400_000;
+/** SH9 background purposes: `remoteObserver` marks a command that only observes remote work (CI, deploys, releases). */
+export const SHELL_BACKGROUND_PURPOSES = ['remoteObserver'] as const;
+/** One SH9 background purpose. */
+export type ShellBackgroundPurpose = (typeof SHELL_BACKGROUND_PURPOSES)[number];
 /** Longest command summary (first line of the command), in UTF-16 code units. */
 export const SHELL_SUMMARY_COMMAND_MAX = 100;
 
 /** Arguments of `shell`. */
-export const shellArgs = z.strictObject({
-  command: z
-    .string()
-    .min(1)
-    .describe(
-      'The command to run, as bash source text (pipes, &&, ||, loops and redirections allowed). Runs with `set -o pipefail` unless exitPolicy says otherwise.',
-    ),
-  exitPolicy: z
-    .enum(SHELL_EXIT_POLICIES)
-    .optional()
-    .describe(
-      'How the exit status is decided. `pipefail` (default): any failing pipeline stage fails the command. `all`: additionally stop at the first failing statement (set -e). `last`: only the last pipeline stage counts (POSIX); choose it only when a stage is allowed to fail.',
-    ),
-  timeoutMs: z
-    .number()
-    .int()
-    .min(1)
-    .max(SHELL_MAX_TIMEOUT_MS)
-    .optional()
-    .describe(
-      `Hard limit in milliseconds; the command's process group is stopped when it is reached and the outcome is uncertain. Default ${SHELL_DEFAULT_TIMEOUT_MS}, at most ${SHELL_MAX_TIMEOUT_MS}.`,
-    ),
-  workdir: z
-    .string()
-    .min(1)
-    .optional()
-    .describe('Directory to run in, relative to the workspace root (must be inside it). Default: the workspace root.'),
-  accept_large_output: z
-    .boolean()
-    .optional()
-    .describe(
-      'Return output over the tool_output caps inline instead of withholding it to an artifact. An explicit backdoor: it spends the context the cap protects. Prefer reading a withheld artifact with bg action "artifact".',
-    ),
-});
+export const shellArgs = z
+  .strictObject({
+    command: z
+      .string()
+      .min(1)
+      .describe(
+        'The command to run, as bash source text (pipes, &&, ||, loops and redirections allowed). Runs with `set -o pipefail` unless exitPolicy says otherwise.',
+      ),
+    exitPolicy: z
+      .enum(SHELL_EXIT_POLICIES)
+      .optional()
+      .describe(
+        'How the exit status is decided. `pipefail` (default): any failing pipeline stage fails the command. `all`: additionally stop at the first failing statement (set -e). `last`: only the last pipeline stage counts (POSIX); choose it only when a stage is allowed to fail.',
+      ),
+    timeoutMs: z
+      .number()
+      .int()
+      .min(1)
+      .max(SHELL_BACKGROUND_MAX_TIMEOUT_MS)
+      .optional()
+      .describe(
+        `Hard limit in milliseconds; the command's process group is stopped when it is reached and the outcome is uncertain. Foreground: default ${SHELL_DEFAULT_TIMEOUT_MS}, at most ${SHELL_MAX_TIMEOUT_MS}. Background: default ${SHELL_BACKGROUND_DEFAULT_TIMEOUT_MS}, at most ${SHELL_BACKGROUND_MAX_TIMEOUT_MS}.`,
+      ),
+    workdir: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'Directory to run in, relative to the workspace root (must be inside it). Default: the workspace root.',
+      ),
+    accept_large_output: z
+      .boolean()
+      .optional()
+      .describe(
+        'Return output over the tool_output caps inline instead of withholding it to an artifact. An explicit backdoor: it spends the context the cap protects. Prefer reading a withheld artifact with bg action "artifact".',
+      ),
+    background: z
+      .boolean()
+      .optional()
+      .describe(
+        'Run in the background: the call returns a taskID at once; read the output with bg action "output" or "wait"; the completion arrives later as a report. Only for work that can run while you do something else.',
+      ),
+    backgroundPurpose: z
+      .enum(SHELL_BACKGROUND_PURPOSES)
+      .optional()
+      .describe(
+        '"remoteObserver": the command only observes remote work (CI, a deploy, a release). Recorded with the task; it changes no permission, and a local exit is not the remote system\'s state.',
+      ),
+  })
+  .superRefine((args, issues) => {
+    if (args.background !== true && args.timeoutMs !== undefined && args.timeoutMs > SHELL_MAX_TIMEOUT_MS) {
+      issues.addIssue({
+        code: 'custom',
+        path: ['timeoutMs'],
+        message: `A foreground command may run at most ${SHELL_MAX_TIMEOUT_MS} ms; up to ${SHELL_BACKGROUND_MAX_TIMEOUT_MS} ms needs background: true.`,
+      });
+    }
+  });
 
 /** Parsed arguments of `shell`. */
 export type ShellArgs = z.infer<typeof shellArgs>;
 
-/** `shell` declaration: SideEffecting, replay Never, Exclusive (TD1, TD3, TD5). */
+/**
+ * The hard limit a validated call runs under, in milliseconds: `timeoutMs`
+ * when given, else {@link SHELL_BACKGROUND_DEFAULT_TIMEOUT_MS} for
+ * `background: true` and {@link SHELL_DEFAULT_TIMEOUT_MS} otherwise.
+ */
+export function shellTimeoutMs(args: Pick<ShellArgs, 'timeoutMs' | 'background'>): number {
+  return args.timeoutMs ?? (args.background === true ? SHELL_BACKGROUND_DEFAULT_TIMEOUT_MS : SHELL_DEFAULT_TIMEOUT_MS);
+}
+
+/** `shell` declaration: SideEffecting, replay Never, Exclusive (TD1, TD3, TD5); the summary marks background calls. */
 export const shellDeclaration: ToolDeclaration<ShellArgs> = {
   name: 'shell',
   effect: 'SideEffecting',
@@ -67,6 +108,7 @@ export const shellDeclaration: ToolDeclaration<ShellArgs> = {
   args: shellArgs,
   summarize(args) {
     const first = args.command.split('\n', 1)[0] ?? '';
-    return summaryLine(`shell: ${summaryLine(first.trim(), SHELL_SUMMARY_COMMAND_MAX)}`);
+    const label = args.background === true ? 'shell (background)' : 'shell';
+    return summaryLine(`${label}: ${summaryLine(first.trim(), SHELL_SUMMARY_COMMAND_MAX)}`);
   },
 };

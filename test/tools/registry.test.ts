@@ -73,6 +73,7 @@ describe('tool declarations and validateToolCall (TD1, TD3, TD8)', () => {
       'report_write',
       'apply_patch',
       'shell',
+      'bg',
     ]);
     expect(Object.keys(toolImplementations)).toEqual(Object.keys(toolDeclarations));
   });

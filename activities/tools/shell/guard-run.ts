@@ -42,6 +42,8 @@ export interface GuardedSpec {
   signal?: AbortSignal;
   /** Called once when the guard reports the command's end (before the group is gone). */
   onCommandExit?: (status: CommandStatus) => void;
+  /** Called once with the guard's pid (= the process group id) right after it is spawned. */
+  onStart?: (guardPid: number) => void;
 }
 
 /** What happened to one guarded run. */
@@ -115,6 +117,7 @@ export function runGuarded(spec: GuardedSpec): Promise<GuardedRun> {
       guardFailedToStart(`could not start the guard: ${err instanceof Error ? err.message : String(err)}`);
       return;
     }
+    if (child.pid !== undefined) spec.onStart?.(child.pid);
 
     const requestStop = (reason: ShellStop['reason']): void => {
       if (stop || settled) return;

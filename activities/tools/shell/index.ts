@@ -9,6 +9,7 @@ import type { ToolResult } from '../../../core/tools/types.js';
 import type { ToolContext } from '../context.js';
 import { defaultArtifactDir, runShell, type ShellRunContext } from './run.js';
 import type { ShellOutcome } from './types.js';
+import { backgroundStart, isBackgroundCall } from './background.js';
 
 export { analyzeCommand, analyzeParsed, KNOWN_PIPEFAIL_SHELLS } from './analyze.js';
 export { shellEnv, isZunoPrivate } from './env.js';
@@ -16,7 +17,17 @@ export { COOPERATIVE_WINDOW_MS, type CommandStatus } from './guard-run.js';
 export { receiptId } from './receipt.js';
 export { receiptLine } from './render.js';
 export { defaultArtifactDir, interpreterArgs, runShell, type ShellRunContext } from './run.js';
+export {
+  notRun,
+  prepareRun,
+  startGuarded,
+  type PreparedRun,
+  type PrepareContext,
+  type ReceiptBase,
+  type StartContext,
+} from './prepare.js';
 export type * from './types.js';
+export { backgroundStart, isBackgroundCall } from './background.js';
 
 /**
  * Maps a {@link ShellOutcome} to a `ToolResult`: `isError` only for `error`
@@ -44,12 +55,14 @@ export function shellToolResult(o: ShellOutcome): ToolResult {
   if (o.binaryOutput) data.binaryOutput = o.binaryOutput;
   return o.outcome === 'error'
     ? { output: o.output, isError: true, errorCode: o.errorCode ?? 'shell_error', data }
-    : { output: o.output, isError: false, data };
+    : { output: o.output, isError: false, ...(o.outcome === 'uncertain' ? { uncertain: true } : {}), data };
 }
 
 /**
  * `shell` for the activity tool table: runs with the workspace's
- * `.zuno/artifacts` as artifact directory and the default TD9 caps.
+ * `.zuno/artifacts` as artifact directory and the default TD9 caps. A call
+ * with `background: true` is only checked and answered with its task id
+ * (`ctx.backgroundTaskID`, see ./background.ts); the session runs it.
  * `extra` overrides any {@link ShellRunContext} field (caps from config, env hook, …).
  */
 export async function runShellTool(
@@ -57,6 +70,18 @@ export async function runShellTool(
   ctx: ToolContext,
   extra: Partial<ShellRunContext> = {},
 ): Promise<ToolResult> {
+  if (isBackgroundCall(args))
+    return backgroundStart(
+      args,
+      {
+        workspace: ctx.workspace,
+        sessionId: ctx.sessionId,
+        callId: ctx.callId,
+        ...(ctx.signal ? { signal: ctx.signal } : {}),
+      },
+      ctx.backgroundTaskID,
+      shellToolResult,
+    );
   const outcome = await runShell(args, {
     workspace: ctx.workspace,
     sessionId: ctx.sessionId,

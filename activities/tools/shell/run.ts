@@ -7,22 +7,18 @@
  */
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { join, resolve } from 'node:path';
-import { SHELL_DEFAULT_TIMEOUT_MS, shellArgs, type ShellExitPolicy } from '../../../core/tools/shell.js';
-import { formatArgIssues } from '../../../core/tools/registry.js';
+import { join } from 'node:path';
 import { OUTPUT_MAX_BYTES, OUTPUT_MAX_LINES } from '../common.js';
-import { resolveWorkspacePath } from '../paths.js';
-import { KNOWN_PIPEFAIL_SHELLS, analyzeParsed } from './analyze.js';
 import { measureCapture, openCapture, type Capture } from './capture.js';
-import { shellEnv } from './env.js';
-import { guardLineMarker, runGuarded, type CommandStatus } from './guard-run.js';
+import { guardLineMarker, type CommandStatus } from './guard-run.js';
 import { presentOutput, type PresentedOutput } from './output.js';
-import { markUnsettled, receiptId, settleRun, type Settlement } from './receipt.js';
-import { receiptLine, renderResult } from './render.js';
-import { parseCommand } from './syntax.js';
-import type { ShellOutcome, VerificationReceipt } from './types.js';
+import { notRun, prepareRun, startGuarded } from './prepare.js';
+import { markUnsettled, settleRun, type Settlement } from './receipt.js';
+import { renderResult } from './render.js';
+import type { ShellOutcome } from './types.js';
 import { changedPaths, snapshotPaths, staticPaths, type PathSnapshot } from './written-paths.js';
-import { programBase } from './words.js';
+
+export { interpreterArgs } from './prepare.js';
 
 /** Per-call context of {@link runShell}. */
 export interface ShellRunContext {
@@ -53,35 +49,6 @@ export function defaultArtifactDir(workspace: string): string {
   return join(workspace, '.zuno', 'artifacts');
 }
 
-/** Interpreter arguments for an exit policy (SH1); pipefail only where it is known to work. */
-export function interpreterArgs(interpreter: string, policy: ShellExitPolicy, command: string): string[] {
-  const known = KNOWN_PIPEFAIL_SHELLS.has(programBase(interpreter));
-  const opts: string[] = [];
-  if (policy === 'all') opts.push('-e');
-  if (known && policy !== 'last') opts.push('-o', 'pipefail');
-  return [...opts, '-c', command];
-}
-
-function notRun(
-  errorCode: string,
-  message: string,
-  base: Omit<VerificationReceipt, 'verdict' | 'authority' | 'limitations'>,
-  started: number,
-): ShellOutcome {
-  const receipt: VerificationReceipt = { ...base, verdict: 'unknown', authority: 'none', limitations: [] };
-  return {
-    outcome: 'error',
-    errorCode,
-    output: `${message}\n${receiptLine(receipt)}`,
-    receipt,
-    writtenPaths: [],
-    outputBytes: 0,
-    outputLines: 0,
-    outputPaths: [],
-    durationMs: Math.round(performance.now() - started),
-  };
-}
-
 /**
  * Runs one `shell` call.
  *
@@ -90,49 +57,28 @@ function notRun(
  * @returns a settled {@link ShellOutcome}; never throws for anything the
  *   command or the guard does. `error` outcomes mean nothing ran
  *   (`invalid_arguments`, `path_outside_workspace`/`not_found`/`not_a_directory`
- *   for `workdir`, `cancelled` before start, `output_capture_failed`).
+ *   for `workdir`, `cancelled` before start, `output_capture_failed`,
+ *   `background_not_routed` for `background: true`, which belongs to
+ *   `runBackground` in activities/tools/bg/).
  */
 export async function runShell(rawArgs: unknown, ctx: ShellRunContext): Promise<ShellOutcome> {
   const started = performance.now();
-  const interpreter = ctx.interpreter ?? 'bash';
-  const id = receiptId(ctx.sessionId, ctx.callId);
-  const parsedArgs = shellArgs.safeParse(rawArgs);
-  const command = parsedArgs.success
-    ? parsedArgs.data.command
-    : String((rawArgs as { command?: unknown })?.command ?? '');
-  const exitPolicy: ShellExitPolicy = parsedArgs.success ? (parsedArgs.data.exitPolicy ?? 'pipefail') : 'pipefail';
-  const base = { id, command, interpreter: programBase(interpreter), exitPolicy };
-  if (!parsedArgs.success) {
+  const prepared = await prepareRun(rawArgs, ctx, started);
+  if (!prepared.ok) return prepared.outcome;
+  const { prep } = prepared;
+  const { args, base, analysis, parsed, timeoutMs } = prep;
+  if (args.background === true)
     return notRun(
-      'invalid_arguments',
-      `Invalid arguments for tool "shell":\n${formatArgIssues(parsedArgs.error)}`,
+      'background_not_routed',
+      'background: true runs through the background engine (runBackground), not the foreground shell; nothing ran.',
       base,
       started,
     );
-  }
-  const args = parsedArgs.data;
-  const timeoutMs = args.timeoutMs ?? SHELL_DEFAULT_TIMEOUT_MS;
-  if (ctx.signal?.aborted)
-    return notRun('cancelled', 'The call was cancelled before the command started; nothing ran.', base, started);
-
-  let cwd = resolve(ctx.workspace);
-  if (args.workdir !== undefined) {
-    const r = await resolveWorkspacePath(ctx.workspace, args.workdir);
-    if (!r.ok)
-      return notRun(
-        r.result.errorCode ?? 'invalid_arguments',
-        `workdir: ${r.result.output} Nothing ran.`,
-        base,
-        started,
-      );
-    if (!r.value.stat.isDirectory())
-      return notRun('not_a_directory', `workdir "${args.workdir}" is not a directory; nothing ran.`, base, started);
-    cwd = r.value.abs;
-  }
-
-  const parsed = await parseCommand(command);
-  const analysis = analyzeParsed(parsed, exitPolicy, interpreter);
-  const snapshot: PathSnapshot = await snapshotPaths(ctx.workspace, cwd, parsed.ok ? staticPaths(parsed.root) : []);
+  const snapshot: PathSnapshot = await snapshotPaths(
+    ctx.workspace,
+    prep.cwd,
+    parsed.ok ? staticPaths(parsed.root) : [],
+  );
 
   let capture: Capture;
   try {
@@ -150,17 +96,7 @@ export async function runShell(rawArgs: unknown, ctx: ShellRunContext): Promise<
   const nonce = randomBytes(16).toString('hex');
   let run;
   try {
-    run = await runGuarded({
-      file: interpreter,
-      args: interpreterArgs(interpreter, exitPolicy, command),
-      cwd,
-      env: shellEnv(ctx.env ?? process.env, ctx.envHook),
-      nonce,
-      outFd: capture.handle.fd,
-      timeoutMs,
-      ...(ctx.signal ? { signal: ctx.signal } : {}),
-      ...(ctx.onCommandExit ? { onCommandExit: ctx.onCommandExit } : {}),
-    });
+    run = await startGuarded(prep, ctx, { outFd: capture.handle.fd, nonce });
   } finally {
     await capture.handle.close().catch(() => {});
   }

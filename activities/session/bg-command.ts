@@ -1,0 +1,68 @@
+import { Context } from '@temporalio/activity';
+import type { BgCommandInput, BgCommandResult } from '../../core/session-contract.js';
+import { validateToolCall } from '../../core/tools/registry.js';
+import type { ProjectionStore } from '../projection/types.js';
+import { runBackground } from '../tools/bg/index.js';
+
+/** Interval between heartbeats while a background command runs, in ms. */
+const HEARTBEAT_EVERY_MS = 1_000;
+
+/**
+ * Builds the `bgCommand` activity (BG2, BG6): runs one `shell` call with
+ * `background: true` to its end in this worker, heartbeating while it runs,
+ * every output byte going to `<workspace>/.zuno/bg/…` and the newest 2 MiB
+ * kept in this process for `bg` reads. Cancellation (a `bg cancel`, or the
+ * session ending) reaches it through the heartbeat and stops the command's
+ * process group with the SH5 window; the settled report is still returned.
+ * Appends `bg.completed` to the session's events and returns the small
+ * completion the workflow admits to its inbox. Never retried (shell is
+ * replay `Never`).
+ */
+export function createBgCommand(store: ProjectionStore) {
+  return async function bgCommand(input: BgCommandInput): Promise<BgCommandResult> {
+    const ctx = Context.current();
+    const { call, sessionId, taskID } = input;
+    let args = call.args;
+    if (call.argsInProjection) {
+      const row = await store.getToolCall(sessionId, call.rowId);
+      const verdict = row ? validateToolCall('shell', row.argsJson) : null;
+      if (!verdict?.ok) throw new Error(`tool call ${call.rowId}: stored arguments are missing or invalid`);
+      args = verdict.args;
+    }
+    const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_EVERY_MS);
+    try {
+      const done = await runBackground(args, {
+        workspace: input.workspace,
+        sessionId,
+        callId: call.callId,
+        taskID,
+        signal: ctx.cancellationSignal,
+        onProgress: (totalWritten) => ctx.heartbeat({ totalWritten }),
+      });
+      await store.appendEvent({
+        id: `${taskID}:completed`,
+        sessionId,
+        type: 'bg.completed',
+        data: {
+          taskID,
+          rowId: call.rowId,
+          state: done.state,
+          outcome: done.outcome,
+          exitCode: done.exitCode ?? null,
+          totalWritten: done.totalWritten,
+          durationMs: done.durationMs,
+        },
+        atMs: Date.now(),
+      });
+      return {
+        taskID,
+        state: done.state,
+        outcome: done.outcome,
+        ...(done.exitCode !== undefined ? { exitCode: done.exitCode } : {}),
+        report: done.report,
+      };
+    } finally {
+      clearInterval(beat);
+    }
+  };
+}

@@ -1,0 +1,131 @@
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createHarness, type Harness } from '../helpers/harness.js';
+import { waitFor } from '../helpers/worker-process.js';
+
+const cleanups: (() => Promise<unknown>)[] = [];
+let h: Harness;
+beforeAll(async () => {
+  h = await createHarness({ address: inject('temporalAddress') });
+  cleanups.push(() => h.close());
+});
+afterAll(async () => {
+  for (const c of cleanups.reverse()) await c().catch(() => undefined);
+});
+
+type Request = { messages: { role: string; content: string | null }[] };
+
+/** Every message text of every captured provider request, joined. */
+function allRequestText(requests: unknown[]): string {
+  return (requests as Request[]).flatMap((r) => r.messages.map((m) => m.content ?? '')).join('\n');
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('background commands in sessions (BG1–BG6)', () => {
+  it('a completion is admitted as a report and drives a turn of its own, once', async () => {
+    const ws = mkdtempSync(join(tmpdir(), 'zuno-bg-report-'));
+    const run = await h.runSession({
+      workspace: ws,
+      prompt: 'start the build in the background',
+      script: {
+        replies: [
+          {
+            toolCalls: [
+              {
+                name: 'shell',
+                arguments: { command: 'for i in 1 2 3; do echo line$i; sleep 0.3; done', background: true },
+              },
+            ],
+          },
+          { text: 'Started bg_0_0_0; I will report when it ends.' },
+          { text: 'The background build printed line1..line3 and exited 0.' },
+        ],
+      },
+    });
+    expect(run.result).toMatchObject({ status: 'completed', turns: 2 });
+    const t = (await h.store.loadTranscript(run.sessionId))!;
+    const [start] = t.toolCalls;
+    expect(start!.outcome).toBe('ok');
+    expect(start!.output).toContain('bg_0_0_0');
+    expect((start!.result as { taskID: string; background: boolean }).taskID).toBe('bg_0_0_0');
+    // The report is its own input and user message, carried by the third request.
+    expect(t.inputs).toHaveLength(2);
+    expect(t.inputs[1]!.text).toMatch(/^<background_report taskID="bg_0_0_0">/);
+    expect(t.inputs[1]!.text).toContain('line3');
+    const third = run.providerRequests[2] as Request;
+    const last = third.messages.at(-1)!;
+    expect(last.role).toBe('user');
+    expect(last.content).toContain('<background_report taskID="bg_0_0_0">');
+    expect(allRequestText(run.providerRequests).split('<background_report').length - 1).toBe(1);
+    expect(run.providerRequests).toHaveLength(3);
+    const events = await h.store.listEvents(run.sessionId, 0, 1000);
+    expect(events.filter((e) => e.type === 'bg.completed')).toHaveLength(1);
+    expect(events.find((e) => e.type === 'bg.completed')!.data).toMatchObject({ taskID: 'bg_0_0_0', exitCode: 0 });
+  }, 90_000);
+
+  it('bg wait that observes the end consumes the completion: no report follows (BG5, BG6)', async () => {
+    const ws = mkdtempSync(join(tmpdir(), 'zuno-bg-wait-'));
+    const run = await h.runSession({
+      workspace: ws,
+      prompt: 'run and wait',
+      script: {
+        replies: [
+          { toolCalls: [{ name: 'shell', arguments: { command: 'sleep 1.5; echo fin', background: true } }] },
+          // A short wait times out and hands back the same task, still running (BG5).
+          { toolCalls: [{ name: 'bg', arguments: { action: 'wait', taskID: 'bg_0_0_0', timeoutMs: 200 } }] },
+          { toolCalls: [{ name: 'bg', arguments: { action: 'wait', taskID: 'bg_0_0_0', timeoutMs: 30_000 } }] },
+          { text: 'It printed fin and exited 0.' },
+        ],
+      },
+    });
+    expect(run.result).toMatchObject({ status: 'completed', turns: 1 });
+    const t = (await h.store.loadTranscript(run.sessionId))!;
+    const [, early, late] = t.toolCalls;
+    expect(early!.outcome).toBe('ok');
+    expect(early!.result).toMatchObject({ taskID: 'bg_0_0_0', timedOut: true, terminal: false });
+    expect(late!.result).toMatchObject({ taskID: 'bg_0_0_0', terminal: true });
+    expect(late!.output).toContain('fin');
+    // Consumed by the wait: the completion never became a report.
+    expect(t.inputs).toHaveLength(1);
+    expect(allRequestText(run.providerRequests)).not.toContain('<background_report');
+    expect(run.providerRequests).toHaveLength(4);
+  }, 90_000);
+
+  it('bg cancel stops the task and its whole process group; the session ends without a report', async () => {
+    const ws = mkdtempSync(join(tmpdir(), 'zuno-bg-cancel-'));
+    const run = await h.startScripted({
+      workspace: ws,
+      prompt: 'start and stop',
+      script: {
+        replies: [
+          { toolCalls: [{ name: 'shell', arguments: { command: 'echo $$ > pid.txt; sleep 120', background: true } }] },
+          { toolCalls: [{ name: 'bg', arguments: { action: 'wait', taskID: 'bg_0_0_0', timeoutMs: 1500 } }] },
+          { toolCalls: [{ name: 'bg', arguments: { action: 'cancel', taskID: 'bg_0_0_0' } }] },
+          { text: 'Cancelled it.' },
+        ],
+      },
+    });
+    cleanups.push(() => run.closeProvider());
+    await waitFor(async () => existsSync(join(ws, 'pid.txt')), 60_000, 'the task to start');
+    const pid = Number(readFileSync(join(ws, 'pid.txt'), 'utf8').trim());
+    const result = await run.result();
+    expect(result).toMatchObject({ status: 'completed', turns: 1 });
+    expect(alive(pid)).toBe(false);
+    const t = (await h.store.loadTranscript(run.sessionId))!;
+    const cancel = t.toolCalls[2]!;
+    expect(cancel.tool).toBe('bg');
+    expect(cancel.result).toMatchObject({ taskID: 'bg_0_0_0', terminal: true, state: 'cancelled' });
+    expect(t.inputs).toHaveLength(1);
+    expect(allRequestText(run.providerRequests)).not.toContain('<background_report');
+  }, 90_000);
+});

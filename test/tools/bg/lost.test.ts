@@ -1,0 +1,72 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { runBackground, runBg } from '../../../activities/tools/bg/index.js';
+import { eventually, exists, SESSION, statusOf, toolCtx, workspace } from './helpers.js';
+import { pidAlive } from '../../../activities/tools/bg/store.js';
+
+const FIXTURE = fileURLToPath(new URL('./fixtures/run-background.ts', import.meta.url));
+
+describe('a task whose process died reads as lost (BG2, TD4)', () => {
+  it('the worker holding the task is SIGKILLed: its guard group dies, bg reads lost, nothing re-runs', async () => {
+    const ws = workspace();
+    const worker = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        FIXTURE,
+        ws,
+        SESSION,
+        'bg_1_0_0',
+        'echo started; touch running; echo $$ > shell.pid; sleep 60',
+      ],
+      { stdio: 'ignore' },
+    );
+    try {
+      expect(
+        await eventually(() => exists(ws, 'running') && (statusOf(ws, 'bg_1_0_0')?.guardPid ?? 0) > 0, 20_000),
+      ).toBe(true);
+      const status = statusOf(ws, 'bg_1_0_0')!;
+      expect(status).toMatchObject({ state: 'running', workerPid: worker.pid });
+      const ctx = toolCtx(ws);
+
+      // Held by another live process: running, read from disk, cancel only observes.
+      const seen = await runBg({ action: 'output', taskID: 'bg_1_0_0' }, ctx);
+      expect(seen.data).toMatchObject({ state: 'running', terminal: false, fromDisk: true, totalWritten: 8 });
+      const list = await runBg({ action: 'list' }, ctx);
+      expect(list.data).toMatchObject({ tasks: [{ taskID: 'bg_1_0_0', state: 'running' }] });
+
+      worker.kill('SIGKILL');
+      expect(await eventually(() => !pidAlive(status.guardPid), 5_000)).toBe(true);
+
+      const lost = await runBg({ action: 'output', taskID: 'bg_1_0_0' }, ctx);
+      expect(lost.isError).toBe(false);
+      expect(lost.data).toMatchObject({
+        taskID: 'bg_1_0_0',
+        terminal: true,
+        state: 'lost',
+        uncertain: true,
+        outcome: 'uncertain',
+        receipt: { verdict: 'unknown', authority: 'none' },
+      });
+      expect(lost.output).toMatch(/^Task bg_1_0_0 \(lost \(uncertain\)\)/);
+      expect(lost.output.endsWith('\n\nstarted\n')).toBe(true);
+      const waited = await runBg({ action: 'wait', taskID: 'bg_1_0_0', timeoutMs: 5_000 }, ctx);
+      expect(waited.data).toMatchObject({ terminal: true, state: 'lost', timedOut: false });
+      const cancelled = await runBg({ action: 'cancel', taskID: 'bg_1_0_0' }, ctx);
+      expect(cancelled.data).toMatchObject({ terminal: true, state: 'lost', alreadyEnded: true });
+      expect(cancelled.output).toContain('was lost');
+
+      // Running the same task again never re-runs it.
+      const again = await runBackground(
+        { command: 'touch rerun' },
+        { workspace: ws, sessionId: SESSION, callId: 'call_fixture', taskID: 'bg_1_0_0' },
+      );
+      expect(again).toMatchObject({ state: 'lost', outcome: 'uncertain', uncertainCause: 'lost' });
+      expect(exists(ws, 'rerun')).toBe(false);
+    } finally {
+      worker.kill('SIGKILL');
+    }
+  });
+});

@@ -1,0 +1,117 @@
+import { ActivityFailure, CancellationScope, proxyActivities } from '@temporalio/workflow';
+import { backgroundCommandOptions } from '../core/activity-policy.js';
+import type { BgCommandResult, PlannedToolCall, SessionActivities, SessionMeta } from '../core/session-contract.js';
+import {
+  shellDeclaration,
+  shellTimeoutMs,
+  SHELL_BACKGROUND_MAX_TIMEOUT_MS,
+  type ShellArgs,
+} from '../core/tools/shell.js';
+
+/** What the background-task table needs from the session workflow. */
+export interface BackgroundDeps {
+  meta: SessionMeta;
+  /** The workflow's root cancellation scope: background tasks outlive turns and their interrupts. */
+  root: CancellationScope;
+  /** Admits a completion report to the session inbox (BG6). */
+  admitReport(taskID: string, text: string): void;
+  /** Withdraws a completion report still pending in the inbox; true when one was withdrawn. */
+  revokeReport(taskID: string): boolean;
+}
+
+/** One background task as the workflow tracks it. */
+interface RunningTask {
+  scope: CancellationScope;
+  done: Promise<void>;
+}
+
+/**
+ * The session's background tasks (BG1–BG6) in workflow state. Each task is
+ * one `bgCommand` activity in its own cancellation scope under the
+ * workflow's root, so a turn's hard interrupt leaves it running and
+ * `bg cancel` stops only it. A completion is admitted to the inbox as a
+ * report before any turn is requested for it — unless a `bg` read already
+ * observed the final state: the read and the report share one consumption
+ * (consumed once). Deterministic.
+ */
+export class BackgroundTasks {
+  private readonly running = new Map<string, RunningTask>();
+  /** Tasks whose final state the model has already seen through a `bg` read. */
+  private readonly consumed = new Set<string>();
+
+  constructor(private readonly deps: BackgroundDeps) {}
+
+  /** Ids of the tasks still running, in start order. */
+  ids(): string[] {
+    return [...this.running.keys()];
+  }
+
+  /** true while any task runs (the session neither exits when idle nor continues-as-new). */
+  busy(): boolean {
+    return this.running.size > 0;
+  }
+
+  /**
+   * Starts the `bgCommand` activity for a `shell` call with `background:
+   * true` whose start the `tool_shell` activity has recorded. Does not wait.
+   */
+  start(call: PlannedToolCall, taskID: string): void {
+    const { meta } = this.deps;
+    const args = call.args as ShellArgs | undefined;
+    const limitMs = args ? shellTimeoutMs(args) : SHELL_BACKGROUND_MAX_TIMEOUT_MS;
+    const summary = `bg ${taskID}: ${args ? shellDeclaration.summarize(args).replace(/^shell: /, '') : call.name}`;
+    const { bgCommand } = proxyActivities<SessionActivities>(
+      backgroundCommandOptions(meta.activityDefaults, limitMs, summary.slice(0, 200)),
+    );
+    const scope = new CancellationScope({ cancellable: true, parent: this.deps.root });
+    const done = scope
+      .run(() => bgCommand({ sessionId: meta.sessionId, workspace: meta.workspace, call, taskID }))
+      .then(
+        (r) => this.finish(taskID, r),
+        (err: unknown) => this.finish(taskID, lostReport(taskID, err)),
+      );
+    this.running.set(taskID, { scope, done });
+  }
+
+  /** Asks a running task to stop (SH5 cooperative window in the activity); no-op for an unknown or ended task. */
+  cancel(taskID: string): void {
+    this.running.get(taskID)?.scope.cancel();
+  }
+
+  /**
+   * A `bg` read observed the task's final state: its completion is consumed
+   * (BG6). A report still pending in the inbox is withdrawn; one arriving
+   * later is not admitted.
+   */
+  observedTerminal(taskID: string): void {
+    this.consumed.add(taskID);
+    this.deps.revokeReport(taskID);
+  }
+
+  /** Cancels every running task and waits for their reports (the session is ending). */
+  async stopAll(): Promise<void> {
+    const tasks = [...this.running.values()];
+    for (const t of tasks) t.scope.cancel();
+    await Promise.all(tasks.map((t) => t.done));
+  }
+
+  private finish(taskID: string, r: BgCommandResult): void {
+    this.running.delete(taskID);
+    if (this.consumed.has(taskID)) return;
+    this.deps.admitReport(taskID, r.report);
+  }
+}
+
+/** The report of a task whose activity failed without a result: the worker was lost, or it was cancelled before starting. */
+function lostReport(taskID: string, err: unknown): BgCommandResult {
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  const why = (cause as Error | undefined)?.message ?? String(cause);
+  return {
+    taskID,
+    state: 'lost',
+    outcome: 'uncertain',
+    report:
+      `Background task ${taskID}: outcome uncertain — the worker running it was lost or it never reported (${why}). ` +
+      'It was not re-run. Output written so far can be read with bg output; inspect the authoritative state before relying on it.',
+  };
+}
