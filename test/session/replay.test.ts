@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { interruptSession } from '../../client/session-start.js';
 import { workflowBundlePath } from '../../worker/workflow-bundle.js';
 import { TEMPORAL_BIN } from '../helpers/dev-server.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
@@ -64,6 +65,49 @@ describe('session workflow determinism', () => {
       writeFileSync(join(FIXTURES, `session-tools-${Date.now()}.json`), json);
     }
   });
+
+  it('replays histories with a background task, its report turn, a bg wait and a hard interrupt', async () => {
+    const workspace = mkdtempSync(join(tmpdir(), 'zuno-replay-bg-'));
+    const bg = await h.runSession({
+      workspace,
+      prompt: 'build in the background',
+      script: {
+        replies: [
+          {
+            toolCalls: [
+              { name: 'shell', arguments: { command: 'sleep 4; echo built', background: true } },
+              { name: 'shell', arguments: { command: 'sleep 0.3; echo second', background: true } },
+            ],
+          },
+          { toolCalls: [{ name: 'bg', arguments: { action: 'wait', taskID: 'bg_0_0_1', timeoutMs: 20_000 } }] },
+          { text: 'Started; the other one reports later.' },
+          { text: 'bg_0_0_0 printed built.' },
+        ],
+      },
+    });
+    expect(bg.result).toMatchObject({ status: 'completed', turns: 2 });
+    const interrupted = await h.startScripted({
+      workspace,
+      prompt: 'run long',
+      script: { replies: [{ toolCalls: [{ name: 'shell', arguments: { command: 'touch go; sleep 30' } }] }] },
+    });
+    await vi.waitFor(() => expect(existsSync(join(workspace, 'go'))).toBe(true), { timeout: 30_000, interval: 50 });
+    await interruptSession(h.client, interrupted.sessionId, 'test');
+    expect((await interrupted.result()).status).toBe('interrupted');
+    await interrupted.closeProvider();
+    for (const workflowId of [bg.workflowId, interrupted.workflowId]) {
+      const json = execFileSync(
+        TEMPORAL_BIN,
+        ['workflow', 'show', '--workflow-id', workflowId, '--address', h.address, '--output', 'json'],
+        { encoding: 'utf8' },
+      );
+      await Worker.runReplayHistory({ workflowBundle: { codePath } }, JSON.parse(json), workflowId);
+      if (process.env.ZUNO_RECORD_HISTORY === '1') {
+        const kind = workflowId === bg.workflowId ? 'background' : 'interrupt';
+        writeFileSync(join(FIXTURES, `session-${kind}-${Date.now()}.json`), json);
+      }
+    }
+  }, 120_000);
 
   it('replays every checked-in history fixture', async () => {
     const files = readdirSync(FIXTURES).filter((f) => f.endsWith('.json'));
