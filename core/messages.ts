@@ -13,6 +13,36 @@ export interface ToolCallRequest {
   argsJson: string;
 }
 
+/** Wire surfaces Zuno speaks (PR7). */
+export type WireSurface = 'chat-completions' | 'responses' | 'anthropic-messages';
+
+/**
+ * PR8: an opaque reasoning capsule exactly as a provider produced it, kept on
+ * its reasoning part so it can be replayed byte-for-byte to the same
+ * provider/model. Which fields are set depends on the surface: Responses
+ * `encrypted_content` (+ item id), Anthropic `signature` (thinking) or
+ * `redactedData` (redacted_thinking).
+ */
+export interface ProviderReasoning {
+  /** Provider id as configured (e.g. `openai`). */
+  provider: string;
+  model: string;
+  surface: WireSurface;
+  /** Provider item id (Responses `rs_…`), when it has one. */
+  itemId?: string;
+  encryptedContent?: string;
+  signature?: string;
+  redactedData?: string;
+  /** Wall time the capsule was received, ms since epoch (PR8 `reasoningReplayMaxAge`). */
+  producedAtMs: number;
+}
+
+/** One piece of assistant output, in the order the provider produced it (PR9). */
+export type AssistantPart =
+  | { kind: 'reasoning'; text: string; providerReasoning?: ProviderReasoning }
+  | { kind: 'text'; text: string }
+  | { kind: 'tool_call'; callId: string; name: string; argsJson: string };
+
 /** A message of the provider-neutral transcript handed to an adapter. */
 export type ModelMessage =
   | { role: 'system'; text: string }

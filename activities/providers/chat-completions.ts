@@ -8,7 +8,14 @@
  */
 import { createParser, type EventSourceMessage, type ParseError } from 'eventsource-parser';
 import { request, type Dispatcher } from 'undici';
-import type { FinishReason, ModelMessage, ToolCallRequest, ToolSpec, Usage } from '../../core/messages.js';
+import type {
+  AssistantPart,
+  FinishReason,
+  ModelMessage,
+  ToolCallRequest,
+  ToolSpec,
+  Usage,
+} from '../../core/messages.js';
 import {
   ProviderError,
   codeForHttpStatus,
@@ -736,7 +743,13 @@ async function readStream(
     });
   }
 
-  const response: ModelResponse = { text, reasoning, toolCalls, finishReason };
+  // Chat Completions streams reasoning_content before content, and tool calls last.
+  const parts: AssistantPart[] = [
+    ...(reasoning !== '' ? [{ kind: 'reasoning' as const, text: reasoning }] : []),
+    ...(text !== '' ? [{ kind: 'text' as const, text }] : []),
+    ...toolCalls.map((c) => ({ kind: 'tool_call' as const, ...c })),
+  ];
+  const response: ModelResponse = { parts, text, reasoning, toolCalls, finishReason };
   const usage = mapWireUsage(wireUsage);
   if (usage !== undefined) response.usage = usage;
   const requestId = headerRequestId !== undefined && headerRequestId !== '' ? headerRequestId : chunkId;

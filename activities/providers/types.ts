@@ -1,4 +1,11 @@
-import type { FinishReason, ModelMessage, ToolCallRequest, ToolSpec, Usage } from '../../core/messages.js';
+import type {
+  AssistantPart,
+  FinishReason,
+  ModelMessage,
+  ToolCallRequest,
+  ToolSpec,
+  Usage,
+} from '../../core/messages.js';
 
 export type { ProviderConfig, ProviderRetry } from '../../core/provider-config.js';
 
@@ -22,6 +29,8 @@ export interface StreamHandlers {
 
 /** The assembled answer of one streamed model request. */
 export interface ModelResponse {
+  /** Every output part in provider order (PR9); `text`, `reasoning` and `toolCalls` are views of it. */
+  parts: AssistantPart[];
   text: string;
   reasoning: string;
   toolCalls: ToolCallRequest[];
