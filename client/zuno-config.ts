@@ -2,7 +2,12 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { ZunoError } from '../core/errors.js';
-import { DEFAULT_PROVIDER_RETRY, type ProviderConfig } from '../core/provider-config.js';
+import {
+  DEFAULT_PROVIDER_RETRY,
+  DEFAULT_REASONING_REPLAY_MAX_AGE_MS,
+  type ProviderConfig,
+  resolveSurface,
+} from '../core/provider-config.js';
 import { formatZodIssues } from '../core/zod-issues.js';
 
 const RetrySchema = z.strictObject({
@@ -12,22 +17,54 @@ const RetrySchema = z.strictObject({
   recovery_window_ms: z.number().int().positive().default(DEFAULT_PROVIDER_RETRY.recoveryWindowMs),
 });
 
-const ProviderSchema = z.strictObject({
-  transport: z.literal('chat-completions').default('chat-completions'),
-  // The base URL travels in the session workflow input (Temporal history, the
-  // UI): credentials belong in api_key_env, never in the URL (PR6).
-  base_url: z.url({ protocol: /^https?$/ }).refine((u) => {
-    const url = new URL(u);
-    return url.username === '' && url.password === '' && url.search === '';
-  }, 'must not carry credentials or a query string; put the key in api_key_env'),
-  api_key_env: z
-    .string()
-    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')
-    .optional(),
-  retry: RetrySchema.prefault({}),
-  header_timeout_ms: z.number().int().positive().default(330_000),
-  chunk_timeout_ms: z.number().int().positive().default(120_000),
+const SurfaceSchema = z.enum(['chat', 'responses']);
+const ReasoningReplaySchema = z.enum(['off', 'encrypted']);
+
+/** Per-model settings of a provider (PR7 explicit model surface, PR8 per-model replay). */
+const ModelSettingsSchema = z.strictObject({
+  surface: SurfaceSchema.optional(),
+  reasoning_replay: ReasoningReplaySchema.optional(),
 });
+
+const ProviderSchema = z
+  .strictObject({
+    /** Wire family; `chat-completions` is the older spelling of `openai` with `surface: "chat"`. */
+    transport: z.enum(['openai', 'anthropic', 'chat-completions']).default('openai'),
+    /** Provider-level surface of an OpenAI-style endpoint (PR7 spec surface). */
+    surface: SurfaceSchema.optional(),
+    // The base URL travels in the session workflow input (Temporal history, the
+    // UI): credentials belong in api_key_env, never in the URL (PR6).
+    base_url: z.url({ protocol: /^https?$/ }).refine((u) => {
+      const url = new URL(u);
+      return url.username === '' && url.password === '' && url.search === '';
+    }, 'must not carry credentials or a query string; put the key in api_key_env'),
+    api_key_env: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')
+      .optional(),
+    retry: RetrySchema.prefault({}),
+    header_timeout_ms: z.number().int().positive().default(330_000),
+    chunk_timeout_ms: z.number().int().positive().default(120_000),
+    /** PR8: `encrypted` asks a Responses endpoint for reasoning capsules and replays them. */
+    reasoning_replay: ReasoningReplaySchema.default('off'),
+    reasoning_replay_max_age_ms: z.number().int().positive().default(DEFAULT_REASONING_REPLAY_MAX_AGE_MS),
+    models: z.record(z.string().min(1), ModelSettingsSchema).default({}),
+  })
+  .superRefine((p, ctx) => {
+    if (p.transport === 'anthropic' && p.surface) {
+      ctx.addIssue({ code: 'custom', path: ['surface'], message: 'an anthropic provider always speaks Messages' });
+    }
+    if (p.transport === 'chat-completions' && p.surface === 'responses') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['surface'],
+        message: 'transport "chat-completions" cannot use surface "responses"; use transport "openai"',
+      });
+    }
+  });
+
+/** A validated provider entry of zuno.json. */
+type ProviderEntry = z.infer<typeof ProviderSchema>;
 
 const ZunoConfigSchema = z.strictObject({
   $schema: z.string().optional(),
@@ -44,13 +81,19 @@ const ZunoConfigSchema = z.strictObject({
 export type ZunoConfig = z.infer<typeof ZunoConfigSchema>;
 
 /**
- * Built-in providers reachable without a config file. `openai` and
- * `openrouter` speak Chat Completions here (the Responses surface is a later
- * issue); keys come from the named env vars.
+ * Built-in providers reachable without a config file (PR7 fixed profiles:
+ * openai and xai speak Responses, openrouter Chat Completions, anthropic
+ * Messages); keys come from the named env vars.
  */
 const BUILTIN_PROVIDERS: ZunoConfig['providers'] = {
   openai: ProviderSchema.parse({ base_url: 'https://api.openai.com/v1', api_key_env: 'OPENAI_API_KEY' }),
   openrouter: ProviderSchema.parse({ base_url: 'https://openrouter.ai/api/v1', api_key_env: 'OPENROUTER_API_KEY' }),
+  xai: ProviderSchema.parse({ base_url: 'https://api.x.ai/v1', api_key_env: 'XAI_API_KEY' }),
+  anthropic: ProviderSchema.parse({
+    transport: 'anthropic',
+    base_url: 'https://api.anthropic.com/v1',
+    api_key_env: 'ANTHROPIC_API_KEY',
+  }),
 };
 
 /**
@@ -99,14 +142,40 @@ export function resolveModel(cfg: ZunoConfig, ref: string): { provider: Provider
       `unknown provider "${id}" (configured: ${known}); add it to zuno.json providers`,
     );
   }
-  return { provider: toProviderConfig(id, p), model };
+  return { provider: toProviderConfig(id, p, model), model };
 }
 
-/** Converts a validated provider entry into the frozen runtime shape. */
-export function toProviderConfig(id: string, p: z.infer<typeof ProviderSchema>): ProviderConfig {
+/**
+ * Converts a validated provider entry into the frozen runtime shape for one
+ * model: the wire surface resolved by PR7 precedence, the PR8 replay option.
+ * @throws ZunoError `config_invalid` when `reasoning_replay: "encrypted"` is
+ *   asked of a route that cannot carry capsules (it does not resolve to
+ *   Responses), naming the provider (and model).
+ */
+export function toProviderConfig(id: string, p: ProviderEntry, model?: string): ProviderConfig {
+  const perModel = model !== undefined ? p.models[model] : undefined;
+  const family = p.transport === 'anthropic' ? 'anthropic' : 'openai';
+  const surface = resolveSurface({
+    providerId: id,
+    family,
+    ...(p.transport === 'chat-completions'
+      ? { specSurface: 'chat' as const }
+      : p.surface
+        ? { specSurface: p.surface }
+        : {}),
+    ...(perModel?.surface ? { modelSurface: perModel.surface } : {}),
+  });
+  const replay = perModel?.reasoning_replay ?? p.reasoning_replay;
+  if (replay === 'encrypted' && surface !== 'responses') {
+    const where = perModel?.reasoning_replay ? `providers.${id}.models.${model}` : `providers.${id}`;
+    throw new ZunoError(
+      'config_invalid',
+      `${where}.reasoning_replay: "encrypted" needs the Responses surface, but ${id}/${model ?? '*'} resolves to ${surface}`,
+    );
+  }
   return {
     id,
-    transport: p.transport,
+    transport: surface,
     baseUrl: p.base_url.replace(/\/+$/, ''),
     ...(p.api_key_env ? { apiKeyEnv: p.api_key_env } : {}),
     retry: {
@@ -117,10 +186,26 @@ export function toProviderConfig(id: string, p: z.infer<typeof ProviderSchema>):
     },
     headerTimeoutMs: p.header_timeout_ms,
     chunkTimeoutMs: p.chunk_timeout_ms,
+    ...(replay === 'encrypted'
+      ? { reasoningReplay: replay, reasoningReplayMaxAgeMs: p.reasoning_replay_max_age_ms }
+      : {}),
   };
 }
 
-/** The provider entry for the built-in local provider server at `baseUrl` (used by `--script`). */
-export function localProvider(baseUrl: string): ProviderConfig {
-  return toProviderConfig('local', ProviderSchema.parse({ base_url: baseUrl }));
+/**
+ * The provider entry for the built-in local provider server at `baseUrl`
+ * (used by `--script`), on the given surface (default Chat Completions).
+ */
+export function localProvider(
+  baseUrl: string,
+  surface: ProviderConfig['transport'] = 'chat-completions',
+  reasoningReplay: 'off' | 'encrypted' = 'off',
+): ProviderConfig {
+  const entry = ProviderSchema.parse({
+    base_url: baseUrl,
+    transport: surface === 'anthropic-messages' ? 'anthropic' : 'openai',
+    ...(surface === 'responses' ? { surface: 'responses' } : {}),
+    reasoning_replay: reasoningReplay,
+  });
+  return toProviderConfig('local', entry);
 }

@@ -47,7 +47,18 @@ export type AssistantPart =
 export type ModelMessage =
   | { role: 'system'; text: string }
   | { role: 'user'; text: string }
-  | { role: 'assistant'; text: string; toolCalls: ToolCallRequest[] }
+  | {
+      role: 'assistant';
+      /** All text parts joined (the Chat Completions view). */
+      text: string;
+      toolCalls: ToolCallRequest[];
+      /**
+       * Every part in provider order (PR9), reasoning capsules included where
+       * the replay policy (PR8) lets them through; surfaces that keep order
+       * (Responses, Anthropic Messages) render from this.
+       */
+      parts?: AssistantPart[];
+    }
   | { role: 'tool'; callId: string; name: string; content: string };
 
 /** A tool as offered to the model: name, description, JSON Schema of its arguments. */
@@ -57,11 +68,19 @@ export interface ToolSpec {
   parameters: Record<string, unknown>;
 }
 
-/** Token usage as reported by the provider; a field the provider did not report stays undefined (unknown ≠ 0, PR11). */
+/**
+ * Token usage as reported by the provider, normalized (PR11): `inputTokens`
+ * is ALL input including cache reads and writes (OpenAI reports it so;
+ * the Anthropic adapter sums uncached + cache read + cache write);
+ * `cachedInputTokens` are cache reads, `cacheWriteInputTokens` cache
+ * writes, `reasoningTokens` are part of `outputTokens`. A field the provider
+ * did not report stays undefined (unknown ≠ 0).
+ */
 export interface Usage {
   inputTokens?: number;
   outputTokens?: number;
   cachedInputTokens?: number;
+  cacheWriteInputTokens?: number;
   reasoningTokens?: number;
   totalTokens?: number;
 }

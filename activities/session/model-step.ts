@@ -1,15 +1,16 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { assistantMessageId, partId, toolCallRowId, userMessageId } from '../../core/ids.js';
+import { assistantMessageId, userMessageId } from '../../core/ids.js';
 import type { ToolSpec } from '../../core/messages.js';
-import type { ModelStepInput, ModelStepResult, PlannedToolCall } from '../../core/session-contract.js';
-import { validateToolCall } from '../../core/tools/registry.js';
-import { INLINE_ARGS_MAX_CHARS } from '../../core/session-contract.js';
+import type { ModelStepInput, ModelStepResult } from '../../core/session-contract.js';
 import type { ProjectionStore } from '../projection/types.js';
-import { streamChatCompletion } from '../providers/chat-completions.js';
 import { ProviderError } from '../providers/errors.js';
 import type { ModelResponse } from '../providers/types.js';
 import { DeltaBuffer } from './delta-buffer.js';
 import { persistInputs, persistSettled } from './persist.js';
+import { adapterFor } from './provider-call.js';
+import { applyReasoningReplay } from './reasoning-replay.js';
+import { writeStepLedger } from './step-ledger.js';
+import { recordUsage } from './usage-record.js';
 import { systemPrompt, transcriptToMessages } from './prompt.js';
 
 /** Interval between modelStep heartbeats, in ms (the heartbeat timeout is temporal.yaml `activities.model`). */
@@ -68,7 +69,7 @@ export function createModelStep(deps: ModelStepDeps) {
       });
     }
     await persistSettled(store, sessionId, input.settled, now());
-    let position = await persistInputs(store, sessionId, turn, step, input.newInputs, now());
+    const position = await persistInputs(store, sessionId, turn, step, input.newInputs, now());
     if (step === 0) {
       await store.appendEvent({
         id: `turn_${turn}:started`,
@@ -88,17 +89,46 @@ export function createModelStep(deps: ModelStepDeps) {
 
     const transcript = await store.loadTranscript(sessionId);
     if (!transcript) throw ApplicationFailure.nonRetryable(`session ${sessionId} has no projection`, 'corrupt_state');
-    const messages = transcriptToMessages(transcript, systemPrompt(meta.workspace));
+    const stream = adapterFor(meta.provider.transport);
+    if (!stream) {
+      throw ApplicationFailure.nonRetryable(
+        `provider ${meta.provider.id} resolves to the ${meta.provider.transport} surface, which this build cannot speak`,
+        'provider_config',
+      );
+    }
+    // PR8: which reasoning capsules this request may carry is decided now, at assembly.
+    const replay = applyReasoningReplay(transcriptToMessages(transcript, systemPrompt(meta.workspace)), {
+      provider: meta.provider,
+      model: meta.model,
+      nowMs: now(),
+    });
+    const messages = replay.messages;
+    const requestChars = JSON.stringify(messages).length;
+    await store.appendEvent({
+      id: `step_${turn}_${step}:request:${attempt}`,
+      sessionId,
+      type: 'session.provider.request',
+      data: {
+        turn,
+        step,
+        attempt,
+        provider: meta.provider.id,
+        model: meta.model,
+        surface: meta.provider.transport,
+        messages: messages.length,
+        ...replay.counts,
+      },
+      atMs: now(),
+    });
     const messageId = assistantMessageId(turn, step);
-    const textPartId = partId(turn, step, position + 1, 'text');
     let deltas = 0;
     const buffer = new DeltaBuffer((text) =>
       store
         .appendEvent({
-          id: `${textPartId}:a${attempt}:d${deltas++}`,
+          id: `${messageId}:a${attempt}:d${deltas++}`,
           sessionId,
           type: 'message.part.delta',
-          data: { messageId, partId: textPartId, text },
+          data: { messageId, text },
           atMs: now(),
         })
         .then(() => undefined),
@@ -110,7 +140,7 @@ export function createModelStep(deps: ModelStepDeps) {
     const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_EVERY_MS);
     let response: ModelResponse;
     try {
-      response = await streamChatCompletion(
+      response = await stream(
         meta.provider,
         { model: meta.model, messages, tools: deps.toolSpecs },
         { signal: ctx.cancellationSignal, onTextDelta: (t) => buffer.push(t) },
@@ -123,90 +153,20 @@ export function createModelStep(deps: ModelStepDeps) {
       clearInterval(beat);
     }
 
-    // Persist the assistant message and its parts in provider order (PR9).
-    await store.upsertMessage({ id: messageId, sessionId, role: 'assistant', turn, step, createdAtMs: now() });
-    if (response.reasoning) {
-      await store.upsertPart({
-        id: partId(turn, step, position, 'reasoning'),
-        sessionId,
-        messageId,
-        turn,
-        step,
-        position,
-        kind: 'reasoning',
-        text: response.reasoning,
-        createdAtMs: now(),
-      });
-    }
-    position += 1;
-    if (response.text) {
-      await store.upsertPart({
-        id: textPartId,
-        sessionId,
-        messageId,
-        turn,
-        step,
-        position,
-        kind: 'text',
-        text: response.text,
-        metadata: response.requestId ? { requestId: response.requestId } : null,
-        createdAtMs: now(),
-      });
-    }
-    const planned: PlannedToolCall[] = [];
-    for (const call of response.toolCalls) {
-      position += 1;
-      const rowId = toolCallRowId(turn, step, position);
-      const verdict = validateToolCall(call.name, call.argsJson);
-      const p: PlannedToolCall = { rowId, position, index: planned.length, callId: call.callId, name: call.name };
-      if (verdict.ok && call.argsJson.length > INLINE_ARGS_MAX_CHARS) {
-        p.argsInProjection = true;
-        p.summary = verdict.declaration.summarize(verdict.args as never);
-      } else if (verdict.ok) p.args = verdict.args;
-      else p.blocked = { category: verdict.category, message: verdict.message };
-      planned.push(p);
-      await store.upsertToolCall({
-        id: rowId,
+    await recordUsage(store, { sessionId, turn, step, attempt, atMs: now() }, response, requestChars);
+    // The part ledger in provider order (PR9), calls validated and planned (TD8).
+    const planned = await writeStepLedger(
+      {
+        store,
         sessionId,
         turn,
         step,
-        position,
-        callId: call.callId,
-        tool: call.name,
-        argsJson: call.argsJson,
-        status: p.blocked ? 'completed' : 'pending',
-        outcome: p.blocked ? 'blocked' : null,
-        blockedCategory: p.blocked?.category ?? null,
-        output: p.blocked ? `Blocked (${p.blocked.category}): ${p.blocked.message}` : null,
-        errorCode: p.blocked ? p.blocked.category : null,
-      });
-      await store.upsertPart({
-        id: partId(turn, step, position, 'tool_call'),
-        sessionId,
-        messageId,
-        turn,
-        step,
-        position,
-        kind: 'tool_call',
-        toolCallId: rowId,
-        createdAtMs: now(),
-      });
-      if (p.blocked) {
-        await store.appendEvent({
-          id: `${rowId}:blocked`,
-          sessionId,
-          type: 'tool.dispatch.blocked',
-          data: {
-            rowId,
-            callId: call.callId,
-            tool: call.name,
-            category: p.blocked.category,
-            message: p.blocked.message,
-          },
-          atMs: now(),
-        });
-      }
-    }
+        firstPosition: position,
+        atMs: now(),
+        ...(response.requestId ? { requestId: response.requestId } : {}),
+      },
+      response.parts,
+    );
     await store.appendEvent({
       id: `${messageId}:completed`,
       sessionId,

@@ -1,4 +1,4 @@
-import type { ModelMessage, ToolCallRequest } from '../../core/messages.js';
+import type { AssistantPart, ModelMessage, ProviderReasoning, ToolCallRequest } from '../../core/messages.js';
 import type { Transcript } from '../projection/types.js';
 
 /**
@@ -17,8 +17,10 @@ export function systemPrompt(workspace: string): string {
 /**
  * Rebuilds the provider-neutral conversation from stored rows (SE9: every
  * segment of a request is reconstructible from the projection). Order: for
- * each (turn, step): user inputs of that step, the assistant message (text +
- * tool calls in call order), then one tool message per call in call order.
+ * each (turn, step): user inputs of that step, the assistant message (its
+ * parts in provider order, PR9: reasoning with any stored capsule, text,
+ * tool calls with the provider's own argument bytes; plus the joined-text /
+ * call-list view), then one tool message per call in call order.
  * A call with no stored result yet (never expected) yields an explicit
  * placeholder so the provider still sees a paired result.
  */
@@ -34,21 +36,30 @@ export function transcriptToMessages(t: Transcript, system: string): ModelMessag
     const parts = t.parts.filter((p) => p.turn === turn && p.step === step).sort((a, b) => a.position - b.position);
     let text = '';
     const calls: ToolCallRequest[] = [];
+    const ordered: AssistantPart[] = [];
     const rowIds: string[] = [];
     for (const p of parts) {
       const role = messageRole.get(p.messageId);
       if (role === 'user' && p.kind === 'text') messages.push({ role: 'user', text: p.text ?? '' });
-      else if (role === 'assistant' && p.kind === 'text') text += p.text ?? '';
-      else if (role === 'assistant' && p.kind === 'tool_call' && p.toolCallId) {
+      else if (role === 'assistant' && p.kind === 'text') {
+        text += p.text ?? '';
+        ordered.push({ kind: 'text', text: p.text ?? '' });
+      } else if (role === 'assistant' && p.kind === 'reasoning') {
+        const capsule = (p.metadata as { providerReasoning?: ProviderReasoning } | null | undefined)?.providerReasoning;
+        ordered.push({ kind: 'reasoning', text: p.text ?? '', ...(capsule ? { providerReasoning: capsule } : {}) });
+      } else if (role === 'assistant' && p.kind === 'tool_call' && p.toolCallId) {
         const row = callsByRow.get(p.toolCallId);
         if (row) {
-          calls.push({ callId: row.callId, name: row.tool, argsJson: row.argsJson });
+          // The provider's own argument bytes, never re-serialized (PR8, PR10).
+          const call = { callId: row.callId, name: row.tool, argsJson: row.argsJson };
+          calls.push(call);
+          ordered.push({ kind: 'tool_call', ...call });
           rowIds.push(row.id);
         }
       }
     }
-    if (text === '' && calls.length === 0) continue;
-    messages.push({ role: 'assistant', text, toolCalls: calls });
+    if (text === '' && calls.length === 0) continue; // nothing but reasoning: no output to explain
+    messages.push({ role: 'assistant', text, toolCalls: calls, parts: ordered });
     for (const rowId of rowIds) {
       const row = callsByRow.get(rowId)!;
       messages.push({

@@ -2,6 +2,8 @@ import { ZunoError } from '../../core/errors.js';
 import type { Transcript } from '../../activities/projection/types.js';
 import { openStore, resolvePaths } from '../context.js';
 import { processSink, type Sink } from '../render.js';
+import { USAGE_EVENT } from '../../activities/session/usage-record.js';
+import { BUCKETS, type ContextUsageSnapshot, type CumulativeUsage } from '../../activities/session/usage.js';
 
 /** Longest tool output shown per call in the human view, in characters. */
 const OUTPUT_PREVIEW_CHARS = 400;
@@ -17,10 +19,48 @@ export async function sessionShowCommand(sessionId: string, opts: { json?: boole
   try {
     const t = await store.loadTranscript(sessionId);
     if (!t) throw new ZunoError('session_not_found', `no session ${sessionId} in the projection`);
-    sink.out(opts.json ? `${JSON.stringify(t, null, 2)}\n` : renderTranscript(t));
+    const usage = (await store.lastEvent(sessionId, USAGE_EVENT))?.data as UsageRecord | undefined;
+    sink.out(
+      opts.json
+        ? `${JSON.stringify({ ...t, usage: usage ? { cumulative: usage.cumulative, snapshot: usage.snapshot } : null }, null, 2)}\n`
+        : renderTranscript(t) + (usage ? renderUsage(usage) : ''),
+    );
   } finally {
     await store.close();
   }
+}
+
+/** The parts of a `session.usage` event the view prints. */
+interface UsageRecord {
+  cumulative: CumulativeUsage;
+  snapshot: ContextUsageSnapshot;
+}
+
+/** Human rendering of usage (PR11): cumulative buckets (unknown shown as such, never 0) and the latest context snapshot. */
+export function renderUsage(u: UsageRecord): string {
+  const c = u.cumulative;
+  const bucket = (k: (typeof BUCKETS)[number], label: string) => {
+    const known = c.tokens[k];
+    const unknown = c.unknownRequests[k] ?? 0;
+    if (known === undefined) return `${label} unknown`;
+    return `${label} ${known}${unknown > 0 ? ` (+ unknown in ${unknown} of ${c.requests} requests)` : ''}`;
+  };
+  const lines = [
+    '',
+    `usage over ${c.requests} provider request${c.requests === 1 ? '' : 's'}: ` +
+      [
+        bucket('uncachedInput', 'input'),
+        bucket('cacheRead', 'cache read'),
+        bucket('cacheWrite', 'cache write'),
+        bucket('output', 'output'),
+      ].join(', ') +
+      (c.reasoning !== undefined ? ` (reasoning ${c.reasoning} of output)` : ''),
+    `context ≈ ${u.snapshot.totalTokens} tokens` +
+      (u.snapshot.confirmedTokens !== undefined
+        ? ` (provider-confirmed ${u.snapshot.confirmedTokens} + estimated ${u.snapshot.estimatedTokens})`
+        : ` (estimated; the provider reported no usage)`),
+  ];
+  return `${lines.join('\n')}\n`;
 }
 
 /** Human rendering of a transcript: one block per step, tool calls with their outcome. */

@@ -184,7 +184,7 @@ describe('model selection', () => {
       env: { TEMPORAL_ADDRESS: address },
     });
     expect(expectTypedFailure(r, 'provider_unknown')).toBe(
-      'unknown provider "nope" (configured: openai, openrouter); add it to zuno.json providers',
+      'unknown provider "nope" (configured: openai, openrouter, xai, anthropic); add it to zuno.json providers',
     );
     expectNothingWritten(home);
   });

@@ -1,0 +1,130 @@
+/**
+ * The part ledger of one model step (PR9): the assistant message and every
+ * output part written in provider order, each tool call validated (TD8) and
+ * planned for the workflow, reasoning capsules kept on their part (PR8).
+ */
+import { assistantMessageId, partId, toolCallRowId } from '../../core/ids.js';
+import type { AssistantPart } from '../../core/messages.js';
+import { INLINE_ARGS_MAX_CHARS, type PlannedToolCall } from '../../core/session-contract.js';
+import { validateToolCall } from '../../core/tools/registry.js';
+import type { ProjectionStore } from '../projection/types.js';
+
+/** Where a step's output goes. */
+export interface LedgerTarget {
+  store: ProjectionStore;
+  sessionId: string;
+  turn: number;
+  step: number;
+  /** First free part position of the step (after the user inputs it carried). */
+  firstPosition: number;
+  /** Provider request id, kept on text parts for diagnostics. */
+  requestId?: string;
+  atMs: number;
+}
+
+/**
+ * Writes the assistant message and its parts at consecutive positions in
+ * the order given (provider order), all sharing the message's creation time
+ * so hydration reproduces that order. A reasoning part keeps its capsule in
+ * `metadata.providerReasoning` (stored as session content, not redacted)
+ * and is announced by a `provider.reasoning.item` event carrying it. Each
+ * tool call gets a row: validated calls are planned (`pending`); malformed
+ * or unknown calls are settled `blocked` at once with a
+ * `tool.dispatch.blocked` event. Idempotent (upserts keyed by position).
+ * @returns the planned calls in model order (blocked ones included, marked).
+ */
+export async function writeStepLedger(target: LedgerTarget, parts: AssistantPart[]): Promise<PlannedToolCall[]> {
+  const { store, sessionId, turn, step, atMs } = target;
+  const messageId = assistantMessageId(turn, step);
+  await store.upsertMessage({ id: messageId, sessionId, role: 'assistant', turn, step, createdAtMs: atMs });
+  const planned: PlannedToolCall[] = [];
+  let position = target.firstPosition;
+  for (const part of parts) {
+    const common = { sessionId, messageId, turn, step, position, createdAtMs: atMs };
+    if (part.kind === 'reasoning') {
+      await store.upsertPart({
+        ...common,
+        id: partId(turn, step, position, 'reasoning'),
+        kind: 'reasoning',
+        text: part.text,
+        metadata: part.providerReasoning ? { providerReasoning: part.providerReasoning } : null,
+      });
+      if (part.providerReasoning) {
+        await store.appendEvent({
+          id: `${partId(turn, step, position, 'reasoning')}:capsule`,
+          sessionId,
+          type: 'provider.reasoning.item',
+          data: { messageId, position, ...part.providerReasoning },
+          atMs,
+        });
+      }
+    } else if (part.kind === 'text') {
+      await store.upsertPart({
+        ...common,
+        id: partId(turn, step, position, 'text'),
+        kind: 'text',
+        text: part.text,
+        metadata: target.requestId ? { requestId: target.requestId } : null,
+      });
+    } else {
+      planned.push(await planToolCall(target, messageId, position, planned.length, part));
+    }
+    position += 1;
+  }
+  return planned;
+}
+
+/** Validates one call (TD8), writes its row and part, and returns its plan. */
+async function planToolCall(
+  target: LedgerTarget,
+  messageId: string,
+  position: number,
+  index: number,
+  call: Extract<AssistantPart, { kind: 'tool_call' }>,
+): Promise<PlannedToolCall> {
+  const { store, sessionId, turn, step, atMs } = target;
+  const rowId = toolCallRowId(turn, step, position);
+  const verdict = validateToolCall(call.name, call.argsJson);
+  const p: PlannedToolCall = { rowId, position, index, callId: call.callId, name: call.name };
+  if (verdict.ok && call.argsJson.length > INLINE_ARGS_MAX_CHARS) {
+    p.argsInProjection = true;
+    p.summary = verdict.declaration.summarize(verdict.args as never);
+  } else if (verdict.ok) p.args = verdict.args;
+  else p.blocked = { category: verdict.category, message: verdict.message };
+  await store.upsertToolCall({
+    id: rowId,
+    sessionId,
+    turn,
+    step,
+    position,
+    callId: call.callId,
+    tool: call.name,
+    argsJson: call.argsJson,
+    status: p.blocked ? 'completed' : 'pending',
+    outcome: p.blocked ? 'blocked' : null,
+    blockedCategory: p.blocked?.category ?? null,
+    output: p.blocked ? `Blocked (${p.blocked.category}): ${p.blocked.message}` : null,
+    errorCode: p.blocked ? p.blocked.category : null,
+  });
+  await store.upsertPart({
+    id: partId(turn, step, position, 'tool_call'),
+    sessionId,
+    messageId,
+    turn,
+    step,
+    position,
+    kind: 'tool_call',
+    toolCallId: rowId,
+    createdAtMs: atMs,
+  });
+  if (p.blocked) {
+    await store.appendEvent({
+      id: `${rowId}:blocked`,
+      sessionId,
+      type: 'tool.dispatch.blocked',
+      data: { rowId, callId: call.callId, tool: call.name, category: p.blocked.category, message: p.blocked.message },
+      atMs,
+    });
+  }
+  return p;
+}

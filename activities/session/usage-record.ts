@@ -1,0 +1,47 @@
+import type { ProjectionStore } from '../projection/types.js';
+import type { ModelResponse } from '../providers/types.js';
+import { accumulate, contextSnapshot, type CumulativeUsage, usageBuckets } from './usage.js';
+
+/** Event type of the per-request usage record (PR11). */
+export const USAGE_EVENT = 'session.usage';
+
+/**
+ * Appends the `session.usage` event of one provider request (PR11): the
+ * provider's normalized usage (or null when it reported none), its
+ * non-overlapping buckets, the session's cumulative buckets (the previous
+ * event's plus these) and the ContextUsageSnapshot. Every answered request
+ * counts — a step retried after its answer arrived was billed twice — but
+ * one attempt's request is counted once (the event id is per attempt).
+ */
+export async function recordUsage(
+  store: ProjectionStore,
+  at: { sessionId: string; turn: number; step: number; attempt: number; atMs: number },
+  response: ModelResponse,
+  requestChars: number,
+): Promise<void> {
+  const id = `step_${at.turn}_${at.step}:usage:${at.attempt}`;
+  const last = await store.lastEvent(at.sessionId, USAGE_EVENT);
+  if (last && (last.data as { eventId?: string }).eventId === id) return;
+  const prev = (last?.data as { cumulative?: CumulativeUsage } | undefined)?.cumulative;
+  const buckets = usageBuckets(response.usage);
+  const outputChars = response.parts.reduce(
+    (n, p) => n + (p.kind === 'tool_call' ? p.argsJson.length + p.name.length : p.text.length),
+    0,
+  );
+  await store.appendEvent({
+    id,
+    sessionId: at.sessionId,
+    type: USAGE_EVENT,
+    data: {
+      eventId: id,
+      turn: at.turn,
+      step: at.step,
+      attempt: at.attempt,
+      usage: response.usage ?? null,
+      buckets,
+      cumulative: accumulate(prev, buckets, response.usage),
+      snapshot: contextSnapshot(response.usage, requestChars, outputChars),
+    },
+    atMs: at.atMs,
+  });
+}

@@ -1,0 +1,109 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadZunoConfig, resolveModel } from '../../client/zuno-config.js';
+import { resolveSurface } from '../../core/provider-config.js';
+
+/** Writes `zuno.json` with `config` into a fresh directory and loads it. */
+function load(config: unknown) {
+  const dir = mkdtempSync(join(tmpdir(), 'zuno-cfg-'));
+  writeFileSync(join(dir, 'zuno.json'), JSON.stringify(config));
+  return loadZunoConfig(dir);
+}
+
+/** The error a failing call throws. */
+function errorOf(fn: () => unknown): { code: string; message: string } {
+  try {
+    fn();
+  } catch (err) {
+    return err as { code: string; message: string };
+  }
+  throw new Error('expected an error');
+}
+
+describe('provider config and wire-surface resolution (PR7, PR8)', () => {
+  it('catalog providers resolve to their fixed profiles without any config', () => {
+    const cfg = load({});
+    expect(resolveModel(cfg, 'openai/gpt-5').provider.transport).toBe('responses');
+    expect(resolveModel(cfg, 'xai/grok-4').provider.transport).toBe('responses');
+    expect(resolveModel(cfg, 'openrouter/qwen').provider.transport).toBe('chat-completions');
+    expect(resolveModel(cfg, 'anthropic/claude-sonnet-4-5').provider.transport).toBe('anthropic-messages');
+  });
+
+  it('precedence: model surface > fixed profile > provider surface > chat', () => {
+    expect(resolveSurface({ providerId: 'gw', family: 'openai' })).toBe('chat-completions');
+    expect(resolveSurface({ providerId: 'gw', family: 'openai', specSurface: 'responses' })).toBe('responses');
+    // A fixed profile ignores a conflicting provider-level surface …
+    expect(resolveSurface({ providerId: 'xai', family: 'openai', specSurface: 'chat' })).toBe('responses');
+    expect(resolveSurface({ providerId: 'openrouter', family: 'openai', specSurface: 'responses' })).toBe(
+      'chat-completions',
+    );
+    // … but not an explicit model surface.
+    expect(
+      resolveSurface({ providerId: 'openai', family: 'openai', specSurface: 'responses', modelSurface: 'chat' }),
+    ).toBe('chat-completions');
+    expect(resolveSurface({ providerId: 'claude', family: 'anthropic', modelSurface: 'responses' })).toBe(
+      'anthropic-messages',
+    );
+  });
+
+  it('a gateway reaches Responses with transport openai + surface responses, per model too', () => {
+    const cfg = load({
+      providers: {
+        gw: {
+          base_url: 'http://127.0.0.1:9/v1',
+          surface: 'responses',
+          reasoning_replay: 'encrypted',
+          models: { 'small-chat': { surface: 'chat', reasoning_replay: 'off' } },
+        },
+      },
+    });
+    const big = resolveModel(cfg, 'gw/big').provider;
+    expect(big).toMatchObject({
+      transport: 'responses',
+      reasoningReplay: 'encrypted',
+      reasoningReplayMaxAgeMs: 86_400_000,
+    });
+    const small = resolveModel(cfg, 'gw/small-chat').provider;
+    expect(small.transport).toBe('chat-completions');
+    expect(small.reasoningReplay).toBeUndefined();
+  });
+
+  it('encrypted replay on a route that cannot carry capsules is refused, naming the provider or model', () => {
+    const perProvider = load({
+      providers: { gw: { base_url: 'http://127.0.0.1:9/v1', reasoning_replay: 'encrypted' } },
+    });
+    const e1 = errorOf(() => resolveModel(perProvider, 'gw/m'));
+    expect(e1.code).toBe('config_invalid');
+    expect(e1.message).toContain('providers.gw.reasoning_replay');
+    expect(e1.message).toContain('chat-completions');
+    const perModel = load({
+      providers: {
+        gw: {
+          base_url: 'http://127.0.0.1:9/v1',
+          surface: 'responses',
+          models: { m: { surface: 'chat', reasoning_replay: 'encrypted' } },
+        },
+      },
+    });
+    const e2 = errorOf(() => resolveModel(perModel, 'gw/m'));
+    expect(e2.message).toContain('providers.gw.models.m.reasoning_replay');
+  });
+
+  it('unknown and contradictory keys are named', () => {
+    const unknown = errorOf(() =>
+      load({ providers: { gw: { base_url: 'http://x/v1', reasoningReplay: 'encrypted' } } }),
+    );
+    expect(unknown.code).toBe('config_invalid');
+    expect(unknown.message).toContain('reasoningReplay');
+    const anthropicSurface = errorOf(() =>
+      load({ providers: { c: { base_url: 'http://x/v1', transport: 'anthropic', surface: 'responses' } } }),
+    );
+    expect(anthropicSurface.message).toContain('providers.c.surface');
+    const badModelKey = errorOf(() =>
+      load({ providers: { gw: { base_url: 'http://x/v1', models: { m: { surfce: 'chat' } } } } }),
+    );
+    expect(badModelKey.message).toContain('surfce');
+  });
+});
