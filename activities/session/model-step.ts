@@ -3,7 +3,6 @@ import { assistantMessageId, userMessageId } from '../../core/ids.js';
 import type { ToolSpec } from '../../core/messages.js';
 import type { ModelStepInput, ModelStepResult } from '../../core/session-contract.js';
 import type { ProjectionStore } from '../projection/types.js';
-import { ProviderError } from '../providers/errors.js';
 import type { ModelResponse } from '../providers/types.js';
 import { DeltaBuffer } from './delta-buffer.js';
 import { persistInputs, persistSettled } from './persist.js';
@@ -11,6 +10,7 @@ import { adapterFor } from './provider-call.js';
 import { applyReasoningReplay } from './reasoning-replay.js';
 import { writeStepLedger } from './step-ledger.js';
 import { recordUsage } from './usage-record.js';
+import { providerFailure } from './retry-window.js';
 import { systemPrompt, transcriptToMessages } from './prompt.js';
 
 /** Interval between modelStep heartbeats, in ms (the heartbeat timeout is temporal.yaml `activities.model`). */
@@ -148,7 +148,15 @@ export function createModelStep(deps: ModelStepDeps) {
       await buffer.flush();
     } catch (err) {
       await buffer.flush().catch(() => undefined);
-      throw toActivityFailure(err, meta.provider.retry.maxDelayMs);
+      throw await providerFailure(err, {
+        store,
+        sessionId,
+        turn,
+        step,
+        attempt,
+        retry: meta.provider.retry,
+        nowMs: now(),
+      });
     } finally {
       clearInterval(beat);
     }
@@ -188,23 +196,4 @@ export function createModelStep(deps: ModelStepDeps) {
       ...(response.usage ? { usage: response.usage } : {}),
     };
   };
-}
-
-/**
- * Maps a provider error to the Temporal failure the retry policy understands
- * (PR1–PR3): typed by code, `nonRetryable` unless retryable, and a valid
- * Retry-After becomes `nextRetryDelay`, clamped to the provider's max delay (PR2).
- */
-function toActivityFailure(err: unknown, maxDelayMs: number): unknown {
-  if (err instanceof ProviderError) {
-    return ApplicationFailure.create({
-      type: err.code,
-      message: err.message,
-      nonRetryable: !err.retryable,
-      // Observed: with nextRetryDelay 0 the activity is not retried at all, so `Retry-After: 0` keeps the policy backoff.
-      ...(err.retryAfterMs ? { nextRetryDelay: Math.min(err.retryAfterMs, maxDelayMs) } : {}),
-      details: [err.diagnostic],
-    });
-  }
-  return err;
 }

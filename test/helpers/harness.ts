@@ -1,3 +1,4 @@
+import type { ProviderConfig } from '../../core/provider-config.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,6 +40,8 @@ export interface RunSessionOptions {
   workspace: string;
   activityDefaults?: ActivityDefaults;
   toolConcurrency?: number;
+  /** Adjusts the local provider the session is frozen with (surface, retry block, replay option…). */
+  provider?: (base: ProviderConfig) => ProviderConfig;
 }
 
 export interface StartedRun {
@@ -93,10 +96,10 @@ export async function createHarness(opts: {
     const meta: SessionMeta = {
       sessionId: newSessionId(),
       workspace: o.workspace,
-      provider: {
+      provider: (o.provider ?? ((p) => p))({
         ...localProvider(provider.url),
         retry: { ...localProvider(provider.url).retry, initialDelayMs: 100 },
-      },
+      }),
       model: 'scripted',
       title: o.prompt.slice(0, 80),
       toolConcurrency: o.toolConcurrency ?? 8,

@@ -90,4 +90,66 @@ describe('provider failures on Temporal', () => {
     expect(bad.result.error?.code).toBe('provider_bad_request');
     expect(await modelStepAttempts(bad.workflowId)).toEqual([1]);
   });
+
+  it('429 with Retry-After: 3 — the next attempt waits at least 3 s (PR2)', async () => {
+    const run = await h.runSession({
+      workspace,
+      prompt: 'hi',
+      script: { replies: [{ text: 'after the wait', fault: { status: 429, retryAfter: '3' } }] },
+    });
+    expect(run.result.status).toBe('completed');
+    const events = await h.store.listEvents(run.sessionId, 0, 1000);
+    const requests = events.filter((e) => e.type === 'session.provider.request');
+    expect(requests).toHaveLength(2);
+    expect(requests[1]!.atMs - requests[0]!.atMs).toBeGreaterThanOrEqual(3000);
+    expect(events.find((e) => e.type === 'provider.retry')!.data).toMatchObject({
+      code: 'provider_rate_limited',
+      delayMs: 3000,
+    });
+  }, 60_000);
+
+  it('503 three times: the turn ends with the typed error carrying the last status and request id (PR6)', async () => {
+    const run = await h.runSession({
+      workspace,
+      prompt: 'hi',
+      script: { replies: [{ text: 'never', fault: { status: 503, times: 3, code: 'overloaded' } }] },
+    });
+    expect(run.result.status).toBe('failed');
+    expect(run.result.error?.code).toBe('provider_unavailable');
+    expect(run.result.error?.message).toContain('after 3 attempts; last: status 503');
+    expect(run.result.error?.message).toMatch(/request \S+/);
+    expect(await modelStepAttempts(run.workflowId)).toEqual([3]);
+  }, 60_000);
+
+  it('backoff past the recovery window ends the turn with provider_retry_deadline and the last diagnostics (PR1)', async () => {
+    const run = await h.runSession({
+      workspace,
+      prompt: 'hi',
+      provider: (p) => ({
+        ...p,
+        retry: { maxAttempts: 10, initialDelayMs: 400, maxDelayMs: 5_000, recoveryWindowMs: 1_000 },
+      }),
+      script: { replies: [{ text: 'never', fault: { status: 503, times: 10 } }] },
+    });
+    expect(run.result.status).toBe('failed');
+    expect(run.result.error?.code).toBe('provider_retry_deadline');
+    expect(run.result.error?.message).toContain('last failure: provider_unavailable: status 503');
+    // 400 ms, then 800 ms (± 20 %) would cross the 1 s window: two or three attempts, never ten.
+    const [attempts] = await modelStepAttempts(run.workflowId);
+    expect(attempts).toBeGreaterThanOrEqual(2);
+    expect(attempts).toBeLessThanOrEqual(3);
+  }, 60_000);
+
+  it("a Retry-After longer than the remaining window ends the turn at once with the peer's typed error (PR2)", async () => {
+    const run = await h.runSession({
+      workspace,
+      prompt: 'hi',
+      provider: (p) => ({ ...p, retry: { ...p.retry, maxDelayMs: 60_000, recoveryWindowMs: 2_000 } }),
+      script: { replies: [{ text: 'never', fault: { status: 429, retryAfter: '30', times: 3 } }] },
+    });
+    expect(run.result.status).toBe('failed');
+    expect(run.result.error?.code).toBe('provider_rate_limited');
+    expect(run.result.error?.message).toContain('runs past the 2000 ms recovery window');
+    expect(await modelStepAttempts(run.workflowId)).toEqual([1]);
+  }, 60_000);
 });

@@ -40,7 +40,7 @@ describe('provider request events and usage (PR8 counters, PR11)', () => {
     const usage = events.filter((e) => e.type === 'session.usage').map((e) => e.data as Record<string, unknown>);
     expect(usage).toHaveLength(2);
     expect(usage[0]!.buckets).toEqual({ uncachedInput: 400, cacheRead: 600, output: 20 });
-    const last = usage[1] as Parameters<typeof renderUsage>[0] & { cumulative: { tokens: unknown } };
+    const last = usage[1] as unknown as Parameters<typeof renderUsage>[0];
     // Cache read was reported once and unknown once: summed where known, never 0-filled.
     expect(last.cumulative).toMatchObject({
       requests: 2,
