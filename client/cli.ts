@@ -79,7 +79,7 @@ Environment:
     .action(() => setExit(devStatusCommand()));
   dev
     .command('provider')
-    .description('serve a script of model replies over the Chat Completions wire format on loopback')
+    .description('serve a script of model replies on loopback (Chat Completions, Responses and Anthropic Messages SSE)')
     .requiredOption('--script <file>', 'script file (JSON or YAML)')
     .option('--port <port>', 'port on 127.0.0.1 (default: any free port)', parsePort)
     .action(async (opts) => {

@@ -16,20 +16,28 @@ export interface ModelRequest {
   tools: ToolSpec[];
 }
 
-/** Streaming callbacks; all optional. */
+/**
+ * Streaming callbacks; all optional. Structurally a superset of the
+ * transport's `TransportHandlers` (`signal`, `onChunk`), so adapters pass it through.
+ */
 export interface StreamHandlers {
   /** Called for each assistant text delta, in order. */
   onTextDelta?(text: string): void;
-  /** Called for each reasoning delta (Chat Completions `reasoning_content`). */
+  /** Called for each reasoning delta (Chat `reasoning_content`/`reasoning`, Responses summary text, Anthropic thinking). */
   onReasoningDelta?(text: string): void;
   /** Called for every wire chunk received (used to heartbeat). */
   onChunk?(): void;
+  /** Aborts the request; the adapter then rejects with the signal's reason (not a ProviderError). */
   signal?: AbortSignal;
 }
 
 /** The assembled answer of one streamed model request. */
 export interface ModelResponse {
-  /** Every output part in provider order (PR9); `text`, `reasoning` and `toolCalls` are views of it. */
+  /**
+   * Every output part in provider order (PR9): a part sits where its first
+   * delta arrived (see `parts-assembler.ts`). `text` and `reasoning` are its
+   * parts' texts joined; `toolCalls` its tool-call parts in start order.
+   */
   parts: AssistantPart[];
   text: string;
   reasoning: string;

@@ -1,15 +1,18 @@
 /**
  * Script format of the local provider server (DESIGN.md §6 "Models").
  *
- * A script is an ordered list of replies. Each `POST /v1/chat/completions`
- * takes the next reply; a reply with a `fault` first answers with that fault
- * (`times` requests), so retries of the same request see the fault and then
- * the reply. See `README.md` in this folder for a worked example.
+ * A script is an ordered list of replies. Each model request — on any of the
+ * three surfaces the server speaks (`POST …/chat/completions`, `…/responses`,
+ * `…/messages`) — takes the next reply, rendered in the wire format of the
+ * surface that was called; a reply with a `fault` first answers with that
+ * fault (`times` requests), so retries of the same request see the fault and
+ * then the reply. See `README.md` in this folder for a worked example.
  *
  * Files are JSON (`.json`) or YAML (anything else, e.g. `.yaml`/`.yml`);
  * unknown keys are rejected so a typo fails loudly with its key path.
  */
 import { readFile } from 'node:fs/promises';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { ZunoError } from '../../core/errors.js';
@@ -17,24 +20,28 @@ import { ZunoError } from '../../core/errors.js';
 const tokenCount = z.number().int().nonnegative();
 
 /**
- * Usage reported in the final chunk (wire names in brackets). Only the fields
- * given are sent; a field left out is absent on the wire (so the adapter must
- * report it as unknown, PR11).
+ * Usage reported by the reply. Each number is written as given into the
+ * called surface's own field (wire names: Chat Completions / Responses /
+ * Anthropic Messages); no arithmetic happens, so a test states exactly what
+ * the wire carries. Only the fields given are sent; a field left out is
+ * absent on the wire (so the adapter must report it as unknown, PR11).
  */
 export const ScriptUsageSchema = z
   .strictObject({
-    /** `prompt_tokens` */
+    /** `prompt_tokens` / `input_tokens` / `input_tokens` (Anthropic: the uncached part) */
     inputTokens: tokenCount.optional(),
-    /** `completion_tokens` */
+    /** `completion_tokens` / `output_tokens` / `output_tokens` */
     outputTokens: tokenCount.optional(),
-    /** `prompt_tokens_details.cached_tokens` */
+    /** `prompt_tokens_details.cached_tokens` / `input_tokens_details.cached_tokens` / `cache_read_input_tokens` */
     cachedInputTokens: tokenCount.optional(),
-    /** `completion_tokens_details.reasoning_tokens` */
+    /** Anthropic only: `cache_creation_input_tokens` (ignored on the OpenAI surfaces) */
+    cacheWriteInputTokens: tokenCount.optional(),
+    /** `completion_tokens_details.reasoning_tokens` / `output_tokens_details.reasoning_tokens` / `output_tokens_details.thinking_tokens` */
     reasoningTokens: tokenCount.optional(),
-    /** `total_tokens` */
+    /** `total_tokens` / `total_tokens` / (not sent: Anthropic has no total) */
     totalTokens: tokenCount.optional(),
   })
-  .describe('usage sent in the final chunk; omitted fields are not sent');
+  .describe('usage of the reply; omitted fields are not sent');
 
 /** One scripted tool call. */
 export const ScriptToolCallSchema = z
@@ -52,6 +59,48 @@ export const ScriptToolCallSchema = z
   .describe('one tool call: id+name stream first, then the arguments in pieces');
 
 /**
+ * One item of an ordered `output` list: exactly one of
+ * `reasoning` (+ optional `capsule`), `redactedReasoning`, `text`, `toolCall`.
+ */
+export const ScriptOutputItemSchema = z
+  .strictObject({
+    /** Reasoning text: Chat `reasoning_content` deltas, Responses reasoning summary, Anthropic `thinking` block. */
+    reasoning: z.string().optional(),
+    /**
+     * Opaque reasoning capsule of that reasoning (PR8): Responses
+     * `encrypted_content` (sent only when the request has `include:
+     * ["reasoning.encrypted_content"]`), Anthropic `signature`. Default: a
+     * generated `enc_local_…` / `sig_local_…` value. Ignored on Chat Completions.
+     */
+    capsule: z.string().min(1).optional(),
+    /**
+     * Anthropic `redacted_thinking` block data; on Responses a reasoning item
+     * with no summary whose `encrypted_content` is this value (when
+     * requested); skipped on Chat Completions.
+     */
+    redactedReasoning: z.string().min(1).optional(),
+    /** Assistant text, streamed as several deltas. */
+    text: z.string().optional(),
+    /** One tool call. */
+    toolCall: ScriptToolCallSchema.optional(),
+  })
+  .superRefine((item, ctx) => {
+    const kinds = (['reasoning', 'redactedReasoning', 'text', 'toolCall'] as const).filter(
+      (k) => item[k] !== undefined,
+    );
+    if (kinds.length !== 1) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `an output item takes exactly one of reasoning, redactedReasoning, text, toolCall (got ${kinds.length === 0 ? 'none' : kinds.join(', ')})`,
+      });
+    }
+    if (item.capsule !== undefined && item.reasoning === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['capsule'], message: '"capsule" only applies to a reasoning item' });
+    }
+  })
+  .describe('one ordered output item');
+
+/**
  * A fault injected before (or instead of) a normal reply. Exactly one kind:
  *
  * - `status` (400–599): answer with that HTTP status and an OpenAI-style JSON
@@ -63,6 +112,11 @@ export const ScriptToolCallSchema = z
  *   chunked body; `mode: "destroy"`: the socket is destroyed). `times` as above.
  * - `malformedChunk: true`: after the first chunk, send a `data:` line that is
  *   not valid JSON and end. `times` as above.
+ * - `streamError: true`: stream part of the reply, then the surface's
+ *   in-stream error (Chat: a chunk with an `error` object; Responses: an
+ *   `error` event then `response.failed`; Anthropic: an `error` event, default
+ *   type `overloaded_error`) and end. `message`, `code` override the defaults;
+ *   `times` as above.
  * - `delayMs`: serve the reply normally but wait `delayMs` ms before the
  *   response headers (`between: "headers"`, default) or before every chunk
  *   (`between: "chunks"`). This consumes the reply (it is a slow answer, not a failure).
@@ -76,20 +130,23 @@ export const ScriptFaultSchema = z
     cutStream: z.literal(true).optional(),
     mode: z.enum(['end', 'destroy']).optional(),
     malformedChunk: z.literal(true).optional(),
+    streamError: z.literal(true).optional(),
     delayMs: z.number().int().nonnegative().max(600_000).optional(),
     between: z.enum(['headers', 'chunks']).optional(),
-    /** How many requests get the fault before the reply is served (status/cutStream/malformedChunk). */
+    /** How many requests get the fault before the reply is served (status/cutStream/malformedChunk/streamError). */
     times: z.number().int().min(1).max(1000).optional(),
   })
   .superRefine((f, ctx) => {
-    const kinds = (['status', 'cutStream', 'malformedChunk', 'delayMs'] as const).filter((k) => f[k] !== undefined);
+    const kinds = (['status', 'cutStream', 'malformedChunk', 'streamError', 'delayMs'] as const).filter(
+      (k) => f[k] !== undefined,
+    );
     if (kinds.length !== 1) {
       ctx.addIssue({
         code: 'custom',
         message:
           kinds.length === 0
-            ? 'a fault needs exactly one of status, cutStream, malformedChunk, delayMs'
-            : `a fault takes exactly one of status, cutStream, malformedChunk, delayMs (got ${kinds.join(', ')})`,
+            ? 'a fault needs exactly one of status, cutStream, malformedChunk, streamError, delayMs'
+            : `a fault takes exactly one of status, cutStream, malformedChunk, streamError, delayMs (got ${kinds.join(', ')})`,
       });
       return;
     }
@@ -103,51 +160,110 @@ export const ScriptFaultSchema = z
       }
     };
     only('retryAfter', ['status']);
-    only('message', ['status']);
-    only('code', ['status']);
+    only('message', ['status', 'streamError']);
+    only('code', ['status', 'streamError']);
     only('mode', ['cutStream']);
     only('between', ['delayMs']);
-    only('times', ['status', 'cutStream', 'malformedChunk']);
+    only('times', ['status', 'cutStream', 'malformedChunk', 'streamError']);
   })
   .describe('fault injected for retries tests');
 
 /**
- * One scripted reply.
+ * One scripted reply, rendered in the wire format of the surface called.
  *
- * Normal replies stream: a role chunk, `reasoning` as several
- * `reasoning_content` deltas, `text` as several `content` deltas, then each
- * tool call (id + name, then arguments in 2+ pieces; `interleaveToolCalls`
- * streams all headers first and then the argument pieces round-robin), a
- * chunk carrying `finish_reason`, a usage chunk (only when the request asked
- * for `stream_options.include_usage`; `usage: null` suppresses it; absent →
- * an estimate with prompt/completion/total only), then `data: [DONE]`
- * (`done: false` omits it).
+ * Content, in stream order: `reasoning`, then `text`, then each of
+ * `toolCalls` — or, for any other order, an explicit `output` list (which
+ * cannot be combined with those three nor `reasoningCapsule`). Texts stream
+ * as several deltas; tool-call arguments in 2+ pieces.
  *
- * `finishReason` defaults to `tool_calls` when there are tool calls, else
- * `stop`; `null` sends no finish_reason at all. Any other string is sent as is.
+ * - Chat Completions: a role chunk, `reasoning_content` deltas, `content`
+ *   deltas, each tool call (id + name, then argument pieces;
+ *   `interleaveToolCalls` streams all headers first and then the pieces
+ *   round-robin), a chunk with `finish_reason`, a usage chunk (only when the
+ *   request asked for `stream_options.include_usage`), then `data: [DONE]`.
+ * - Responses: `response.created`, `response.in_progress`, per item
+ *   `output_item.added` … `output_item.done` (reasoning summary deltas,
+ *   `output_text.delta`, `function_call_arguments.delta`), then
+ *   `response.completed` (or `response.incomplete`) carrying the usage.
+ * - Anthropic Messages: `message_start` (input usage), `ping`, per item
+ *   `content_block_start` / `content_block_delta`… / `content_block_stop`
+ *   (thinking + `signature_delta`, text, tool_use + `input_json_delta`), then
+ *   `message_delta` (stop_reason + usage) and `message_stop`.
  *
- * `chunks` replays recorded `chat.completion.chunk` objects verbatim instead
- * (e.g. the peer-case `.chunks.txt` lines) and cannot be combined with
- * text/reasoning/toolCalls/finishReason/usage/interleaveToolCalls.
+ * `finishReason` (Chat vocabulary) defaults to `tool_calls` when there are
+ * tool calls, else `stop`; `null` sends none (Chat: no finish_reason;
+ * Anthropic: `stop_reason: null`; Responses: `completed`). On Anthropic
+ * stop/tool_calls/length/content_filter become end_turn/tool_use/max_tokens/
+ * refusal; on Responses length/content_filter become `response.incomplete`
+ * with reason max_output_tokens/content_filter. Any other string is sent as
+ * is (Responses: as the incomplete reason).
+ *
+ * `usage`: absent → an estimate (input/output/total only); `null` → none
+ * on the wire. `done: false` omits the closing marker (Chat `[DONE]`,
+ * Responses `response.completed`, Anthropic `message_stop`).
+ *
+ * `chunks` replays recorded events verbatim instead: inline objects, or the
+ * path of a `.chunks.txt` file (one JSON event per line, relative to the
+ * script file; see `replay.ts`), framed for the surface called (`segment`
+ * picks one stream of a file holding several back to back). A `.json` path is
+ * served as a whole JSON body with HTTP `status` (default 200). `chunks`
+ * cannot be combined with content, `finishReason`, `usage` or
+ * `interleaveToolCalls`.
  */
 export const ScriptReplySchema = z
   .strictObject({
     text: z.string().optional(),
     reasoning: z.string().optional(),
+    /** Capsule of `reasoning` (see `ScriptOutputItemSchema.capsule`). */
+    reasoningCapsule: z.string().min(1).optional(),
     toolCalls: z.array(ScriptToolCallSchema).optional(),
+    output: z.array(ScriptOutputItemSchema).optional(),
     interleaveToolCalls: z.boolean().optional(),
     finishReason: z.union([z.string().min(1), z.null()]).optional(),
     usage: z.union([ScriptUsageSchema, z.null()]).optional(),
-    chunks: z.array(z.record(z.string(), z.unknown())).optional(),
+    chunks: z.union([z.array(z.record(z.string(), z.unknown())), z.string().min(1)]).optional(),
+    /** 0-based stream of a multi-stream `.chunks.txt` (streams start at `response.created` / `message_start`). */
+    segment: z.number().int().nonnegative().optional(),
+    /** HTTP status of a `.json` replay (default 200). */
+    status: z.number().int().min(200).max(599).optional(),
     done: z.boolean().optional(),
     fault: ScriptFaultSchema.optional(),
   })
   .superRefine((r, ctx) => {
-    if (r.chunks === undefined) return;
-    for (const key of ['text', 'reasoning', 'toolCalls', 'interleaveToolCalls', 'finishReason', 'usage'] as const) {
-      if (r[key] !== undefined) {
-        ctx.addIssue({ code: 'custom', path: [key], message: `"${key}" cannot be combined with "chunks"` });
+    const issue = (key: string, message: string): void => {
+      ctx.addIssue({ code: 'custom', path: [key], message });
+    };
+    if (r.output !== undefined) {
+      for (const key of ['text', 'reasoning', 'reasoningCapsule', 'toolCalls'] as const) {
+        if (r[key] !== undefined) issue(key, `"${key}" cannot be combined with "output"`);
       }
+    }
+    if (r.reasoningCapsule !== undefined && r.reasoning === undefined) {
+      issue('reasoningCapsule', '"reasoningCapsule" needs "reasoning"');
+    }
+    if (r.chunks === undefined) {
+      if (r.segment !== undefined) issue('segment', '"segment" only applies with a "chunks" file');
+      if (r.status !== undefined) issue('status', '"status" only applies with a "chunks" .json file');
+      return;
+    }
+    for (const key of [
+      'text',
+      'reasoning',
+      'reasoningCapsule',
+      'toolCalls',
+      'output',
+      'interleaveToolCalls',
+      'finishReason',
+      'usage',
+    ] as const) {
+      if (r[key] !== undefined) issue(key, `"${key}" cannot be combined with "chunks"`);
+    }
+    const file = typeof r.chunks === 'string' ? r.chunks : undefined;
+    if (r.segment !== undefined && (file === undefined || /\.json$/i.test(file))) {
+      issue('segment', '"segment" only applies with a .chunks.txt file');
+    }
+    if (r.status !== undefined && (file === undefined || !/\.json$/i.test(file))) {
+      issue('status', '"status" only applies with a "chunks" .json file');
     }
   });
 
@@ -156,11 +272,12 @@ export const ScriptSchema = z
   .strictObject({
     /** Free text for humans. */
     description: z.string().optional(),
-    /** Model id listed by `GET /v1/models` (default `zuno-local`). Chunks echo the requested model. */
+    /** Model id listed by `GET /v1/models` (default `zuno-local`). Replies echo the requested model. */
     model: z.string().min(1).optional(),
     /**
-     * When set, requests must send `Authorization: Bearer <apiKey>`; others get
-     * 401 `invalid_api_key` whose message echoes the key received (as some real
+     * When set, requests must send `Authorization: Bearer <apiKey>` (Chat
+     * Completions, Responses) or `x-api-key: <apiKey>` (Anthropic Messages);
+     * others get 401 whose message echoes the key received (as some real
      * providers do), so tests can prove the client redacts it.
      */
     apiKey: z.string().min(1).optional(),
@@ -174,6 +291,7 @@ export type ScriptReply = z.infer<typeof ScriptReplySchema>;
 export type ScriptToolCall = z.infer<typeof ScriptToolCallSchema>;
 export type ScriptFault = z.infer<typeof ScriptFaultSchema>;
 export type ScriptUsage = z.infer<typeof ScriptUsageSchema>;
+export type ScriptOutputItem = z.infer<typeof ScriptOutputItemSchema>;
 
 /** Format a zod issue path as `replies[2].toolCalls[0].name` (`(root)` when empty). */
 export function formatIssuePath(path: readonly PropertyKey[]): string {
@@ -191,7 +309,11 @@ export interface ScriptIssue {
   message: string;
 }
 
-function scriptInvalid(
+/**
+ * The `script_invalid` error: message `invalid provider script <source>:
+ * <what> <path>: <message>; …` (first 10 issues), `details` = `{file, reason, issues}`.
+ */
+export function scriptInvalid(
   source: string,
   what: string,
   issues: ScriptIssue[] = [],
@@ -242,6 +364,9 @@ export function parseScript(value: unknown, source = '<inline script>'): Script 
  * other extension as YAML (YAML 1.2, so JSON content also works).
  *
  * @param path file path (relative to the process cwd or absolute)
+ * Relative `chunks` file paths are resolved against the script's folder
+ * (the files themselves are read when the server starts, see `replay.ts`).
+ *
  * @throws ZunoError `script_invalid` naming the file: unreadable file
  *   (`details.reason: "unreadable"`), syntax error (`"syntax"`, with line
  *   where known), or schema violation (`"schema"`, naming each key path).
@@ -269,5 +394,19 @@ export async function loadScript(path: string): Promise<Script> {
       throw scriptInvalid(path, `not valid YAML (${msg})`, [], 'syntax');
     }
   }
-  return parseScript(value, path);
+  return withReplayPathsFrom(parseScript(value, path), dirname(resolve(path)));
+}
+
+/**
+ * Resolve every relative `chunks` file path of `script` against `dir`
+ * (`loadScript` uses the script file's folder; inline scripts are resolved
+ * against the process cwd when the server starts). Returns a new script.
+ */
+export function withReplayPathsFrom(script: Script, dir: string): Script {
+  return {
+    ...script,
+    replies: script.replies.map((r) =>
+      typeof r.chunks === 'string' && !isAbsolute(r.chunks) ? { ...r, chunks: resolve(dir, r.chunks) } : r,
+    ),
+  };
 }

@@ -1,6 +1,7 @@
 /**
- * `zuno dev provider --script FILE [--port N]`: serve a script over the Chat
- * Completions wire format on loopback until interrupted.
+ * `zuno dev provider --script FILE [--port N]`: serve a script on loopback
+ * until interrupted, over the Chat Completions, Responses and Anthropic
+ * Messages wire formats (whichever route a client calls).
  */
 import { startLocalProvider } from './server.js';
 

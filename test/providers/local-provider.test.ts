@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- ad hoc inspection of JSON wire objects */
 /** The local provider server itself: script loading/validation, routes, wire shape, CLI entry. */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -136,6 +136,76 @@ describe('script files', () => {
   });
 });
 
+describe('script rules for the three surfaces and replays', () => {
+  it('output items take exactly one kind; capsule only on reasoning; output excludes text/reasoning/toolCalls', () => {
+    expect(
+      parseScript({ replies: [{ output: [{ reasoning: 'r', capsule: 'c' }, { text: 't' }] }] }).replies,
+    ).toHaveLength(1);
+    expect(() => parseScript({ replies: [{ output: [{ text: 'a', reasoning: 'b' }] }] })).toThrow(
+      /replies\[0\]\.output\[0\]: an output item takes exactly one of/,
+    );
+    expect(() => parseScript({ replies: [{ output: [{ text: 'a', capsule: 'c' }] }] })).toThrow(
+      /replies\[0\]\.output\[0\]\.capsule/,
+    );
+    expect(() => parseScript({ replies: [{ output: [], text: 'x' }] })).toThrow(/replies\[0\]\.text.*"output"/);
+    expect(() => parseScript({ replies: [{ reasoningCapsule: 'c' }] })).toThrow(/replies\[0\]\.reasoningCapsule/);
+    expect(() => parseScript({ replies: [{ output: [{ toolcall: {} }] }] })).toThrow(
+      /replies\[0\]\.output\[0\]\.toolcall: unknown key/,
+    );
+  });
+
+  it('chunks files: status only with .json, segment only with .chunks.txt; streamError takes message/code but not retryAfter', () => {
+    expect(() => parseScript({ replies: [{ chunks: 'a.chunks.txt', status: 400 }] })).toThrow(/replies\[0\]\.status/);
+    expect(() => parseScript({ replies: [{ chunks: 'a.json', segment: 1 }] })).toThrow(/replies\[0\]\.segment/);
+    expect(() => parseScript({ replies: [{ text: 'x', status: 200 }] })).toThrow(/replies\[0\]\.status/);
+    expect(() => parseScript({ replies: [{ chunks: 'a.chunks.txt', usage: null }] })).toThrow(
+      /replies\[0\]\.usage.*cannot be combined with "chunks"/,
+    );
+    expect(parseScript({ replies: [{ chunks: 'e.json', status: 429 }] }).replies[0]!.status).toBe(429);
+    expect(
+      parseScript({ replies: [{ text: 'x', fault: { streamError: true, message: 'm', code: 'c', times: 2 } }] })
+        .replies[0]!.fault,
+    ).toEqual({ streamError: true, message: 'm', code: 'c', times: 2 });
+    expect(() => parseScript({ replies: [{ fault: { streamError: true, retryAfter: '1' } }] })).toThrow(
+      /replies\[0\]\.fault\.retryAfter/,
+    );
+  });
+
+  it("a relative chunks path is read from the script file's folder (also when run loads the script first)", async () => {
+    const sub = join(dir, 'replay-rel');
+    await mkdir(sub, { recursive: true });
+    const line = JSON.stringify({
+      id: 'c1',
+      object: 'chat.completion.chunk',
+      choices: [{ index: 0, delta: { content: 'from file' }, finish_reason: 'stop' }],
+    });
+    await writeFile(join(sub, 'rec.chunks.txt'), `${line}\n\n`);
+    const file = join(sub, 'script.yaml');
+    await writeFile(file, 'replies:\n  - chunks: rec.chunks.txt\n  - chunks: rec.chunks.txt\n');
+    for (const script of [file, await loadScript(file)]) {
+      const server = await startLocalProvider({ script });
+      try {
+        const lines = await dataLines(await post(server.url, { model: 'm', messages: [], stream: true }));
+        expect(lines).toEqual([line, '[DONE]']);
+      } finally {
+        await server.close();
+      }
+    }
+  });
+
+  it('unusable replay files are script_invalid naming the key path (missing file, a line that is not JSON)', async () => {
+    const missing = (await rejectionOf(
+      startLocalProvider({ script: { replies: [{ text: 'ok' }, { chunks: join(dir, 'nope.chunks.txt') }] } }),
+    )) as ZunoError;
+    expect(missing.code).toBe('script_invalid');
+    expect(missing.message).toContain('replies[1].chunks: cannot read');
+    const bad = join(dir, 'bad.chunks.txt');
+    await writeFile(bad, '{"type":"ping"}\n\n{"type": broken\n');
+    const broken = (await rejectionOf(startLocalProvider({ script: { replies: [{ chunks: bad }] } }))) as ZunoError;
+    expect(broken.message).toContain(`replies[0].chunks: line 3 of ${bad} is not valid JSON`);
+  });
+});
+
 describe('delta splitting', () => {
   it('splits into several pieces that join back exactly', () => {
     for (const t of ['Hello there world', '  lead and trail  ', 'single', 'ab', 'x', 'emoji 🚀🚀 ok', '🚀🚀']) {
@@ -266,7 +336,7 @@ describe('wire behaviour', () => {
 describe('serveScriptCommand', () => {
   it('prints the base URL, serves, and stops on abort', async () => {
     const file = join(dir, 'serve.yaml');
-    await writeFile(file, 'replies:\n  - text: served by the CLI\n');
+    await writeFile(file, 'replies:\n  - text: served by the CLI\n  - text: on every surface\n');
     const out = new PassThrough();
     const err = new PassThrough();
     let printed = '';
@@ -281,6 +351,12 @@ describe('serveScriptCommand', () => {
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
     const lines = await dataLines(await post(url, { model: 'm', messages: [], stream: true }));
     expect(lines.at(-1)).toBe('[DONE]');
+    const messages = await fetch(`${url}/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({ model: 'm', max_tokens: 8, messages: [], stream: true }),
+    });
+    expect((await messages.text()).endsWith('event: message_stop\ndata: {"type":"message_stop"}\n\n')).toBe(true);
     ac.abort();
     await done;
     await expect(fetch(`${url}/models`)).rejects.toThrow();
