@@ -96,6 +96,26 @@ const BUILTIN_PROVIDERS: ZunoConfig['providers'] = {
   }),
 };
 
+/** PR5: default stream idle of native providers, in ms (300 s). */
+export const NATIVE_STREAM_IDLE_MS = 300_000;
+
+/**
+ * The stream idle deadline of native (catalog) providers, in ms:
+ * `ZUNO_STREAM_IDLE_TIMEOUT_SECS` when set, else {@link NATIVE_STREAM_IDLE_MS}.
+ * @throws ZunoError `config_invalid` naming the variable when it is not a positive integer.
+ */
+export function nativeStreamIdleMs(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.ZUNO_STREAM_IDLE_TIMEOUT_SECS;
+  if (raw === undefined || raw === '') return NATIVE_STREAM_IDLE_MS;
+  if (!/^[1-9][0-9]{0,6}$/.test(raw.trim())) {
+    throw new ZunoError(
+      'config_invalid',
+      `ZUNO_STREAM_IDLE_TIMEOUT_SECS must be a positive whole number of seconds (got "${raw.slice(0, 40)}")`,
+    );
+  }
+  return Number(raw.trim()) * 1000;
+}
+
 /**
  * Loads `zuno.json`: `explicitPath`, else `$ZUNO_CONFIG`, else `<dir>/zuno.json`
  * when it exists, else an empty config.
@@ -134,7 +154,10 @@ export function resolveModel(cfg: ZunoConfig, ref: string): { provider: Provider
   }
   const id = ref.slice(0, slash);
   const model = ref.slice(slash + 1);
-  const p = cfg.providers[id] ?? BUILTIN_PROVIDERS[id];
+  const configured = cfg.providers[id];
+  const builtin = BUILTIN_PROVIDERS[id];
+  // PR5: a catalog (native) provider idles up to 300 s between chunks, or ZUNO_STREAM_IDLE_TIMEOUT_SECS.
+  const p = configured ?? (builtin ? { ...builtin, chunk_timeout_ms: nativeStreamIdleMs() } : undefined);
   if (!p) {
     const known = [...new Set([...Object.keys(cfg.providers), ...Object.keys(BUILTIN_PROVIDERS)])].join(', ');
     throw new ZunoError(

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadZunoConfig, resolveModel } from '../../client/zuno-config.js';
+import { loadZunoConfig, nativeStreamIdleMs, resolveModel } from '../../client/zuno-config.js';
 import { resolveSurface } from '../../core/provider-config.js';
 
 /** Writes `zuno.json` with `config` into a fresh directory and loads it. */
@@ -105,5 +105,18 @@ describe('provider config and wire-surface resolution (PR7, PR8)', () => {
       load({ providers: { gw: { base_url: 'http://x/v1', models: { m: { surfce: 'chat' } } } } }),
     );
     expect(badModelKey.message).toContain('surfce');
+  });
+
+  it('PR5: catalog providers idle 300 s between chunks (ZUNO_STREAM_IDLE_TIMEOUT_SECS overrides); gateways 120 s', () => {
+    const cfg = load({ providers: { gw: { base_url: 'http://127.0.0.1:9/v1' } } });
+    expect(resolveModel(cfg, 'anthropic/claude').provider).toMatchObject({
+      headerTimeoutMs: 330_000,
+      chunkTimeoutMs: 300_000,
+    });
+    expect(resolveModel(cfg, 'gw/m').provider).toMatchObject({ headerTimeoutMs: 330_000, chunkTimeoutMs: 120_000 });
+    expect(nativeStreamIdleMs({ ZUNO_STREAM_IDLE_TIMEOUT_SECS: '42' })).toBe(42_000);
+    const bad = errorOf(() => nativeStreamIdleMs({ ZUNO_STREAM_IDLE_TIMEOUT_SECS: '-5' }));
+    expect(bad.code).toBe('config_invalid');
+    expect(bad.message).toContain('ZUNO_STREAM_IDLE_TIMEOUT_SECS');
   });
 });
