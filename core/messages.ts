@@ -33,6 +33,12 @@ export interface ProviderReasoning {
   encryptedContent?: string;
   signature?: string;
   redactedData?: string;
+  /**
+   * Responses: the reasoning item's summary texts in `summary_index` order, as
+   * the provider sent them, replayed with the capsule as `summary_text`
+   * entries (the part's text is these joined for display). Absent elsewhere.
+   */
+  summary?: string[];
   /** Wall time the capsule was received, ms since epoch (PR8 `reasoningReplayMaxAge`). */
   producedAtMs: number;
 }

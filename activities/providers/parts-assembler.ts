@@ -64,6 +64,17 @@ export class PartsAssembler {
   }
 
   /**
+   * Set the whole text of the keyed text or reasoning part of `block` to a
+   * provider's final value (e.g. a Responses `output_text.done`), replacing
+   * what its deltas added up to. A part that has not started yet takes its
+   * place now; an empty `text` then starts nothing.
+   */
+  setText(kind: 'text' | 'reasoning', block: BlockKey, text: string): void {
+    if (text === '' && !this.byKey.has(`${kind}:${String(block)}`)) return;
+    this.flowSlot(kind, block).text = text;
+  }
+
+  /**
    * Attach an opaque reasoning capsule (PR8) to the reasoning part of
    * `block`, creating an empty-text reasoning part there if none exists yet
    * (encrypted reasoning without a summary, Anthropic `redacted_thinking`).
