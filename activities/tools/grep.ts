@@ -135,9 +135,11 @@ type SearchRoot =
 /**
  * Opens the authorized target the way rg will need it. A directory is
  * opened and held (rg's cwd). A file is opened once through its held parent
- * (`O_NOFOLLOW`; without `O_NONBLOCK`, so a FIFO blocks here as rg would) to
- * prove it is readable and to record its identity; rg then runs in the
- * parent with the name as its only path.
+ * (`O_NOFOLLOW | O_NONBLOCK`, so a FIFO cannot block the worker) to prove it
+ * is a readable regular file and to record its identity; a FIFO, socket or
+ * device is refused as `not_a_file` (rg would block on a pipe forever or read
+ * a device endlessly). rg then runs in the parent with the name as its only
+ * path.
  */
 async function openSearchRoot(scope: AuthorityScope, target: AuthorizedExisting): Promise<SearchRoot> {
   if (target.stat.isDirectory()) {
@@ -147,9 +149,10 @@ async function openSearchRoot(scope: AuthorityScope, target: AuthorizedExisting)
       return { ok: false, code: errno(err) };
     }
   }
+  if (!target.stat.isFile()) return { ok: false, code: 'not_a_file' };
   let file: Stats;
   try {
-    const fh = await open(target.target, constants.O_RDONLY | constants.O_NOFOLLOW);
+    const fh = await open(target.target, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     try {
       file = await fh.stat();
     } finally {
@@ -158,6 +161,7 @@ async function openSearchRoot(scope: AuthorityScope, target: AuthorizedExisting)
   } catch (err) {
     return { ok: false, code: errno(err) };
   }
+  if (!file.isFile()) return { ok: false, code: 'not_a_file' };
   const slash = target.rel.lastIndexOf('/');
   return {
     ok: true,
@@ -217,6 +221,13 @@ async function grepIn(args: GrepArgs, ctx: GrepContext, scope: AuthorityScope): 
   // A directory is searched with cwd = that directory (so `include` is relative to it);
   // a file with cwd = its parent and the file name as the only path.
   const root = await openSearchRoot(scope, target);
+  if (!root.ok && root.code === 'not_a_file') {
+    return errorResult(
+      'not_a_file',
+      `grep searches regular files and directories; ${JSON.stringify(args.path ?? '.')} is a FIFO, socket or device. Nothing was searched.`,
+      { path: target.rel },
+    );
+  }
   if (!root.ok) {
     return errorResult(
       'cannot_read',

@@ -1,5 +1,4 @@
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, inject, it } from 'vitest';
@@ -22,39 +21,39 @@ it('a worker killed during a tool activity: a new worker retries the Safe call a
   mkdirSync(join(home, '.zuno'));
   h = await createHarness({ address, withWorker: false, stateDir: join(home, '.zuno'), taskQueue });
   const workspace = mkdtempSync(join(tmpdir(), 'zuno-crash-ws-'));
-  // grep opens this named pipe and blocks until a writer appears: the tool
-  // activity is reliably "in the middle" when the worker dies.
-  execFileSync('mkfifo', [join(workspace, 'slow.txt')]);
-
   const first = spawnWorker(home);
   workers.push(first);
+  // `bg wait` (Safe) blocks for up to 60 s on a background task that prints and then sleeps:
+  // the tool activity is reliably "in the middle" when the worker dies.
   const run = await h.startScripted({
     workspace,
     prompt: 'find the needle',
     activityDefaults: {
       ...DEFAULT_ACTIVITY_DEFAULTS,
-      tool: { startToCloseTimeoutMs: 60_000, heartbeatTimeoutMs: 2_000 },
+      tool: { startToCloseTimeoutMs: 90_000, heartbeatTimeoutMs: 2_000 },
       safeRetry: { ...DEFAULT_ACTIVITY_DEFAULTS.safeRetry, initialIntervalMs: 200 },
     },
     script: {
       replies: [
-        { text: 'Looking.', toolCalls: [{ name: 'grep', arguments: { pattern: 'needle', path: 'slow.txt' } }] },
-        { text: 'Found the needle in slow.txt.' },
+        { toolCalls: [{ name: 'shell', arguments: { command: 'echo needle; sleep 600', background: true } }] },
+        {
+          text: 'Waiting.',
+          toolCalls: [{ name: 'bg', arguments: { action: 'wait', taskID: 'bg_0_0_0', timeoutMs: 60_000 } }],
+        },
+        { text: 'The task printed the needle before its worker was lost.' },
       ],
     },
   });
   const started = await waitFor(
-    async () => (await h!.store.listEvents(run.sessionId, 0, 100)).find((e) => e.type === 'tool.started'),
+    async () =>
+      (await h!.store.listEvents(run.sessionId, 0, 100)).find((e) => e.type === 'tool.started' && e.data.tool === 'bg'),
     60_000,
-    'the first tool attempt to start',
+    'the bg wait to start',
   );
   expect(started.data.attempt).toBe(1);
   await new Promise((r) => setTimeout(r, 300));
   await first.crash();
 
-  // The pipe becomes an ordinary file; only a retried attempt can see it.
-  rmSync(join(workspace, 'slow.txt'));
-  writeFileSync(join(workspace, 'slow.txt'), 'a needle in a haystack\n');
   const second = spawnWorker(home);
   workers.push(second);
   const result = await Promise.race([
@@ -69,16 +68,22 @@ it('a worker killed during a tool activity: a new worker retries the Safe call a
   const t = (await h.store.loadTranscript(run.sessionId))!;
   const ids = t.parts.map((p) => p.id);
   expect(new Set(ids).size).toBe(ids.length);
-  expect(t.parts.filter((p) => p.kind === 'tool_result')).toHaveLength(1);
-  expect(t.parts.filter((p) => p.kind === 'tool_call')).toHaveLength(1);
-  expect(t.toolCalls).toHaveLength(1);
-  expect(t.toolCalls[0]!.outcome).toBe('ok');
-  expect(t.toolCalls[0]!.attempts).toBe(2);
-  expect(t.toolCalls[0]!.output).toContain('needle');
-  expect(t.session.finalText).toBe('Found the needle in slow.txt.');
+  expect(t.parts.filter((p) => p.kind === 'tool_result')).toHaveLength(2);
+  expect(t.parts.filter((p) => p.kind === 'tool_call')).toHaveLength(2);
+  expect(t.toolCalls.map((c) => [c.tool, c.outcome, c.attempts])).toEqual([
+    ['shell', 'ok', 1],
+    ['bg', 'ok', 2],
+  ]);
+  // The retried wait saw the task's output and that its worker is gone.
+  expect(t.toolCalls[1]!.output).toContain('needle');
+  expect(t.toolCalls[1]!.result).toMatchObject({ taskID: 'bg_0_0_0', terminal: true, state: 'lost' });
+  expect(t.session.finalText).toBe('The task printed the needle before its worker was lost.');
+  // The wait consumed the completion: no report turn followed.
+  expect(t.inputs).toHaveLength(1);
   const events = await h.store.listEvents(run.sessionId, 0, 1000);
-  expect(events.filter((e) => e.type === 'tool.started').map((e) => e.data.attempt)).toEqual([1, 2]);
-  expect(events.filter((e) => e.type === 'tool.completed')).toHaveLength(1);
+  const bgStarts = events.filter((e) => e.type === 'tool.started' && e.data.tool === 'bg');
+  expect(bgStarts.map((e) => e.data.attempt)).toEqual([1, 2]);
+  expect(events.filter((e) => e.type === 'tool.completed')).toHaveLength(2);
   // Temporal itself recorded the retry of the Safe activity.
   const history = await h.client.workflow.getHandle(run.workflowId).fetchHistory();
   const attempts = (history.events ?? [])

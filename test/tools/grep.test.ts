@@ -50,6 +50,17 @@ process.stdout.write(JSON.stringify(out));
 }
 
 describe('grep (SR1–SR5, real rg)', () => {
+  it('a FIFO is refused at once as not_a_file (it would block rg and the worker forever)', async () => {
+    const dir = tempDir();
+    await promisify(execFile)('mkfifo', [join(dir, 'pipe')]);
+    symlinkSync('pipe', join(dir, 'link'));
+    for (const path of ['pipe', 'link']) {
+      const r = await runGrep({ pattern: 'x', path }, ctxFor(dir));
+      expect(r, path).toMatchObject({ isError: true, errorCode: 'not_a_file' });
+      expect(r.output).toContain('FIFO, socket or device');
+    }
+  });
+
   it('finds matches grouped by path, sorted by path then line', async () => {
     const ws = tempDir();
     writeTree(ws, {

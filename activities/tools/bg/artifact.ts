@@ -11,7 +11,7 @@ import { open, readlink, realpath, type FileHandle } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { ToolResult } from '../../../core/tools/types.js';
 import { errorResult } from '../common.js';
-import { isValidTaskId } from './store.js';
+import { isValidTaskId, sessionKey } from './store.js';
 
 /** An artifact opened for reading. */
 export interface OpenedArtifact {
@@ -23,16 +23,11 @@ export interface OpenedArtifact {
 }
 
 /** Kinds of file `bg artifact` may read, by workspace-relative path segments. */
-function allowedSegments(segs: string[]): boolean {
+function allowedSegments(segs: string[], ownKey: string): boolean {
   if (segs[0] !== '.zuno') return false;
   if (segs[1] === 'artifacts') return segs.length >= 3;
-  return (
-    segs[1] === 'bg' &&
-    segs.length === 5 &&
-    /^[0-9a-f]{16}$/.test(segs[2]!) &&
-    isValidTaskId(segs[3]!) &&
-    segs[4] === 'output'
-  );
+  // Background output of this session only: another session's tasks are not ours to read.
+  return segs[1] === 'bg' && segs.length === 5 && segs[2] === ownKey && isValidTaskId(segs[3]!) && segs[4] === 'output';
 }
 
 function relSegments(root: string, p: string): string[] | null {
@@ -61,6 +56,7 @@ function refused(outputPath: string, why: string): ToolResult {
 export async function openArtifact(
   workspace: string,
   outputPath: string,
+  sessionId: string,
 ): Promise<{ ok: true; artifact: OpenedArtifact } | { ok: false; result: ToolResult }> {
   if (outputPath.includes('\0')) return { ok: false, result: refused(outputPath, 'contains a NUL byte') };
   if (outputPath.split(/[\\/]/).includes('..')) return { ok: false, result: refused(outputPath, 'contains `..`') };
@@ -73,7 +69,8 @@ export async function openArtifact(
   }
   const lexical = isAbsolute(outputPath) ? resolve(outputPath) : resolve(given, outputPath);
   const lexSegs = relSegments(given, lexical) ?? relSegments(root, lexical);
-  if (!lexSegs || !allowedSegments(lexSegs)) return { ok: false, result: refused(outputPath, 'is not such a file') };
+  if (!lexSegs || !allowedSegments(lexSegs, sessionKey(sessionId)))
+    return { ok: false, result: refused(outputPath, 'is not such a file') };
   let real: string;
   try {
     real = await realpath(lexical);
@@ -84,11 +81,12 @@ export async function openArtifact(
       : { ok: false, result: errorResult('cannot_read', `Cannot resolve ${JSON.stringify(outputPath)} (${code}).`) };
   }
   const realSegs = relSegments(root, real);
-  if (!realSegs || !allowedSegments(realSegs))
+  if (!realSegs || !allowedSegments(realSegs, sessionKey(sessionId)))
     return { ok: false, result: refused(outputPath, `resolves through a symlink to ${real}`) };
   let handle: FileHandle;
   try {
-    handle = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW);
+    // O_NONBLOCK: a FIFO planted under .zuno/ must not block the worker; it is refused below as not a file.
+    handle = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     return { ok: false, result: errorResult('cannot_read', `Cannot open ${JSON.stringify(outputPath)} (${code}).`) };

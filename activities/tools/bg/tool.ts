@@ -186,7 +186,7 @@ async function cancel(args: BgCancelArgs, ctx: ToolContext): Promise<ToolResult>
 }
 
 async function artifact(args: BgArtifactArgs, ctx: ToolContext): Promise<ToolResult> {
-  const opened = await openArtifact(ctx.workspace, args.outputPath);
+  const opened = await openArtifact(ctx.workspace, args.outputPath, ctx.sessionId);
   if (!opened.ok) return opened.result;
   const { handle, size, path } = opened.artifact;
   try {

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -118,5 +119,21 @@ describe('bg artifact (BG1, BG3, BG4, TD9)', () => {
     symlinkSync(outside, join(ws, '.zuno', 'artifacts'));
     const r = await runBg({ action: 'artifact', outputPath: '.zuno/artifacts/x.out' }, toolCtx(ws));
     expect(r).toMatchObject({ isError: true, errorCode: 'artifact_path_refused' });
+  });
+
+  it("refuses a FIFO under .zuno/artifacts without blocking, and another session's task output", async () => {
+    const ws = workspace();
+    mkdirSync(join(ws, '.zuno', 'artifacts'), { recursive: true });
+    execFileSync('mkfifo', [join(ws, '.zuno', 'artifacts', 'fifo.out')]);
+    const fifo = await runBg({ action: 'artifact', outputPath: '.zuno/artifacts/fifo.out' }, toolCtx(ws));
+    expect(fifo).toMatchObject({ isError: true, errorCode: 'not_a_file' });
+    // A task of session A is readable by A and refused to B.
+    const mine = toolCtx(ws);
+    const done = await runBackground({ command: 'echo mine' }, { ...bgCtx(ws, 'bg_7_0_0'), sessionId: mine.sessionId });
+    expect(done.state).toBe('exited');
+    const rel = relative(ws, done.outputPath);
+    expect((await runBg({ action: 'artifact', outputPath: rel }, mine)).isError).toBe(false);
+    const other = await runBg({ action: 'artifact', outputPath: rel }, { ...mine, sessionId: 'ses_someone_else' });
+    expect(other).toMatchObject({ isError: true, errorCode: 'artifact_path_refused' });
   });
 });
