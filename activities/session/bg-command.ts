@@ -1,4 +1,5 @@
-import { Context } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { abandonedBy } from './tool-activity.js';
 import type { BgCommandInput, BgCommandResult } from '../../core/session-contract.js';
 import { validateToolCall } from '../../core/tools/registry.js';
 import type { ProjectionStore } from '../projection/types.js';
@@ -39,6 +40,14 @@ export function createBgCommand(store: ProjectionStore) {
         signal: ctx.cancellationSignal,
         onProgress: (totalWritten) => ctx.heartbeat({ totalWritten }),
       });
+      const stopped = abandonedBy(ctx);
+      if (stopped) {
+        // Not a bg cancel: the workflow reports the task as lost (uncertain), never as "cancelled".
+        throw ApplicationFailure.retryable(
+          `background task ${taskID} was stopped because ${stopped}`,
+          'worker_shutdown',
+        );
+      }
       await store.appendEvent({
         id: `${taskID}:completed`,
         sessionId,

@@ -1,4 +1,4 @@
-import { Context } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import { backgroundTaskId, partId } from '../../core/ids.js';
 import type { ToolActivityInput, ToolActivityResult } from '../../core/session-contract.js';
 import { toolActivityName } from '../../core/session-contract.js';
@@ -108,6 +108,16 @@ export function createToolActivities(
         });
         return { outcome: now.outcome ?? outcome, outputBytes: 0, late: true };
       }
+      // Stopped by the worker shutting down (or the server losing track of the attempt), not by a
+      // cancel request: nobody asked for this outcome, so none is recorded. Temporal retries a Safe
+      // call elsewhere; a Never call is settled uncertain by the workflow.
+      const stopped = abandonedBy(ctx);
+      if (stopped) {
+        throw ApplicationFailure.retryable(
+          `${name} was stopped because ${stopped}; its partial result was not recorded`,
+          'worker_shutdown',
+        );
+      }
       await store.upsertToolCall({
         ...base,
         status: 'completed',
@@ -158,6 +168,21 @@ export function createToolActivities(
     };
   }
   return activities;
+}
+
+/**
+ * Why an activity's cancellation signal fired without a cancel request, or
+ * undefined when it did not fire or the workflow asked (TD10 interrupt, bg
+ * cancel): worker shutdown, a lost attempt, a timeout.
+ */
+export function abandonedBy(ctx: Context): string | undefined {
+  if (!ctx.cancellationSignal.aborted) return undefined;
+  const d = ctx.cancellationDetails;
+  if (d?.cancelRequested) return undefined;
+  if (d?.workerShutdown) return 'the worker shut down';
+  if (d?.notFound) return 'the server no longer knows this attempt';
+  if (d?.timedOut) return 'the attempt timed out';
+  return 'the attempt was abandoned';
 }
 
 /**

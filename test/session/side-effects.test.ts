@@ -121,4 +121,45 @@ describe('side-effecting tools in sessions (TD3, TD4, GP9)', () => {
     await new Promise((r) => setTimeout(r, 3000));
     expect(readFileSync(join(ws, 'log.txt'), 'utf8')).toBe('appended\n');
   }, 180_000);
+
+  it('a worker shut down gracefully mid-command records nothing itself: the Never call is settled uncertain, not "cancelled"', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'zuno-shutdown-'));
+    const taskQueue = `zuno-shutdown-${Date.now()}`;
+    const address = inject('temporalAddress');
+    writeTestTemporalYaml(home, address, taskQueue);
+    mkdirSync(join(home, '.zuno'));
+    const h: Harness = await createHarness({ address, withWorker: false, stateDir: join(home, '.zuno'), taskQueue });
+    cleanups.push(() => h.close());
+    const ws = mkdtempSync(join(tmpdir(), 'zuno-shutdown-ws-'));
+    const workers: WorkerProcess[] = [];
+    cleanups.push(async () => {
+      for (const w of workers) await w.crash();
+    });
+    workers.push(spawnWorker(home));
+    const run = await h.startScripted({
+      workspace: ws,
+      prompt: 'long job',
+      script: {
+        replies: [
+          { toolCalls: [{ name: 'shell', arguments: { command: 'echo started > s.txt; sleep 30' } }] },
+          { text: 'The job may or may not have finished; checking first.' },
+        ],
+      },
+    });
+    cleanups.push(() => run.closeProvider());
+    await waitFor(async () => existsSync(join(ws, 's.txt')), 60_000, 'the command to start');
+    await workers[0]!.stop(); // SIGTERM: the worker shuts down and cancels what it runs
+    workers.push(spawnWorker(home));
+    const result = await Promise.race([
+      run.result(),
+      new Promise<never>((_, rej) => setTimeout(() => rej(new Error(`no result:\n${workers[1]!.stderr()}`)), 90_000)),
+    ]);
+    expect(result.status).toBe('completed');
+    const [call] = (await h.store.loadTranscript(run.sessionId))!.toolCalls;
+    expect(call!.outcome).toBe('uncertain');
+    expect((call!.result as { uncertain: { cause: string } }).uncertain.cause).toBe('lost_outcome');
+    expect(call!.output).not.toMatch(/cancelled by|was cancelled/i);
+    const events = await h.store.listEvents(run.sessionId, 0, 1000);
+    expect(events.filter((e) => e.type === 'tool.completed' && e.data.outcome !== 'uncertain')).toHaveLength(0);
+  }, 180_000);
 });
