@@ -58,10 +58,23 @@ export class HumanRenderer {
       case 'tool.dispatch.blocked':
         this.line(`✗ ${d.tool} blocked (${d.category}): ${d.message}`);
         break;
-      case 'session.completed':
+      case 'session.completed': {
         if (this.midLine) this.sink.out('\n');
         this.midLine = false;
         if (!this.streamText) this.sink.out(`${String(d.text ?? '')}\n`);
+        const waiting = Array.isArray(d.background) ? (d.background as string[]) : [];
+        if (waiting.length > 0) {
+          this.line(
+            `(waiting for background task${waiting.length > 1 ? 's' : ''} ${waiting.join(', ')}: a completion report starts a new turn; Ctrl-C stops ${waiting.length > 1 ? 'them' : 'it'})`,
+          );
+        }
+        break;
+      }
+      case 'bg.completed':
+        this.line(
+          `${d.outcome === 'ok' ? '✓' : '?'} background ${String(d.taskID)} ${String(d.state)}` +
+            `${d.exitCode !== null && d.exitCode !== undefined ? ` exit ${String(d.exitCode)}` : ''}, ${String(d.totalWritten)} bytes`,
+        );
         break;
       case 'session.failed':
       case 'session.paused': {

@@ -107,27 +107,66 @@ export async function submitInput(
     .executeUpdate<AdmissionReceipt, [SubmitInputRequest]>(SUBMIT_INPUT_UPDATE, { args: [req] });
 }
 
+/** How long `interruptSession` waits for a worker to take the interrupt, in ms. */
+export const INTERRUPT_DELIVERY_TIMEOUT_MS = 30_000;
+
 /**
  * Hard-interrupts a session's running turn (TD10, SH5) through the
  * `interrupt` update: every running call is cancelled and gets the 2 s
  * cooperative window; what has not settled 5 s (INTERRUPT_FORCE_AFTER_MS)
- * later is recorded forced + uncertain; calls not yet started are recorded
- * not run. Returns at once with what the turn was doing; `interrupted:
- * false` means the session was idle.
- * @throws ZunoError `session_not_found` (no such workflow), `session_not_running` (it already ended).
+ * later is recorded forced + uncertain; calls not started yet are recorded
+ * not run. With no turn running it stops the session's background tasks.
+ * Returns at once with what the session was doing.
+ * @throws ZunoError `session_not_found` (no such workflow), `session_not_running`
+ *   (it already ended), `no_worker` (no worker took the update within `timeoutMs`).
  */
-export async function interruptSession(client: Client, sessionId: string, source: string): Promise<InterruptReceipt> {
+export async function interruptSession(
+  client: Client,
+  sessionId: string,
+  source: string,
+  timeoutMs: number = INTERRUPT_DELIVERY_TIMEOUT_MS,
+): Promise<InterruptReceipt> {
+  const handle = client.workflow.getHandle(sessionWorkflowId(sessionId));
+  let status: string | undefined;
   try {
-    return await client.workflow
-      .getHandle(sessionWorkflowId(sessionId))
-      .executeUpdate<InterruptReceipt, [InterruptRequest]>(INTERRUPT_UPDATE, { args: [{ source }] });
+    status = (await handle.describe()).status.name;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError)
+      throw new ZunoError('session_not_found', `no session ${sessionId} in Temporal`);
+    throw err;
+  }
+  if (status !== 'RUNNING') {
+    throw new ZunoError(
+      'session_not_running',
+      `session ${sessionId} has already ended (${status}); there is nothing to interrupt`,
+    );
+  }
+  try {
+    return await client.connection.withAbortSignal(AbortSignal.timeout(timeoutMs), () =>
+      handle.executeUpdate<InterruptReceipt, [InterruptRequest]>(INTERRUPT_UPDATE, { args: [{ source }] }),
+    );
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) {
-      const ended = /completed|terminated|closed|finished/i.test(err.message);
-      throw ended
-        ? new ZunoError('session_not_running', `session ${sessionId} has already ended; there is nothing to interrupt`)
-        : new ZunoError('session_not_found', `no session ${sessionId} in Temporal`);
+      throw new ZunoError('session_not_running', `session ${sessionId} ended before the interrupt arrived`);
+    }
+    if (isAbort(err)) {
+      throw new ZunoError(
+        'no_worker',
+        `no worker took the interrupt within ${Math.round(timeoutMs / 1000)} s: the session has no running worker ` +
+          '(start `zuno worker`); the interrupt may still apply when one picks the session up',
+      );
     }
     throw err;
   }
+}
+
+/** true for the error an aborted gRPC call raises. */
+function isAbort(err: unknown): boolean {
+  const e = err as { name?: string; code?: number; message?: string; cause?: unknown };
+  return (
+    e?.name === 'AbortError' ||
+    e?.code === 1 /* grpc CANCELLED */ ||
+    /abort|cancel/i.test(e?.message ?? '') ||
+    (e?.cause !== undefined && e.cause !== err && isAbort(e.cause))
+  );
 }

@@ -211,6 +211,8 @@ export interface FinishSessionInput {
   rollbackStep?: boolean;
   /** With `rollbackStep`: the inputs that step carried, re-written as user messages so none is lost. */
   stepInputs?: AdmittedInput[];
+  /** Background tasks still running when the turn ended: the session is `waiting_background` (SH9). */
+  background?: string[];
 }
 
 /** Result of the session workflow. */
@@ -257,6 +259,8 @@ export interface InterruptReceipt {
   phase: SessionState['phase'];
   /** true when an earlier interrupt of this turn is already in progress. */
   alreadyRequested: boolean;
+  /** With no turn running: the background tasks this interrupt stopped (their outcome is recorded, no report turn follows). */
+  backgroundCancelled: string[];
 }
 
 /**

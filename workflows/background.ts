@@ -88,10 +88,24 @@ export class BackgroundTasks {
     this.deps.revokeReport(taskID);
   }
 
-  /** Cancels every running task and waits for their reports (the session is ending). */
+  /**
+   * A hard interrupt with no turn running (TD10): stops every running task
+   * and consumes their completions — the outcome is recorded by each task's
+   * activity, but no report turn follows. Returns the ids stopped.
+   */
+  interruptAll(): string[] {
+    const ids = this.ids();
+    for (const id of ids) {
+      this.consumed.add(id);
+      this.running.get(id)!.scope.cancel();
+    }
+    return ids;
+  }
+
+  /** Stops every running task as {@link interruptAll} does and waits for their activities to settle (the session is ending). */
   async stopAll(): Promise<void> {
     const tasks = [...this.running.values()];
-    for (const t of tasks) t.scope.cancel();
+    this.interruptAll();
     await Promise.all(tasks.map((t) => t.done));
   }
 

@@ -158,10 +158,17 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<Sess
   let settled: SettledOutcome[] = [];
   /** The running turn's cancellation scope and interrupt state (TD10); null between turns. */
   let turnCtl: TurnControl | null = null;
+  /** An interrupt arrived between turns and stopped background tasks. */
+  let idleInterrupted = false;
 
   setHandler(interruptUpdate, (): InterruptReceipt => {
-    const seen = { sessionId: meta.sessionId, turn, phase };
-    if (!turnCtl) return { ...seen, interrupted: false, alreadyRequested: false };
+    const seen = { sessionId: meta.sessionId, turn, phase, backgroundCancelled: [] as string[] };
+    if (!turnCtl) {
+      // Idle: what runs is background work; stop it (a `zuno run` then ends as interrupted).
+      const stopped = background.interruptAll();
+      if (stopped.length > 0) idleInterrupted = true;
+      return { ...seen, interrupted: stopped.length > 0, alreadyRequested: false, backgroundCancelled: stopped };
+    }
     const alreadyRequested = turnCtl.interruptedAtMs !== null;
     if (!alreadyRequested) {
       turnCtl.interruptedAtMs = Date.now();
@@ -204,7 +211,9 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<Sess
   for (;;) {
     phase = 'idle';
     if (input.exitWhenIdle && turn > 0 && inbox.length === 0 && !background.busy()) {
-      return { sessionId: meta.sessionId, status: 'completed', turns: turn };
+      if (!idleInterrupted) return { sessionId: meta.sessionId, status: 'completed', turns: turn };
+      await activities.finishTurn({ sessionId: meta.sessionId, status: 'interrupted', turn, step: 0, inputIds: [] });
+      return { sessionId: meta.sessionId, status: 'interrupted', turns: turn };
     }
     // Background tasks pin the run: continue-as-new cannot carry a running activity.
     const mayContinueAsNew = () => workflowInfo().continueAsNewSuggested && !background.busy();
@@ -296,6 +305,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<Sess
       ...(failure ? { error: failure } : {}),
       ...(settled.length > 0 ? { settled } : {}),
       ...(rollbackStep ? { rollbackStep, stepInputs } : {}),
+      ...(background.busy() ? { background: background.ids() } : {}),
     });
     settled = [];
     lastFinalText = finished.finalText;

@@ -59,7 +59,14 @@ export interface ProjectionStore {
   close(): Promise<void>;
 }
 
-export type SessionStatus = 'running' | 'completed' | 'failed' | 'paused' | 'interrupted' | 'cancelled';
+export type SessionStatus =
+  | 'running'
+  | 'completed'
+  | 'waiting_background'
+  | 'failed'
+  | 'paused'
+  | 'interrupted'
+  | 'cancelled';
 
 export interface SessionRow {
   id: string;

@@ -45,7 +45,8 @@ export function createFinishTurn(store: ProjectionStore) {
           .map((p) => p.text ?? '')
           .join('') ?? null;
     }
-    await store.setSessionStatus(sessionId, status, {
+    const waiting = status === 'completed' && (input.background?.length ?? 0) > 0;
+    await store.setSessionStatus(sessionId, waiting ? 'waiting_background' : status, {
       updatedAtMs: atMs,
       ...(finalText !== null ? { finalText } : {}),
       ...(input.error ? { error: `${input.error.code}: ${input.error.message}` } : {}),
@@ -63,6 +64,7 @@ export function createFinishTurn(store: ProjectionStore) {
         workflowId: Context.current().info.workflowExecution?.workflowId ?? null,
         text: finalText,
         error: input.error ?? null,
+        background: input.background ?? [],
       },
       atMs,
     });

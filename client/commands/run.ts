@@ -1,7 +1,12 @@
 import { realpathSync, statSync } from 'node:fs';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ZunoError } from '../../core/errors.js';
-import { DEFAULT_TASK_QUEUE, type SessionMeta, type SessionResult } from '../../core/session-contract.js';
+import {
+  DEFAULT_TASK_QUEUE,
+  type InterruptReceipt,
+  type SessionMeta,
+  type SessionResult,
+} from '../../core/session-contract.js';
 import type { EventRow, ProjectionStore } from '../../activities/projection/types.js';
 import { loadScript } from '../local-provider/script.js';
 import { startLocalProvider } from '../local-provider/server.js';
@@ -47,11 +52,16 @@ export async function runCommand(prompt: string, opts: RunOptions, sink: Sink = 
       if (progress.interrupt && !progress.interrupting) {
         progress.interrupting = true;
         sink.err(
-          `zuno: interrupting session ${progress.sessionId}: running calls get 2 s to stop (Ctrl-C again to stop following)\n`,
+          `zuno: interrupting session ${progress.sessionId}: running calls get 2 s to stop, then are recorded uncertain (Ctrl-C again to stop following)\n`,
         );
-        progress.interrupt().catch((err: unknown) => {
-          reject(new ZunoError('interrupted', `could not interrupt: ${(err as Error).message}`));
-        });
+        progress.interrupt().then(
+          (r) => {
+            if (r.backgroundCancelled.length > 0)
+              sink.err(`zuno: stopped background task(s) ${r.backgroundCancelled.join(', ')}\n`);
+            else if (!r.interrupted) sink.err('zuno: nothing was running\n');
+          },
+          (err: unknown) => reject(new ZunoError('interrupted', `could not interrupt: ${(err as Error).message}`)),
+        );
         return;
       }
       reject(
@@ -78,7 +88,7 @@ export async function runCommand(prompt: string, opts: RunOptions, sink: Sink = 
 interface RunProgress {
   sessionId: string | null;
   /** Sends the TD10 hard interrupt, once the session has started. */
-  interrupt: (() => Promise<unknown>) | null;
+  interrupt: (() => Promise<InterruptReceipt>) | null;
   /** true once the first Ctrl-C asked for an interrupt. */
   interrupting: boolean;
 }

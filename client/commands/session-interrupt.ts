@@ -1,4 +1,4 @@
-import { INTERRUPT_COOPERATIVE_WINDOW_MS } from '../../core/session-contract.js';
+import { INTERRUPT_COOPERATIVE_WINDOW_MS, INTERRUPT_FORCE_AFTER_MS } from '../../core/session-contract.js';
 import { connectTemporal, resolvePaths } from '../context.js';
 import { processSink, type Sink } from '../render.js';
 import { interruptSession } from '../session-start.js';
@@ -18,13 +18,17 @@ export async function sessionInterruptCommand(
   try {
     const receipt = await interruptSession(temporal.client, sessionId, 'cli:session interrupt');
     if (opts.json) sink.out(`${JSON.stringify(receipt)}\n`);
+    else if (receipt.backgroundCancelled.length > 0)
+      sink.out(
+        `session ${sessionId}: no turn was running; stopped background task(s) ${receipt.backgroundCancelled.join(', ')}\n`,
+      );
     else if (!receipt.interrupted) sink.out(`session ${sessionId} is idle; nothing to interrupt\n`);
     else if (receipt.alreadyRequested)
       sink.out(`session ${sessionId}: turn ${receipt.turn} is already being interrupted\n`);
     else
       sink.out(
         `session ${sessionId}: interrupting turn ${receipt.turn} (${receipt.phase}); running calls get ` +
-          `${INTERRUPT_COOPERATIVE_WINDOW_MS / 1000} s to stop, then are recorded uncertain\n`,
+          `${INTERRUPT_COOPERATIVE_WINDOW_MS / 1000} s to stop and report; what has not reported ${INTERRUPT_FORCE_AFTER_MS / 1000} s later is recorded uncertain\n`,
       );
     return 0;
   } finally {

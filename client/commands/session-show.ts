@@ -1,5 +1,5 @@
 import { ZunoError } from '../../core/errors.js';
-import type { Transcript } from '../../activities/projection/types.js';
+import type { ProjectionStore, Transcript } from '../../activities/projection/types.js';
 import { openStore, resolvePaths } from '../context.js';
 import { processSink, type Sink } from '../render.js';
 import { USAGE_EVENT } from '../../activities/session/usage-record.js';
@@ -20,14 +20,47 @@ export async function sessionShowCommand(sessionId: string, opts: { json?: boole
     const t = await store.loadTranscript(sessionId);
     if (!t) throw new ZunoError('session_not_found', `no session ${sessionId} in the projection`);
     const usage = (await store.lastEvent(sessionId, USAGE_EVENT))?.data as UsageRecord | undefined;
+    const background = await backgroundOutcomes(store, sessionId);
     sink.out(
       opts.json
-        ? `${JSON.stringify({ ...t, usage: usage ? { cumulative: usage.cumulative, snapshot: usage.snapshot } : null }, null, 2)}\n`
-        : renderTranscript(t) + (usage ? renderUsage(usage) : ''),
+        ? `${JSON.stringify({ ...t, background, usage: usage ? { cumulative: usage.cumulative, snapshot: usage.snapshot } : null }, null, 2)}\n`
+        : renderTranscript(t) + renderBackground(background) + (usage ? renderUsage(usage) : ''),
     );
   } finally {
     await store.close();
   }
+}
+
+/** How one background task ended (from its `bg.completed` event). */
+interface BackgroundOutcome {
+  taskID: string;
+  state: string;
+  outcome: string;
+  exitCode: number | null;
+  totalWritten: number;
+  durationMs: number;
+}
+
+/** Every `bg.completed` event of a session, in order. */
+async function backgroundOutcomes(store: ProjectionStore, sessionId: string): Promise<BackgroundOutcome[]> {
+  const found: BackgroundOutcome[] = [];
+  for (let after = 0; ;) {
+    const page = await store.listEvents(sessionId, after, 500);
+    for (const e of page) if (e.type === 'bg.completed') found.push(e.data as unknown as BackgroundOutcome);
+    if (page.length < 500) return found;
+    after = page.at(-1)!.seq;
+  }
+}
+
+/** Human rendering of background task outcomes (BG6): one line per task. */
+export function renderBackground(tasks: BackgroundOutcome[]): string {
+  if (tasks.length === 0) return '';
+  const lines = tasks.map(
+    (b) =>
+      `background ${b.taskID} ${b.state}${b.exitCode !== null ? ` exit ${b.exitCode}` : ''} ${b.outcome}, ` +
+      `${b.totalWritten} bytes in ${(b.durationMs / 1000).toFixed(1)} s`,
+  );
+  return `\n${lines.join('\n')}\n`;
 }
 
 /** The parts of a `session.usage` event the view prints. */
@@ -103,9 +136,16 @@ export function renderTranscript(t: Transcript): string {
             `${receipt.signal ? ` signal ${receipt.signal}` : ''} authority ${receipt.authority}`,
         );
       }
-      const uncertain = (c.result as { uncertain?: { cause?: string; paths?: string[] } } | null)?.uncertain;
-      if (uncertain)
-        lines.push(`  uncertain ${uncertain.cause}${uncertain.paths?.length ? ` ${uncertain.paths.join(', ')}` : ''}`);
+      const result = c.result as {
+        uncertain?: boolean | { cause?: string; paths?: string[] };
+        uncertainCause?: string;
+      } | null;
+      // GP9 record written by the workflow ({cause, paths}), or the tool's own uncertain report (SH5: `uncertainCause`).
+      const u = result?.uncertain;
+      if (u && typeof u === 'object')
+        lines.push(`  uncertain ${u.cause}${u.paths?.length ? ` ${u.paths.join(', ')}` : ''}`);
+      else if (u === true)
+        lines.push(`  uncertain ${result?.uncertainCause ?? '(the tool could not settle the outcome)'}`);
       if (c.output) {
         const out = c.output.length > OUTPUT_PREVIEW_CHARS ? `${c.output.slice(0, OUTPUT_PREVIEW_CHARS)}…` : c.output;
         lines.push(...out.split('\n').map((l) => `  | ${l}`));

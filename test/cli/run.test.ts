@@ -90,7 +90,15 @@ describe('zuno run --json', () => {
     const showJson = await runZuno(['session', 'show', sessionId, '--json'], { home });
     expect(showJson.code, showJson.stderr).toBe(0);
     const t = JSON.parse(showJson.stdout) as Transcript;
-    expect(Object.keys(t).sort()).toEqual(['inputs', 'messages', 'parts', 'session', 'toolCalls', 'usage']);
+    expect(Object.keys(t).sort()).toEqual([
+      'background',
+      'inputs',
+      'messages',
+      'parts',
+      'session',
+      'toolCalls',
+      'usage',
+    ]);
     // PR11: the script reports no usage, so every bucket is unknown — counted, never 0.
     expect(
       (t as unknown as { usage: { cumulative: { requests: number; tokens: object } } }).usage.cumulative,

@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { interruptSession } from '../../client/session-start.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { waitFor } from '../helpers/worker-process.js';
 
@@ -127,5 +128,43 @@ describe('background commands in sessions (BG1–BG6)', () => {
     expect(cancel.result).toMatchObject({ taskID: 'bg_0_0_0', terminal: true, state: 'cancelled' });
     expect(t.inputs).toHaveLength(1);
     expect(allRequestText(run.providerRequests)).not.toContain('<background_report');
+  }, 90_000);
+
+  it('after the final answer the session waits for its task (waiting_background); an interrupt then stops it and ends the run', async () => {
+    const ws = mkdtempSync(join(tmpdir(), 'zuno-bg-idle-'));
+    const run = await h.startScripted({
+      workspace: ws,
+      prompt: 'watch it',
+      script: {
+        replies: [
+          { toolCalls: [{ name: 'shell', arguments: { command: 'echo $$ > pid.txt; sleep 120', background: true } }] },
+          { text: 'Watching bg_0_0_0; I will report when it ends.' },
+        ],
+      },
+    });
+    cleanups.push(() => run.closeProvider());
+    await waitFor(
+      async () => (await h.store.getSession(run.sessionId))?.status === 'waiting_background',
+      30_000,
+      'the session to wait for its background task',
+    );
+    const pid = Number(readFileSync(join(ws, 'pid.txt'), 'utf8').trim());
+    expect(alive(pid)).toBe(true);
+    const completed = (await h.store.listEvents(run.sessionId, 0, 1000)).find((e) => e.type === 'session.completed');
+    expect(completed!.data.background).toEqual(['bg_0_0_0']);
+    const receipt = await interruptSession(h.client, run.sessionId, 'test');
+    expect(receipt).toMatchObject({ interrupted: true, phase: 'idle', backgroundCancelled: ['bg_0_0_0'] });
+    const result = await run.result();
+    expect(result.status).toBe('interrupted');
+    expect(alive(pid)).toBe(false);
+    const events = await h.store.listEvents(run.sessionId, 0, 1000);
+    expect(events.find((e) => e.type === 'bg.completed')!.data).toMatchObject({
+      taskID: 'bg_0_0_0',
+      state: 'cancelled',
+    });
+    expect(events.at(-1)!.type).toBe('session.interrupted');
+    // Stopped by the interrupt: its outcome is recorded, but no report turn followed.
+    expect((await h.store.loadTranscript(run.sessionId))!.inputs).toHaveLength(1);
+    expect(run.providerRequests).toHaveLength(2);
   }, 90_000);
 });

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { DEFAULT_ACTIVITY_DEFAULTS } from '../../core/activity-defaults.js';
 import { interruptSession, submitInput } from '../../client/session-start.js';
+import { localProvider } from '../../client/zuno-config.js';
+import type { SessionMeta } from '../../core/session-contract.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { spawnWorker, waitFor, type WorkerProcess, writeTestTemporalYaml } from '../helpers/worker-process.js';
 
@@ -156,7 +158,8 @@ describe('hard interrupt (TD10, SH5)', () => {
     const frozen = workers[0]!;
     process.kill(-frozen.child.pid!, 'SIGSTOP');
     workers.push(spawnWorker(home));
-    await interruptSession(h.client, run.sessionId, 'test');
+    // The frozen worker holds the session's sticky queue: delivery waits for Temporal's workflow-task timeout.
+    await interruptSession(h.client, run.sessionId, 'test', 90_000);
     const result = await Promise.race([
       run.result(),
       new Promise<never>((_, rej) => setTimeout(() => rej(new Error(`no result:\n${workers[1]!.stderr()}`)), 90_000)),
@@ -179,4 +182,37 @@ describe('hard interrupt (TD10, SH5)', () => {
     expect(after!.errorCode).toBe('forced_interrupt');
     expect(readFileSync(join(ws, 'log.txt'), 'utf8')).toBe('appended\n');
   }, 180_000);
+
+  it('typed errors: an unknown session, an ended one, and a session no worker serves', async () => {
+    const h: Harness = await createHarness({ address: inject('temporalAddress') });
+    cleanups.push(() => h.close());
+    await expect(interruptSession(h.client, 'ses_doesnotexist', 'test')).rejects.toMatchObject({
+      code: 'session_not_found',
+    });
+    const ws = mkdtempSync(join(tmpdir(), 'zuno-int-typed-'));
+    const done = await h.runSession({ workspace: ws, prompt: 'hi', script: { replies: [{ text: 'hello' }] } });
+    await expect(interruptSession(h.client, done.sessionId, 'test')).rejects.toMatchObject({
+      code: 'session_not_running',
+    });
+    // A session on a task queue no worker polls: the interrupt cannot be delivered; say so instead of hanging.
+    const sessionId = `ses_noworker${Date.now().toString(36)}`;
+    const meta: SessionMeta = {
+      sessionId,
+      workspace: ws,
+      provider: localProvider('http://127.0.0.1:9/v1'),
+      model: 'scripted',
+      title: 'no worker',
+      toolConcurrency: 1,
+      activityDefaults: DEFAULT_ACTIVITY_DEFAULTS,
+    };
+    const handle = await h.client.workflow.start('sessionWorkflow', {
+      workflowId: `session/${sessionId}`,
+      taskQueue: `zuno-no-worker-${Date.now()}`,
+      args: [{ meta, exitWhenIdle: true }],
+    });
+    cleanups.push(() => handle.terminate('test over'));
+    const asked = Date.now();
+    await expect(interruptSession(h.client, sessionId, 'test', 1_500)).rejects.toMatchObject({ code: 'no_worker' });
+    expect(Date.now() - asked).toBeLessThan(10_000);
+  }, 90_000);
 });
