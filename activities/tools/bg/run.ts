@@ -9,6 +9,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, stat, type FileHandle } from 'node:fs/promises';
+import { ensureRealDir } from '../state-dir.js';
+import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { measureCapture } from '../shell/capture.js';
 import { guardLineMarker, type CommandStatus, type GuardedRun } from '../shell/guard-run.js';
@@ -238,7 +240,7 @@ async function claimAndRun(rawArgs: unknown, ctx: BackgroundContext, task: TaskH
   const base = prepared.ok ? prepared.prep.base : prepared.outcome.receipt;
   const purpose = prepared.ok ? prepared.prep.args.backgroundPurpose : undefined;
   try {
-    await mkdir(sessionTasksDir(ctx.workspace, ctx.sessionId), { recursive: true });
+    await ensureRealDir(resolve(ctx.workspace), sessionTasksDir(ctx.workspace, ctx.sessionId));
     await mkdir(paths.dir);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') {

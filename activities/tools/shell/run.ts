@@ -7,7 +7,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { join } from 'node:path';
+import { join, relative, resolve } from 'node:path';
+import { ensureRealDir } from '../state-dir.js';
 import { OUTPUT_MAX_BYTES, OUTPUT_MAX_LINES } from '../common.js';
 import { measureCapture, openCapture, type Capture } from './capture.js';
 import { guardLineMarker, type CommandStatus } from './guard-run.js';
@@ -82,6 +83,9 @@ export async function runShell(rawArgs: unknown, ctx: ShellRunContext): Promise<
 
   let capture: Capture;
   try {
+    // Inside the workspace the artifact directory must be a real one (a symlinked .zuno would hide the output).
+    const inside = !relative(resolve(ctx.workspace), resolve(ctx.artifactDir)).startsWith('..');
+    if (inside) await ensureRealDir(resolve(ctx.workspace), resolve(ctx.artifactDir));
     capture = await openCapture(ctx.artifactDir, ctx.sessionId, ctx.callId);
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
