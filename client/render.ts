@@ -77,7 +77,8 @@ export class HumanRenderer {
         );
         break;
       case 'session.failed':
-      case 'session.paused': {
+      case 'session.paused':
+      case 'session.blocked': {
         const err = d.error as { code?: string; message?: string } | null;
         this.line(`session ${e.type.slice(8)}: ${err?.code ?? 'error'}: ${err?.message ?? ''}`);
         break;
@@ -110,6 +111,7 @@ export function isTerminalEvent(type: string): boolean {
     type === 'session.completed' ||
     type === 'session.failed' ||
     type === 'session.paused' ||
+    type === 'session.blocked' ||
     type === 'session.interrupted'
   );
 }

@@ -200,7 +200,7 @@ export interface BgCommandResult {
 /** Input of the finishTurn activity: records the final answer / failure. */
 export interface FinishSessionInput {
   sessionId: string;
-  status: 'completed' | 'failed' | 'paused' | 'interrupted';
+  status: 'completed' | 'failed' | 'paused' | 'blocked' | 'interrupted';
   turn: number;
   step: number;
   inputIds: string[];
@@ -218,7 +218,7 @@ export interface FinishSessionInput {
 /** Result of the session workflow. */
 export interface SessionResult {
   sessionId: string;
-  status: 'completed' | 'failed' | 'paused' | 'interrupted';
+  status: 'completed' | 'failed' | 'paused' | 'blocked' | 'interrupted';
   turns: number;
   error?: { code: string; message: string };
 }
@@ -240,6 +240,21 @@ export function toolActivityName(tool: string): string {
 
 /** Name of the session input update. */
 export const SUBMIT_INPUT_UPDATE = 'submitInput';
+/**
+ * PR3: failures that need a person before the session can go on. Auth
+ * failures pause (fix the key, resume); an invalid protocol, a corrupt
+ * state or a permanent configuration error blocks (fix the setup); every
+ * other failure fails the turn.
+ */
+export const PAUSING_FAILURES: readonly string[] = ['provider_auth'];
+/** PR3: failure codes that block the session. */
+export const BLOCKING_FAILURES: readonly string[] = [
+  'provider_protocol',
+  'provider_config',
+  'corrupt_state',
+  'config_invalid',
+];
+
 /** Name of the session hard-interrupt update (TD10). */
 export const INTERRUPT_UPDATE = 'interrupt';
 

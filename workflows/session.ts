@@ -16,6 +16,8 @@ import {
 import { modelStepOptions, toolActivityOptions } from '../core/activity-policy.js';
 import {
   type AdmissionReceipt,
+  BLOCKING_FAILURES,
+  PAUSING_FAILURES,
   type AdmittedInput,
   type CarriedState,
   INTERRUPT_FORCE_AFTER_MS,
@@ -274,7 +276,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<Sess
           const cause = err instanceof ActivityFailure ? err.cause : err;
           const code = cause instanceof ApplicationFailure && cause.type ? cause.type : 'model_step_failed';
           failure = { code, message: (cause as Error)?.message ?? String(cause) };
-          status = code === 'provider_auth' ? 'paused' : 'failed';
+          status = PAUSING_FAILURES.includes(code) ? 'paused' : BLOCKING_FAILURES.includes(code) ? 'blocked' : 'failed';
           return;
         }
         const result = outcome.value;
@@ -311,7 +313,12 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<Sess
     lastFinalText = finished.finalText;
     inTurn = false;
     turn += 1;
-    if (status === 'failed' || status === 'paused' || (status === 'interrupted' && input.exitWhenIdle)) {
+    if (
+      status === 'failed' ||
+      status === 'paused' ||
+      status === 'blocked' ||
+      (status === 'interrupted' && input.exitWhenIdle)
+    ) {
       phase = 'failed';
       await background.stopAll();
       await condition(allHandlersFinished);

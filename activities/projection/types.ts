@@ -60,13 +60,7 @@ export interface ProjectionStore {
 }
 
 export type SessionStatus =
-  | 'running'
-  | 'completed'
-  | 'waiting_background'
-  | 'failed'
-  | 'paused'
-  | 'interrupted'
-  | 'cancelled';
+  'running' | 'completed' | 'waiting_background' | 'failed' | 'paused' | 'blocked' | 'interrupted' | 'cancelled';
 
 export interface SessionRow {
   id: string;

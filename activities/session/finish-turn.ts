@@ -8,6 +8,7 @@ const INPUT_STATE_AFTER = {
   completed: 'completed',
   failed: 'failed',
   paused: 'failed',
+  blocked: 'failed',
   interrupted: 'cancelled',
 } as const satisfies Record<FinishSessionInput['status'], InputState>;
 

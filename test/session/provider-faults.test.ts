@@ -152,4 +152,18 @@ describe('provider failures on Temporal', () => {
     expect(run.result.error?.message).toContain('runs past the 2000 ms recovery window');
     expect(await modelStepAttempts(run.workflowId)).toEqual([1]);
   }, 60_000);
+
+  it('an unparseable stream blocks the session (PR3): not retried, status blocked, typed provider_protocol', async () => {
+    const run = await h.runSession({
+      workspace,
+      prompt: 'hi',
+      script: { replies: [{ text: 'never', fault: { malformedChunk: true } }] },
+    });
+    expect(run.result.status).toBe('blocked');
+    expect(run.result.error?.code).toBe('provider_protocol');
+    expect(await modelStepAttempts(run.workflowId)).toEqual([1]);
+    expect((await h.store.getSession(run.sessionId))!.status).toBe('blocked');
+    const events = await h.store.listEvents(run.sessionId, 0, 1000);
+    expect(events.at(-1)!.type).toBe('session.blocked');
+  }, 60_000);
 });
