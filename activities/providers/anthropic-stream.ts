@@ -8,13 +8,7 @@ import type { FinishReason, ProviderReasoning, Usage } from '../../core/messages
 import { normalizeFinishReason } from './finish-reason.js';
 import { PartsAssembler } from './parts-assembler.js';
 import { AnthropicUsage } from './anthropic-usage.js';
-import type { ModelResponse } from './types.js';
-
-/** Delta callbacks of the assembler (same names as `StreamHandlers`). */
-export interface AnthropicDeltaHandlers {
-  onTextDelta?(text: string): void;
-  onReasoningDelta?(text: string): void;
-}
+import type { DeltaHandlers, ModelResponse } from './types.js';
 
 /** Who a reasoning capsule belongs to (PR8), and the clock stamping it. */
 export interface CapsuleOrigin {
@@ -87,7 +81,7 @@ export class AnthropicStreamState {
 
   constructor(
     private readonly origin: CapsuleOrigin,
-    private readonly handlers: AnthropicDeltaHandlers = {},
+    private readonly handlers: DeltaHandlers = {},
   ) {
     this.capsuleModel = origin.model;
     this.now = origin.now ?? Date.now;

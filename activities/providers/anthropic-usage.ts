@@ -7,9 +7,7 @@
  * three. A field never reported stays undefined (unknown ≠ 0).
  */
 import type { Usage } from '../../core/messages.js';
-
-const count = (v: unknown): number | undefined =>
-  typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined;
+import { wireCount } from './wire-usage.js';
 
 /**
  * Usage of one Messages response, folded from the wire `usage` objects in
@@ -33,14 +31,14 @@ export class AnthropicUsage {
   absorb(wire: unknown, withOutput: boolean): void {
     if (wire === null || typeof wire !== 'object' || Array.isArray(wire)) return;
     const w = wire as Record<string, unknown>;
-    this.input = count(w.input_tokens) ?? this.input;
-    this.cacheRead = count(w.cache_read_input_tokens) ?? this.cacheRead;
-    this.cacheWrite = count(w.cache_creation_input_tokens) ?? this.cacheWrite;
+    this.input = wireCount(w.input_tokens) ?? this.input;
+    this.cacheRead = wireCount(w.cache_read_input_tokens) ?? this.cacheRead;
+    this.cacheWrite = wireCount(w.cache_creation_input_tokens) ?? this.cacheWrite;
     if (!withOutput) return;
-    this.output = count(w.output_tokens) ?? this.output;
+    this.output = wireCount(w.output_tokens) ?? this.output;
     const details = w.output_tokens_details;
     if (details !== null && typeof details === 'object') {
-      this.thinking = count((details as Record<string, unknown>).thinking_tokens) ?? this.thinking;
+      this.thinking = wireCount((details as Record<string, unknown>).thinking_tokens) ?? this.thinking;
     }
   }
 

@@ -4,7 +4,16 @@
  * usage (PR11). The transport and the HTTP side live in `sse-transport.ts`.
  */
 import type { Usage } from '../../core/messages.js';
+import { mapOpenAiUsage, type OpenAiUsageFields } from './wire-usage.js';
 import { PartsAssembler, type AssembledParts } from './parts-assembler.js';
+import type { DeltaHandlers } from './types.js';
+
+const CHAT_USAGE_FIELDS: OpenAiUsageFields = {
+  input: 'prompt_tokens',
+  output: 'completion_tokens',
+  inputDetails: 'prompt_tokens_details',
+  outputDetails: 'completion_tokens_details',
+};
 
 /**
  * Map a wire `usage` object to {@link Usage} (PR11: a field not sent stays
@@ -15,30 +24,7 @@ import { PartsAssembler, type AssembledParts } from './parts-assembler.js';
  * `total_tokens` → totalTokens. Returns undefined when no field is known.
  */
 export function mapWireUsage(wire: unknown): Usage | undefined {
-  if (wire === null || typeof wire !== 'object') return undefined;
-  const w = wire as Record<string, unknown>;
-  const num = (v: unknown): number | undefined =>
-    typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined;
-  const sub = (v: unknown, k: string): number | undefined =>
-    v !== null && typeof v === 'object' ? num((v as Record<string, unknown>)[k]) : undefined;
-  const u: Usage = {};
-  const input = num(w.prompt_tokens);
-  const output = num(w.completion_tokens);
-  const cached = sub(w.prompt_tokens_details, 'cached_tokens');
-  const reasoning = sub(w.completion_tokens_details, 'reasoning_tokens');
-  const total = num(w.total_tokens);
-  if (input !== undefined) u.inputTokens = input;
-  if (output !== undefined) u.outputTokens = output;
-  if (cached !== undefined) u.cachedInputTokens = cached;
-  if (reasoning !== undefined) u.reasoningTokens = reasoning;
-  if (total !== undefined) u.totalTokens = total;
-  return Object.keys(u).length > 0 ? u : undefined;
-}
-
-/** Delta callbacks of the assembler (same names as `StreamHandlers`). */
-export interface ChatDeltaHandlers {
-  onTextDelta?(text: string): void;
-  onReasoningDelta?(text: string): void;
+  return mapOpenAiUsage(wire, CHAT_USAGE_FIELDS);
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -74,7 +60,7 @@ export class ChatStreamState {
   private lastKey: string | undefined;
   private calls = 0;
 
-  constructor(private readonly handlers: ChatDeltaHandlers = {}) {}
+  constructor(private readonly handlers: DeltaHandlers = {}) {}
 
   /** PR4: a `finish_reason` or `[DONE]` is a proper end for Chat Completions. */
   get complete(): boolean {

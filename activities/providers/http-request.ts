@@ -112,6 +112,48 @@ export async function readCapped(
 }
 
 /**
+ * The body of an opened 2xx response, chunk by chunk, each read under the
+ * PR5 chunk deadline (`cfg.chunkTimeoutMs` of silence); `handlers.onChunk`
+ * runs for every chunk received. However the iteration ends (done, failed, or left
+ * early by the consumer), the watchdog is disarmed and the body destroyed.
+ *
+ * A failed read throws the abort reason of `opened.signal` when it aborted;
+ * otherwise `onBreak(err)` decides: the error to throw, or undefined to end
+ * the iteration quietly.
+ */
+export async function* readBodyChunks(
+  opened: Pick<OpenedResponse, 'res' | 'watchdog' | 'signal'>,
+  cfg: ProviderConfig,
+  handlers: Pick<TransportHandlers, 'onChunk'>,
+  onBreak: (err: unknown) => Error | undefined,
+): AsyncGenerator<Buffer, void, undefined> {
+  const { res, watchdog, signal } = opened;
+  const body = (res.body as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      let step: IteratorResult<Buffer>;
+      watchdog.arm('chunk', cfg.chunkTimeoutMs);
+      try {
+        step = await body.next();
+      } catch (err) {
+        if (signal?.aborted) throw abortReason(signal);
+        const failure = onBreak(err);
+        if (failure === undefined) return;
+        throw failure;
+      } finally {
+        watchdog.disarm();
+      }
+      if (step.done) return;
+      handlers.onChunk?.();
+      yield step.value;
+    }
+  } finally {
+    watchdog.disarm();
+    if (!res.body.destroyed) res.body.destroy();
+  }
+}
+
+/**
  * Read an error body (≤ {@link ERROR_BODY_LIMIT_BYTES}, under the chunk
  * deadline) and extract the provider's message and code; never the raw body.
  */

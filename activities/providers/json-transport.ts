@@ -3,8 +3,14 @@
  * same typed errors and deadlines as the SSE transport. For surfaces or
  * calls that do not stream (e.g. a one-shot summary request).
  */
-import { abortReason, providerFailure } from './failure.js';
-import { parseJson, sendProviderRequest, type ProviderHttpRequest, type TransportHandlers } from './http-request.js';
+import { providerFailure } from './failure.js';
+import {
+  parseJson,
+  readBodyChunks,
+  sendProviderRequest,
+  type ProviderHttpRequest,
+  type TransportHandlers,
+} from './http-request.js';
 import { errorCodeOf, timeoutError } from './transport-errors.js';
 import type { ProviderConfig } from './types.js';
 
@@ -38,43 +44,28 @@ export async function requestJson(
   handlers: TransportHandlers = {},
 ): Promise<JsonResponse> {
   const opened = await sendProviderRequest(cfg, req, 'application/json', handlers);
-  const { res, watchdog, signal, ctx } = opened;
+  const { watchdog, ctx } = opened;
   const parts: Buffer[] = [];
   let bytes = 0;
-  const body = (res.body as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
-  try {
-    for (;;) {
-      let step: IteratorResult<Buffer>;
-      watchdog.arm('chunk', cfg.chunkTimeoutMs);
-      try {
-        step = await body.next();
-      } catch (err) {
-        if (signal?.aborted) throw abortReason(signal);
-        if (watchdog.fired !== undefined) throw timeoutError(watchdog.fired, ctx, cfg);
-        const code = errorCodeOf(err);
-        if (code === 'UND_ERR_BODY_TIMEOUT') throw timeoutError('chunk', ctx, cfg);
-        throw providerFailure(
-          'upstream_stream_incomplete',
-          ctx,
-          `response body from ${ctx.host} broke off after ${bytes} bytes (${code ?? (err instanceof Error ? err.name : 'error')})`,
-          { code: 'body_incomplete' },
-        );
-      } finally {
-        watchdog.disarm();
-      }
-      if (step.done) break;
-      handlers.onChunk?.();
-      bytes += step.value.length;
-      if (bytes > MAX_JSON_BODY_BYTES) {
-        throw providerFailure('provider_protocol', ctx, `response body larger than ${MAX_JSON_BODY_BYTES} bytes`, {
-          code: 'body_too_large',
-        });
-      }
-      parts.push(step.value);
+  const chunks = readBodyChunks(opened, cfg, handlers, (err) => {
+    if (watchdog.fired !== undefined) return timeoutError(watchdog.fired, ctx, cfg);
+    const code = errorCodeOf(err);
+    if (code === 'UND_ERR_BODY_TIMEOUT') return timeoutError('chunk', ctx, cfg);
+    return providerFailure(
+      'upstream_stream_incomplete',
+      ctx,
+      `response body from ${ctx.host} broke off after ${bytes} bytes (${code ?? (err instanceof Error ? err.name : 'error')})`,
+      { code: 'body_incomplete' },
+    );
+  });
+  for await (const chunk of chunks) {
+    bytes += chunk.length;
+    if (bytes > MAX_JSON_BODY_BYTES) {
+      throw providerFailure('provider_protocol', ctx, `response body larger than ${MAX_JSON_BODY_BYTES} bytes`, {
+        code: 'body_too_large',
+      });
     }
-  } finally {
-    watchdog.disarm();
-    if (!res.body.destroyed) res.body.destroy();
+    parts.push(chunk);
   }
   const text = Buffer.concat(parts).toString('utf8');
   const parsed = parseJson(text);
@@ -87,5 +78,5 @@ export async function requestJson(
   if (v === null || typeof v !== 'object' || Array.isArray(v)) {
     throw providerFailure('provider_protocol', ctx, 'response body is not a JSON object', { code: 'invalid_json' });
   }
-  return { status: res.statusCode, headerRequestId: opened.headerRequestId, body: v as Record<string, unknown> };
+  return { status: opened.res.statusCode, headerRequestId: opened.headerRequestId, body: v as Record<string, unknown> };
 }

@@ -7,12 +7,7 @@
 import type { ProviderReasoning, Usage } from '../../core/messages.js';
 import { PartsAssembler, type AssembledParts } from './parts-assembler.js';
 import { mapResponsesUsage } from './responses-usage.js';
-
-/** Delta callbacks of the assembler (same names as `StreamHandlers`). */
-export interface ResponsesDeltaHandlers {
-  onTextDelta?(text: string): void;
-  onReasoningDelta?(text: string): void;
-}
+import type { DeltaHandlers } from './types.js';
 
 /** Who produced the capsules of this stream (PR8: replayed only to the same provider/model). */
 export interface CapsuleOrigin {
@@ -96,7 +91,7 @@ export class ResponsesStreamState {
 
   constructor(
     private readonly origin: CapsuleOrigin,
-    private readonly handlers: ResponsesDeltaHandlers = {},
+    private readonly handlers: DeltaHandlers = {},
   ) {}
 
   /** PR4: only `response.completed` / `response.incomplete` end a Responses stream properly. */

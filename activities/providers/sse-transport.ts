@@ -12,6 +12,7 @@ import {
   ERROR_BODY_LIMIT_BYTES,
   headerValue,
   parseJson,
+  readBodyChunks,
   readCapped,
   sendProviderRequest,
   type OpenedResponse,
@@ -217,7 +218,7 @@ class SseStream implements EventStream {
   }
 
   private async *read(): AsyncGenerator<SseEvent, void, undefined> {
-    const { res, watchdog, signal } = this.opened;
+    const { watchdog, signal } = this.opened;
     const { cfg, req } = this;
     const decoder = new TextDecoder('utf-8');
     const pending: EventSourceMessage[] = [];
@@ -230,51 +231,36 @@ class SseStream implements EventStream {
       },
       maxBufferSize: MAX_EVENT_CHARS,
     });
-    const body = (res.body as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
-    try {
-      for (;;) {
-        let step: IteratorResult<Buffer>;
-        watchdog.arm('chunk', cfg.chunkTimeoutMs);
-        try {
-          step = await body.next();
-        } catch (err) {
-          if (signal?.aborted) throw abortReason(signal);
-          // PR4: after the terminal marker the answer is complete; a broken tail (e.g. a lost usage chunk) is not a failure.
-          if (req.isComplete()) return;
-          if (watchdog.fired !== undefined) throw timeoutError(watchdog.fired, this.ctx, cfg, this.count);
-          throw streamBreakError(err, this.ctx, cfg, this.count, req.terminal);
-        } finally {
-          watchdog.disarm();
-        }
-        if (step.done) break;
-        this.handlers.onChunk?.();
-        parser.feed(decoder.decode(step.value, { stream: true }));
-        if (parseFailure !== undefined) {
-          throw this.fail('provider_protocol', `stream event larger than ${MAX_EVENT_CHARS} characters`, {
-            code: 'event_too_large',
-          });
-        }
-        while (pending.length > 0) {
-          const e = pending.shift() as EventSourceMessage;
-          this.count += 1;
-          const ev: SseEvent = { data: e.data, seq: this.count };
-          if (e.event !== undefined) ev.event = e.event;
-          if (e.id !== undefined) ev.id = e.id;
-          yield ev;
-        }
+    const chunks = readBodyChunks(this.opened, cfg, this.handlers, (err) => {
+      // PR4: after the terminal marker the answer is complete; a broken tail (e.g. a lost usage chunk) is not a failure.
+      if (req.isComplete()) return undefined;
+      if (watchdog.fired !== undefined) return timeoutError(watchdog.fired, this.ctx, cfg, this.count);
+      return streamBreakError(err, this.ctx, cfg, this.count, req.terminal);
+    });
+    for await (const chunk of chunks) {
+      parser.feed(decoder.decode(chunk, { stream: true }));
+      if (parseFailure !== undefined) {
+        throw this.fail('provider_protocol', `stream event larger than ${MAX_EVENT_CHARS} characters`, {
+          code: 'event_too_large',
+        });
       }
-      // An unterminated last event (no blank line) is dropped, as the SSE spec says.
-      if (signal?.aborted) throw abortReason(signal);
-      if (!req.isComplete()) {
-        throw this.fail(
-          'upstream_stream_incomplete',
-          `stream from ${this.host} ended after ${this.count} events without ${req.terminal}`,
-          { code: 'stream_incomplete' },
-        );
+      while (pending.length > 0) {
+        const e = pending.shift() as EventSourceMessage;
+        this.count += 1;
+        const ev: SseEvent = { data: e.data, seq: this.count };
+        if (e.event !== undefined) ev.event = e.event;
+        if (e.id !== undefined) ev.id = e.id;
+        yield ev;
       }
-    } finally {
-      watchdog.disarm();
-      if (!res.body.destroyed) res.body.destroy();
+    }
+    // An unterminated last event (no blank line) is dropped, as the SSE spec says.
+    if (signal?.aborted) throw abortReason(signal);
+    if (!req.isComplete()) {
+      throw this.fail(
+        'upstream_stream_incomplete',
+        `stream from ${this.host} ended after ${this.count} events without ${req.terminal}`,
+        { code: 'stream_incomplete' },
+      );
     }
   }
 }

@@ -31,6 +31,9 @@ export interface StreamHandlers {
   signal?: AbortSignal;
 }
 
+/** Delta callbacks of the stream assemblers: the text and reasoning members of {@link StreamHandlers}. */
+export type DeltaHandlers = Pick<StreamHandlers, 'onTextDelta' | 'onReasoningDelta'>;
+
 /** The assembled answer of one streamed model request. */
 export interface ModelResponse {
   /**

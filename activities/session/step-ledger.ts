@@ -41,14 +41,14 @@ export async function writeStepLedger(target: LedgerTarget, parts: AssistantPart
   let position = target.firstPosition;
   for (const part of parts) {
     const common = { sessionId, messageId, turn, step, position, createdAtMs: atMs };
+    const textPart = (kind: 'reasoning' | 'text', text: string, metadata: Record<string, unknown> | null) =>
+      store.upsertPart({ ...common, id: partId(turn, step, position, kind), kind, text, metadata });
     if (part.kind === 'reasoning') {
-      await store.upsertPart({
-        ...common,
-        id: partId(turn, step, position, 'reasoning'),
-        kind: 'reasoning',
-        text: part.text,
-        metadata: part.providerReasoning ? { providerReasoning: part.providerReasoning } : null,
-      });
+      await textPart(
+        'reasoning',
+        part.text,
+        part.providerReasoning ? { providerReasoning: part.providerReasoning } : null,
+      );
       if (part.providerReasoning) {
         await store.appendEvent({
           id: `${partId(turn, step, position, 'reasoning')}:capsule`,
@@ -59,13 +59,7 @@ export async function writeStepLedger(target: LedgerTarget, parts: AssistantPart
         });
       }
     } else if (part.kind === 'text') {
-      await store.upsertPart({
-        ...common,
-        id: partId(turn, step, position, 'text'),
-        kind: 'text',
-        text: part.text,
-        metadata: target.requestId ? { requestId: target.requestId } : null,
-      });
+      await textPart('text', part.text, target.requestId ? { requestId: target.requestId } : null);
     } else {
       planned.push(await planToolCall(target, messageId, position, planned.length, part));
     }

@@ -30,7 +30,7 @@ import {
   zunoErrorResult,
 } from './common.js';
 import type { ToolContext } from './context.js';
-import { AuthorityScope, heldPath, openAuthorizedDirectory } from './path-authority.js';
+import { heldPath, openAuthorizedDirectory, withAuthorityScope, type AuthorityScope } from './path-authority.js';
 import { authorizeForReading } from './paths.js';
 import { defaultRgLocator, type RgInfo } from './rg.js';
 import { abnormalRgExit, classifyRgFatal, runRg } from './rg-run.js';
@@ -71,12 +71,8 @@ export interface GlobContext extends ToolContext {
 export async function runGlob(rawArgs: GlobArgs, ctx: GlobContext): Promise<ToolResult> {
   const parsed = parseArgs('glob', globArgs, rawArgs);
   if (!parsed.ok) return parsed.result;
-  const scope = new AuthorityScope();
-  try {
-    return await globIn(parsed.args, ctx, scope);
-  } finally {
-    scope.close(); // after rg has exited: its cwd was taken through a held descriptor
-  }
+  // The scope closes after rg has exited: its cwd was taken through a held descriptor.
+  return withAuthorityScope((scope) => globIn(parsed.args, ctx, scope));
 }
 
 async function globIn(args: GlobArgs, ctx: GlobContext, scope: AuthorityScope): Promise<ToolResult> {

@@ -44,7 +44,8 @@ import {
   zunoErrorResult,
 } from './common.js';
 import type { ToolContext } from './context.js';
-import { AuthorityScope, heldPath, openAuthorizedDirectory, type AuthorizedExisting } from './path-authority.js';
+import { heldPath, openAuthorizedDirectory, withAuthorityScope } from './path-authority.js';
+import type { AuthorityScope, AuthorizedExisting } from './path-authority.js';
 import { authorizeForReading } from './paths.js';
 import { defaultRgLocator, type RgInfo } from './rg.js';
 import { abnormalRgExit, classifyRgFatal, runRg } from './rg-run.js';
@@ -206,12 +207,8 @@ function sameFile(target: AuthorizedExisting, file: Stats): boolean {
 export async function runGrep(rawArgs: GrepArgs, ctx: GrepContext): Promise<ToolResult> {
   const parsed = parseArgs('grep', grepArgs, rawArgs);
   if (!parsed.ok) return parsed.result;
-  const scope = new AuthorityScope();
-  try {
-    return await grepIn(parsed.args, ctx, scope);
-  } finally {
-    scope.close(); // after rg has exited: its cwd was taken through a held descriptor
-  }
+  // The scope closes after rg has exited: its cwd was taken through a held descriptor.
+  return withAuthorityScope((scope) => grepIn(parsed.args, ctx, scope));
 }
 
 async function grepIn(args: GrepArgs, ctx: GrepContext, scope: AuthorityScope): Promise<ToolResult> {

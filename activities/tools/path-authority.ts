@@ -111,6 +111,20 @@ export class AuthorityScope {
   }
 }
 
+/**
+ * Runs `fn` with a fresh {@link AuthorityScope} and closes the scope once
+ * `fn` has settled (fulfilled or rejected), so every descriptor it held
+ * outlives the work done through it (e.g. rg entering its cwd through one).
+ */
+export async function withAuthorityScope<T>(fn: (scope: AuthorityScope) => Promise<T>): Promise<T> {
+  const scope = new AuthorityScope();
+  try {
+    return await fn(scope);
+  } finally {
+    scope.close();
+  }
+}
+
 /** A directory created by {@link PathAuthority.ensureParent}, for cleanup. */
 export interface CreatedDir {
   parentFd: number;

@@ -42,7 +42,8 @@ import {
   utf8Bytes,
 } from './common.js';
 import type { ToolContext } from './context.js';
-import { AuthorityScope, heldPath, openAuthorizedDirectory, type AuthorizedExisting } from './path-authority.js';
+import { heldPath, openAuthorizedDirectory, withAuthorityScope } from './path-authority.js';
+import type { AuthorityScope, AuthorizedExisting } from './path-authority.js';
 import { authorizeForReading } from './paths.js';
 
 /** Bytes examined for a NUL byte to call a file binary. */
@@ -394,8 +395,7 @@ export async function runRead(rawArgs: ReadArgs, ctx: ReadContext): Promise<Tool
   const parsed = parseArgs('read', readArgs, rawArgs);
   if (!parsed.ok) return parsed.result;
   const args = parsed.args;
-  const scope = new AuthorityScope();
-  try {
+  return withAuthorityScope(async (scope) => {
     const resolved = await authorizeForReading(ctx.workspace, args.path, scope);
     if (!resolved.ok) return resolved.result;
     const target = resolved.path;
@@ -405,7 +405,5 @@ export async function runRead(rawArgs: ReadArgs, ctx: ReadContext): Promise<Tool
     if (target.stat.isDirectory()) return await readDirectory(scope, target, offset, limit);
     if (!target.stat.isFile()) return notAFile(target.rel);
     return await readFile(target, offset, limit, ctx);
-  } finally {
-    scope.close();
-  }
+  });
 }

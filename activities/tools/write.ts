@@ -32,7 +32,7 @@ import { publish, type PublishHooks } from './apply-patch/publish.js';
 import type { ConflictDetail, FileChange } from './apply-patch/result.js';
 import { decodeText } from './apply-patch/text.js';
 import { errorResult, parseArgs } from './common.js';
-import { AuthorityScope } from './path-authority.js';
+import { withAuthorityScope, type AuthorityScope } from './path-authority.js';
 
 /** Largest diff kept in the result's `data.diff` (bytes); a larger one is omitted and flagged. */
 export const WRITE_DIFF_MAX_BYTES = 256 * 1024;
@@ -162,14 +162,7 @@ export async function runWrite(rawArgs: WriteArgs, ctx: WriteContext): Promise<T
   }
   if (ctx.signal?.aborted) return cancelled();
   const lock = ctx.lock ?? workspaceMutationLock(root);
-  return lock.runExclusive(async () => {
-    const scope = new AuthorityScope();
-    try {
-      return await writeLocked(args, root, ctx, scope);
-    } finally {
-      scope.close();
-    }
-  });
+  return lock.runExclusive(() => withAuthorityScope((scope) => writeLocked(args, root, ctx, scope)));
 }
 
 async function writeLocked(

@@ -1,4 +1,9 @@
-/** OpenAI-style JSON error bodies (`{error:{message,type,param,code}}`) of the local provider. */
+/**
+ * OpenAI-style JSON error bodies (`{error:{message,type,param,code}}`) of the
+ * local provider, and the credential and error members both OpenAI surfaces
+ * (Chat Completions, Responses) share.
+ */
+import type { SurfaceCodec } from './surface.js';
 
 const STATUS_DEFAULTS: Record<number, { type: string; code: string; message: string }> = {
   400: { type: 'invalid_request_error', code: 'invalid_request', message: 'Invalid request (scripted fault).' },
@@ -38,3 +43,22 @@ export function openAiErrorBody(status: number, message?: string, code?: string)
 export function bearerOf(authorization: string | undefined): string {
   return (authorization ?? '').replace(/^Bearer\s+/i, '');
 }
+
+/**
+ * The members the OpenAI surfaces (Chat Completions, Responses) share: the
+ * `x-request-id` header, the `Authorization: Bearer` credential and OpenAI's
+ * 401 message echoing it, {@link openAiErrorBody} bodies, and `stream: true`
+ * asking for a stream.
+ */
+export const openAiSurfaceCommon: Pick<
+  SurfaceCodec,
+  'requestIdHeader' | 'wrongKey' | 'wrongKeyMessage' | 'errorBody' | 'wantsStream'
+> = {
+  requestIdHeader: 'x-request-id',
+  wrongKey(headers, apiKey) {
+    return headers.authorization === `Bearer ${apiKey}` ? undefined : bearerOf(headers.authorization);
+  },
+  wrongKeyMessage: (given) => `Incorrect API key provided: ${given === '' ? '(none)' : given}.`,
+  errorBody: (status, _rid, message, code) => openAiErrorBody(status, message, code),
+  wantsStream: (body) => body.stream === true,
+};

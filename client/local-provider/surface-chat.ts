@@ -3,7 +3,7 @@
  * SSE `chat.completion.chunk` objects (`data:` lines only) ending in
  * `data: [DONE]`.
  */
-import { bearerOf, openAiErrorBody } from './openai-errors.js';
+import { openAiSurfaceCommon } from './openai-errors.js';
 import type { ScriptUsage } from './script.js';
 import { jsonEvent, type RenderCtx, type RenderedStream, type SurfaceCodec, type WireEvent } from './surface.js';
 import { splitDeltas, turnUsage, type ScriptedTurn, type TurnItem } from './turn.js';
@@ -25,19 +25,17 @@ function promptChars(body: Record<string, unknown>): number {
   return JSON.stringify(body.messages ?? '').length;
 }
 
+/** A `chat.completion.chunk` event of request `c`: id, object, created, model, then `fields`. */
+function chunkEvent(c: RenderCtx, fields: Record<string, unknown>): WireEvent {
+  return jsonEvent(
+    { id: `chatcmpl-local-${c.n}`, object: 'chat.completion.chunk', created: c.created, model: c.model, ...fields },
+    false,
+  );
+}
+
 function render(turn: ScriptedTurn, c: RenderCtx): RenderedStream {
-  const id = `chatcmpl-local-${c.n}`;
   const mk = (delta: Record<string, unknown>, finish: string | null = null): WireEvent =>
-    jsonEvent(
-      {
-        id,
-        object: 'chat.completion.chunk',
-        created: c.created,
-        model: c.model,
-        choices: [{ index: 0, delta, finish_reason: finish }],
-      },
-      false,
-    );
+    chunkEvent(c, { choices: [{ index: 0, delta, finish_reason: finish }] });
   type Call = Extract<TurnItem, { kind: 'tool_call' }>;
   const header = (call: Call): WireEvent =>
     mk({
@@ -78,21 +76,7 @@ function render(turn: ScriptedTurn, c: RenderCtx): RenderedStream {
   if (turn.finish !== null) terminal.push(mk({}, turn.finish));
   const streamOptions = c.body.stream_options as { include_usage?: unknown } | undefined;
   const usage = streamOptions?.include_usage === true ? turnUsage(turn, promptChars(c.body)) : null;
-  if (usage !== null) {
-    terminal.push(
-      jsonEvent(
-        {
-          id,
-          object: 'chat.completion.chunk',
-          created: c.created,
-          model: c.model,
-          choices: [],
-          usage: chatUsage(usage),
-        },
-        false,
-      ),
-    );
-  }
+  if (usage !== null) terminal.push(chunkEvent(c, { choices: [], usage: chatUsage(usage) }));
   if (turn.done) terminal.push(DONE);
   return { content, terminal };
 }
@@ -125,7 +109,7 @@ function json(turn: ScriptedTurn, c: RenderCtx): Record<string, unknown> {
 export const chatSurface: SurfaceCodec = {
   surface: 'chat-completions',
   route: '/chat/completions',
-  requestIdHeader: 'x-request-id',
+  ...openAiSurfaceCommon,
   validate(body) {
     if (typeof body.model !== 'string' || !Array.isArray(body.messages)) {
       return {
@@ -136,12 +120,6 @@ export const chatSurface: SurfaceCodec = {
     }
     return undefined;
   },
-  wrongKey(headers, apiKey) {
-    return headers.authorization === `Bearer ${apiKey}` ? undefined : bearerOf(headers.authorization);
-  },
-  wrongKeyMessage: (given) => `Incorrect API key provided: ${given === '' ? '(none)' : given}.`,
-  errorBody: (status, _rid, message, code) => openAiErrorBody(status, message, code),
-  wantsStream: (body) => body.stream === true,
   promptChars,
   render,
   json,
@@ -149,21 +127,14 @@ export const chatSurface: SurfaceCodec = {
   replayClosing: (done) => (done ? [DONE] : []),
   streamError(c, _sent, message, code) {
     return [
-      jsonEvent(
-        {
-          id: `chatcmpl-local-${c.n}`,
-          object: 'chat.completion.chunk',
-          created: c.created,
-          model: c.model,
-          choices: [],
-          error: {
-            message: message ?? 'The server had an error while streaming (scripted fault).',
-            type: 'server_error',
-            code: code ?? 'server_error',
-          },
+      chunkEvent(c, {
+        choices: [],
+        error: {
+          message: message ?? 'The server had an error while streaming (scripted fault).',
+          type: 'server_error',
+          code: code ?? 'server_error',
         },
-        false,
-      ),
+      }),
     ];
   },
   malformed: (c) =>

@@ -5,7 +5,7 @@
  * `response.completed` (or `response.incomplete` / `response.failed`).
  * Shapes follow the recorded streams in `peer-cases/provider-streams/openai-responses/`.
  */
-import { bearerOf, openAiErrorBody } from './openai-errors.js';
+import { openAiSurfaceCommon } from './openai-errors.js';
 import type { ScriptUsage } from './script.js';
 import { jsonEvent, type RenderCtx, type RenderedStream, type SurfaceCodec, type WireEvent } from './surface.js';
 import { splitDeltas, turnUsage, type ScriptedTurn, type TurnItem } from './turn.js';
@@ -180,7 +180,7 @@ function render(turn: ScriptedTurn, c: RenderCtx): RenderedStream {
 export const responsesSurface: SurfaceCodec = {
   surface: 'responses',
   route: '/responses',
-  requestIdHeader: 'x-request-id',
+  ...openAiSurfaceCommon,
   validate(body) {
     if (typeof body.model !== 'string' || !(typeof body.input === 'string' || Array.isArray(body.input))) {
       return {
@@ -191,12 +191,6 @@ export const responsesSurface: SurfaceCodec = {
     }
     return undefined;
   },
-  wrongKey(headers, apiKey) {
-    return headers.authorization === `Bearer ${apiKey}` ? undefined : bearerOf(headers.authorization);
-  },
-  wrongKeyMessage: (given) => `Incorrect API key provided: ${given === '' ? '(none)' : given}.`,
-  errorBody: (status, _rid, message, code) => openAiErrorBody(status, message, code),
-  wantsStream: (body) => body.stream === true,
   promptChars,
   render,
   json(turn, c) {

@@ -4,14 +4,11 @@
  * byte-exact tool input, usage normalization (PR11), typed errors (PR3, PR6)
  * and stream completeness (PR4).
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { completeAnthropicMessage } from '../../activities/providers/anthropic-complete.js';
 import { streamAnthropicMessages } from '../../activities/providers/anthropic-messages.js';
-import { ProviderError } from '../../activities/providers/errors.js';
 import type { ModelRequest, ProviderConfig } from '../../activities/providers/types.js';
-import { startLocalProvider, type LocalProvider } from '../../client/local-provider/server.js';
-import type { Script } from '../../client/local-provider/script.js';
-import { expectNoSecrets, providerConfig, rejectionOf, useTestKey } from './helpers.js';
+import { providerConfig, useLocalProviders } from './helpers.js';
 
 const req: ModelRequest = {
   model: 'claude-test',
@@ -22,32 +19,11 @@ const req: ModelRequest = {
   tools: [],
 };
 
-const open: LocalProvider[] = [];
-async function serve(script: Script): Promise<LocalProvider> {
-  const s = await startLocalProvider({ script });
-  open.push(s);
-  return s;
-}
 const cfg = (url: string, over: Partial<ProviderConfig> = {}): ProviderConfig =>
   providerConfig(url, { transport: 'anthropic-messages', ...over });
 
-/** Every error seen in this file, checked for secrets at the end (PR6). */
-const seenErrors: unknown[] = [];
-async function failureOf(p: Promise<unknown>): Promise<ProviderError> {
-  const err = await rejectionOf(p);
-  seenErrors.push(err);
-  expect(err).toBeInstanceOf(ProviderError);
-  return err as ProviderError;
-}
-
-beforeAll(() => useTestKey());
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((s) => s.close()));
-});
-afterAll(() => {
-  expect(seenErrors.length).toBeGreaterThan(8);
-  for (const e of seenErrors) expectNoSecrets(e);
-});
+/** Every error seen in this file is checked for secrets at the end (PR6). */
+const { serve, failureOf } = useLocalProviders({ moreErrorsThan: 8 });
 
 describe('Anthropic Messages stream assembly', () => {
   it('thinking with signature, redacted thinking, text, tool_use and text again: parts in provider order with capsules; deltas forwarded', async () => {

@@ -5,7 +5,7 @@
  * replayed unchanged and in order (PR8, PR9), tool inputs from the stored
  * argument text with an inert fallback (PR10).
  */
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_MAX_TOKENS,
   streamAnthropicMessages,
@@ -13,15 +13,11 @@ import {
 } from '../../activities/providers/anthropic-messages.js';
 import type { ModelRequest, ProviderConfig } from '../../activities/providers/types.js';
 import type { ProviderReasoning } from '../../core/messages.js';
-import { startLocalProvider, type LocalProvider } from '../../client/local-provider/server.js';
-import { providerConfig, TEST_KEY, useTestKey } from './helpers.js';
+import type { LocalProvider } from '../../client/local-provider/server.js';
+import { providerConfig, TEST_KEY, useLocalProviders } from './helpers.js';
 
-const open: LocalProvider[] = [];
-async function serve(): Promise<LocalProvider> {
-  const s = await startLocalProvider({ script: { replies: [{ text: 'ok' }] } });
-  open.push(s);
-  return s;
-}
+const providers = useLocalProviders();
+const serve = (): Promise<LocalProvider> => providers.serve({ replies: [{ text: 'ok' }] });
 const cfg = (url: string, over: Partial<ProviderConfig> = {}): ProviderConfig =>
   providerConfig(url, { transport: 'anthropic-messages', ...over });
 
@@ -45,11 +41,6 @@ const redacted = (redactedData: string): ProviderReasoning => ({
   surface: 'anthropic-messages',
   redactedData,
   producedAtMs: 1,
-});
-
-beforeAll(() => useTestKey());
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((s) => s.close()));
 });
 
 describe('Anthropic Messages request', () => {

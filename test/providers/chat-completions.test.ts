@@ -4,13 +4,10 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { streamChatCompletion } from '../../activities/providers/chat-completions.js';
-import { ProviderError } from '../../activities/providers/errors.js';
 import type { ModelRequest } from '../../activities/providers/types.js';
-import { startLocalProvider, type LocalProvider } from '../../client/local-provider/server.js';
-import type { Script } from '../../client/local-provider/script.js';
-import { expectNoSecrets, providerConfig, rejectionOf, TEST_KEY, useTestKey } from './helpers.js';
+import { expectNoSecrets, providerConfig, rejectionOf, TEST_KEY, useLocalProviders } from './helpers.js';
 
 const simpleRequest: ModelRequest = {
   model: 'test-model',
@@ -21,30 +18,8 @@ const simpleRequest: ModelRequest = {
   tools: [],
 };
 
-const open: LocalProvider[] = [];
-async function serve(script: Script): Promise<LocalProvider> {
-  const s = await startLocalProvider({ script });
-  open.push(s);
-  return s;
-}
-
-/** Every error seen in this file, checked for secrets at the end. */
-const seenErrors: unknown[] = [];
-async function failureOf(p: Promise<unknown>): Promise<ProviderError> {
-  const err = await rejectionOf(p);
-  seenErrors.push(err);
-  expect(err).toBeInstanceOf(ProviderError);
-  return err as ProviderError;
-}
-
-beforeAll(() => useTestKey());
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((s) => s.close()));
-});
-afterAll(() => {
-  expect(seenErrors.length).toBeGreaterThan(8);
-  for (const e of seenErrors) expectNoSecrets(e);
-});
+/** Every error seen in this file is checked for secrets at the end. */
+const { serve, failureOf } = useLocalProviders({ moreErrorsThan: 8 });
 
 describe('streaming text', () => {
   it('streams text deltas in order and assembles text, reasoning, finish reason, request id', async () => {

@@ -4,24 +4,13 @@
  * `reasoning`, parallel tool calls by index (also servers that reuse index 0),
  * in-stream errors. Real adapter, real local server, real HTTP.
  */
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { streamChatCompletion } from '../../activities/providers/chat-completions.js';
 import type { ModelRequest } from '../../activities/providers/types.js';
-import { startLocalProvider, type LocalProvider } from '../../client/local-provider/server.js';
-import type { Script } from '../../client/local-provider/script.js';
-import { expectNoSecrets, providerConfig, rejectionOf, useTestKey } from './helpers.js';
+import { expectNoSecrets, providerConfig, rejectionOf, useLocalProviders } from './helpers.js';
 
 const req: ModelRequest = { model: 'test-model', messages: [{ role: 'user', text: 'go' }], tools: [] };
-const open: LocalProvider[] = [];
-async function serve(script: Script): Promise<LocalProvider> {
-  const s = await startLocalProvider({ script });
-  open.push(s);
-  return s;
-}
-beforeAll(() => useTestKey());
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((s) => s.close()));
-});
+const { serve } = useLocalProviders();
 
 /** A chat.completion.chunk with one delta. */
 const chunk = (delta: Record<string, unknown>, finish: string | null = null): Record<string, unknown> => ({

@@ -1,7 +1,10 @@
 /** Shared helpers of the provider tests (no mocks: real HTTP on loopback). */
 import { inspect } from 'node:util';
-import { expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import { ProviderError } from '../../activities/providers/errors.js';
 import type { ProviderConfig } from '../../activities/providers/types.js';
+import { startLocalProvider, type LocalProvider } from '../../client/local-provider/server.js';
+import type { Script } from '../../client/local-provider/script.js';
 
 /** Env var holding the test API key; the key must never leak into errors (PR6). */
 export const KEY_ENV = 'ZUNO_TEST_PROVIDER_KEY';
@@ -50,4 +53,46 @@ export function expectNoSecrets(err: unknown, extraSecrets: string[] = []): void
     expect(r.toLowerCase()).not.toMatch(/authorization:\s*bearer\s+\S{6,}/);
     for (const s of extraSecrets) expect(r).not.toContain(s);
   }
+}
+
+/** What {@link useLocalProviders} hands a test file (or `describe` block). */
+export interface LocalProviderHarness {
+  /** Start a local provider serving `script`; it is closed after the test. */
+  serve(script: Script): Promise<LocalProvider>;
+  /** Await a promise that must reject with a {@link ProviderError}; the error is checked for secrets after all tests (PR6). */
+  failureOf(p: Promise<unknown>): Promise<ProviderError>;
+}
+
+/**
+ * Registers the hooks of a provider test file (or of the `describe` block it
+ * is called in): the test key is set before all tests (unless `testKey` is
+ * false), every local provider started by `serve` is closed after each test,
+ * and every error `failureOf` saw is checked for secrets after all tests
+ * ({@link expectNoSecrets}), first asserting that more than
+ * `moreErrorsThan` were seen when given.
+ */
+export function useLocalProviders(opts: { testKey?: boolean; moreErrorsThan?: number } = {}): LocalProviderHarness {
+  const open: LocalProvider[] = [];
+  const seenErrors: unknown[] = [];
+  if (opts.testKey !== false) beforeAll(() => useTestKey());
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((s) => s.close()));
+  });
+  afterAll(() => {
+    if (opts.moreErrorsThan !== undefined) expect(seenErrors.length).toBeGreaterThan(opts.moreErrorsThan);
+    for (const e of seenErrors) expectNoSecrets(e);
+  });
+  return {
+    async serve(script) {
+      const s = await startLocalProvider({ script });
+      open.push(s);
+      return s;
+    },
+    async failureOf(p) {
+      const err = await rejectionOf(p);
+      seenErrors.push(err);
+      expect(err).toBeInstanceOf(ProviderError);
+      return err as ProviderError;
+    },
+  };
 }

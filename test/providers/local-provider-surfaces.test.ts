@@ -6,22 +6,13 @@
  * are replayed with exactly the framing SOURCE.md prescribes, and faults,
  * auth, validation and non-streaming bodies take each surface's shape.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { startLocalProvider, type LocalProvider } from '../../client/local-provider/server.js';
+import { describe, expect, it } from 'vitest';
 import type { Script } from '../../client/local-provider/script.js';
-import { rejectionOf } from './helpers.js';
+import { rejectionOf, useLocalProviders } from './helpers.js';
 import { peerFile, peerFiles, peerLines } from './peer-streams.js';
 import { expectRecordedShapes, parseSseText, recordedShapes, type RawSseEvent } from './wire-shapes.js';
 
-const open: LocalProvider[] = [];
-async function serve(script: Script): Promise<LocalProvider> {
-  const s = await startLocalProvider({ script });
-  open.push(s);
-  return s;
-}
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((s) => s.close()));
-});
+const { serve } = useLocalProviders({ testKey: false });
 
 const ANTHROPIC_HEADERS = { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' };
 

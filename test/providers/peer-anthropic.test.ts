@@ -7,36 +7,32 @@
  * One test per file; its name says what it checks. A file in the folder
  * without a case here fails the suite.
  */
-import { existsSync } from 'node:fs';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { completeAnthropicMessage } from '../../activities/providers/anthropic-complete.js';
 import { streamAnthropicMessages } from '../../activities/providers/anthropic-messages.js';
 import { ProviderError } from '../../activities/providers/errors.js';
 import type { ModelRequest, ModelResponse, ProviderConfig } from '../../activities/providers/types.js';
-import { startLocalProvider, type LocalProvider } from '../../client/local-provider/server.js';
-import { expectNoSecrets, providerConfig, rejectionOf, TEST_KEY, useTestKey } from './helpers.js';
-import { PEER_STREAMS, peerFile, peerFiles, peerLines } from './peer-streams.js';
+import { providerConfig, TEST_KEY, useLocalProviders } from './helpers.js';
+import {
+  expectPeerFolderCovered,
+  expectViewsAgree,
+  partKinds,
+  peerFailure,
+  peerFile,
+  peerLines,
+  type PeerDeltas,
+  type PeerErrorCase,
+  type PeerStreamCase,
+} from './peer-streams.js';
 
 const SURFACE = 'anthropic-messages';
 const MODEL = 'peer-model';
 
-interface StreamCase {
-  checks: string;
-  expect: (r: ModelResponse, deltas: { text: string[]; reasoning: string[] }) => void;
-}
-interface ErrorCase {
-  checks: string;
-  /** HTTP status the body is served with (SOURCE.md: not recorded). */
-  status: number;
-  expect: (e: ProviderError) => void;
-}
 interface BodyCase {
   checks: string;
   /** The whole JSON body, served with HTTP 200 to both a streaming and a non-streaming request. */
   expect: (r: ModelResponse, streamed: ProviderError) => void;
 }
-
-const kinds = (r: ModelResponse): string[] => r.parts.map((p) => p.kind);
 
 /** The `partial_json` pieces of one block of a recorded file, joined: the provider's own bytes. */
 function recordedArgs(file: string, index: number): string {
@@ -56,12 +52,12 @@ const capsule = (signature: string, model = MODEL) => ({
   producedAtMs: expect.any(Number),
 });
 
-const STREAMS: Record<string, StreamCase> = {
+const STREAMS: Record<string, PeerStreamCase> = {
   'anthropic-claude-sonnet-5-reasoning-summarized.chunks.txt': {
     checks:
       'thinking deltas + one signature_delta become one reasoning part whose capsule carries the signature unchanged, then the text part; lines with odd spacing and {"type": "ping"} parse; non-ASCII and LaTeX backslashes kept; end_turn → stop; usage with thinking_tokens, zero cache fields kept as 0',
     expect: (r, d) => {
-      expect(kinds(r)).toEqual(['reasoning', 'text']);
+      expect(partKinds(r)).toEqual(['reasoning', 'text']);
       expect(d.reasoning).toHaveLength(4);
       expect(r.reasoning).toBe(
         "I'm working through the Euclidean algorithm to find the GCD of 1071 and 462, applying successive division until I reach a remainder of zero, which gives me 21 as the greatest common divisor.",
@@ -167,7 +163,7 @@ const STREAMS: Record<string, StreamCase> = {
   },
 };
 
-const ERRORS: Record<string, ErrorCase> = {
+const ERRORS: Record<string, PeerErrorCase> = {
   'anthropic-refusal.chunks.txt': {
     checks:
       'a message with no content blocks and stop_reason refusal is a typed terminal refusal (content_filtered, not retryable, PR3) whose reason carries the stop_details category and explanation; the request-id header is the request id',
@@ -230,32 +226,21 @@ function anthropicConfig(url: string): ProviderConfig {
 const request: ModelRequest = { model: MODEL, messages: [{ role: 'user', text: 'replay' }], tools: [] };
 
 describe('peer recorded Anthropic Messages responses', () => {
-  let server: LocalProvider | undefined;
-  beforeAll(() => useTestKey());
-  afterEach(async () => {
-    await server?.close();
-    server = undefined;
-  });
+  const { serve } = useLocalProviders();
 
   it('the folder is present and every file in it has a case here', () => {
-    expect(existsSync(`${PEER_STREAMS}/${SURFACE}`), `missing ${PEER_STREAMS}/${SURFACE} (set ZUNO_PEER_CASES)`).toBe(
-      true,
-    );
-    expect(peerFiles(SURFACE)).toEqual(Object.keys({ ...STREAMS, ...ERRORS, ...BODIES }).sort());
+    expectPeerFolderCovered(SURFACE, Object.keys({ ...STREAMS, ...ERRORS, ...BODIES }));
   });
 
   for (const [file, c] of Object.entries(STREAMS)) {
     it(`${file}: ${c.checks}`, async () => {
-      server = await startLocalProvider({ script: { replies: [{ chunks: peerFile(SURFACE, file) }] } });
-      const deltas = { text: [] as string[], reasoning: [] as string[] };
+      const server = await serve({ replies: [{ chunks: peerFile(SURFACE, file) }] });
+      const deltas: PeerDeltas = { text: [], reasoning: [] };
       const r = await streamAnthropicMessages(anthropicConfig(server.url), request, {
         onTextDelta: (t) => deltas.text.push(t),
         onReasoningDelta: (t) => deltas.reasoning.push(t),
       });
-      // Views agree with the ordered parts and with what was streamed.
-      expect(deltas.text.join('')).toBe(r.text);
-      expect(deltas.reasoning.join('')).toBe(r.reasoning);
-      expect(r.parts.filter((p) => p.kind === 'tool_call').map(({ kind: _k, ...call }) => call)).toEqual(r.toolCalls);
+      expectViewsAgree(r, deltas);
       expect(server.requestSurfaces).toEqual(['anthropic-messages']);
       expect(server.requestHeaders[0]).toMatchObject({ 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01' });
       c.expect(r, deltas);
@@ -267,30 +252,24 @@ describe('peer recorded Anthropic Messages responses', () => {
       const reply = file.endsWith('.json')
         ? { chunks: peerFile(SURFACE, file), status: c.status }
         : { chunks: peerFile(SURFACE, file) };
-      server = await startLocalProvider({ script: { replies: [reply] } });
-      const err = await rejectionOf(streamAnthropicMessages(anthropicConfig(server.url), request));
-      expect(err).toBeInstanceOf(ProviderError);
-      expectNoSecrets(err);
-      c.expect(err as ProviderError);
+      const server = await serve({ replies: [reply] });
+      c.expect(await peerFailure(streamAnthropicMessages(anthropicConfig(server.url), request)));
     });
   }
 
   for (const [file, c] of Object.entries(BODIES)) {
     it(`${file}: ${c.checks}`, async () => {
       const reply = { chunks: peerFile(SURFACE, file), status: 200 };
-      server = await startLocalProvider({ script: { replies: [reply, reply] } });
+      const server = await serve({ replies: [reply, reply] });
       const r = await completeAnthropicMessage(anthropicConfig(server.url), request);
       expect(server.requests[0]!.stream).toBe(false);
-      const streamed = await rejectionOf(streamAnthropicMessages(anthropicConfig(server.url), request));
-      expect(streamed).toBeInstanceOf(ProviderError);
-      expectNoSecrets(streamed);
-      c.expect(r, streamed as ProviderError);
+      c.expect(r, await peerFailure(streamAnthropicMessages(anthropicConfig(server.url), request)));
     });
   }
 
   it('a recorded stream cut before message_stop is upstream_stream_incomplete (PR4); the retry gets the whole stream', async () => {
-    server = await startLocalProvider({
-      script: { replies: [{ chunks: peerFile(SURFACE, 'issue-10781.1.chunks.txt'), fault: { cutStream: true } }] },
+    const server = await serve({
+      replies: [{ chunks: peerFile(SURFACE, 'issue-10781.1.chunks.txt'), fault: { cutStream: true } }],
     });
     await expect(streamAnthropicMessages(anthropicConfig(server.url), request)).rejects.toMatchObject({
       code: 'upstream_stream_incomplete',

@@ -7,31 +7,23 @@
  * file; its name says what it checks. A file in the folder without a case
  * here fails the suite.
  */
-import { existsSync } from 'node:fs';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { streamChatCompletion } from '../../activities/providers/chat-completions.js';
-import { ProviderError } from '../../activities/providers/errors.js';
-import type { ModelResponse } from '../../activities/providers/types.js';
-import { startLocalProvider, type LocalProvider } from '../../client/local-provider/server.js';
-import { expectNoSecrets, providerConfig, rejectionOf, useTestKey } from './helpers.js';
-import { PEER_STREAMS, peerFile, peerFiles } from './peer-streams.js';
+import { providerConfig, useLocalProviders } from './helpers.js';
+import {
+  expectPeerFolderCovered,
+  expectViewsAgree,
+  partKinds,
+  peerFailure,
+  peerFile,
+  type PeerDeltas,
+  type PeerErrorCase,
+  type PeerStreamCase,
+} from './peer-streams.js';
 
 const SURFACE = 'openai-chat';
 
-interface StreamCase {
-  checks: string;
-  expect: (r: ModelResponse, deltas: { text: string[]; reasoning: string[] }) => void;
-}
-interface ErrorCase {
-  checks: string;
-  /** HTTP status the body is served with (SOURCE.md: not recorded). */
-  status: number;
-  expect: (e: ProviderError) => void;
-}
-
-const kinds = (r: ModelResponse): string[] => r.parts.map((p) => p.kind);
-
-const STREAMS: Record<string, StreamCase> = {
+const STREAMS: Record<string, PeerStreamCase> = {
   'azure-model-router.1.chunks.txt': {
     checks:
       'text deltas in order; an all-empty Azure placeholder first chunk is ignored (its empty id is no request id); finish_reason stop in its own chunk; usage with reasoning_tokens from the last choices:[] chunk',
@@ -60,7 +52,7 @@ const STREAMS: Record<string, StreamCase> = {
       expect(r.toolCalls).toEqual([
         { callId: 'call_00_IhCAliIHtM9gKpgfqbBV9873', name: 'weather', argsJson: '{"location": "San Francisco"}' },
       ]);
-      expect(kinds(r)).toEqual(['reasoning', 'tool_call']);
+      expect(partKinds(r)).toEqual(['reasoning', 'tool_call']);
       expect(r.finishReason).toBe('tool_calls');
       expect(r.usage).toEqual({
         inputTokens: 374,
@@ -78,7 +70,7 @@ const STREAMS: Record<string, StreamCase> = {
       expect(r.text).toBe('391');
       expect(r.reasoning.startsWith('Okay, the user is asking for the product of 17 and 23.')).toBe(true);
       expect(r.reasoning.endsWith('17 * 23 = 391.')).toBe(true);
-      expect(kinds(r)).toEqual(['reasoning', 'text']);
+      expect(partKinds(r)).toEqual(['reasoning', 'text']);
       expect(r.finishReason).toBe('stop');
       expect(r.usage).toEqual({ inputTokens: 28, outputTokens: 139, cachedInputTokens: 0, totalTokens: 167 });
       expect('reasoningTokens' in r.usage!).toBe(false);
@@ -144,7 +136,7 @@ const STREAMS: Record<string, StreamCase> = {
   },
 };
 
-const ERRORS: Record<string, ErrorCase> = {
+const ERRORS: Record<string, PeerErrorCase> = {
   'reasoning-model-legacy-parameter-error.json': {
     checks:
       'an OpenAI error body served with HTTP 400 is provider_bad_request, not retryable, with status, the provider code unsupported_parameter, the request id and the message in the diagnostic',
@@ -160,33 +152,22 @@ const ERRORS: Record<string, ErrorCase> = {
 };
 
 describe('peer recorded Chat Completions responses', () => {
-  let server: LocalProvider | undefined;
-  beforeAll(() => useTestKey());
-  afterEach(async () => {
-    await server?.close();
-    server = undefined;
-  });
+  const { serve } = useLocalProviders();
 
   it('the folder is present and every file in it has a case here', () => {
-    expect(existsSync(`${PEER_STREAMS}/${SURFACE}`), `missing ${PEER_STREAMS}/${SURFACE} (set ZUNO_PEER_CASES)`).toBe(
-      true,
-    );
-    expect(peerFiles(SURFACE)).toEqual(Object.keys({ ...STREAMS, ...ERRORS }).sort());
+    expectPeerFolderCovered(SURFACE, Object.keys({ ...STREAMS, ...ERRORS }));
   });
 
   for (const [file, c] of Object.entries(STREAMS)) {
     it(`${file}: ${c.checks}`, async () => {
-      server = await startLocalProvider({ script: { replies: [{ chunks: peerFile(SURFACE, file) }] } });
-      const deltas = { text: [] as string[], reasoning: [] as string[] };
+      const server = await serve({ replies: [{ chunks: peerFile(SURFACE, file) }] });
+      const deltas: PeerDeltas = { text: [], reasoning: [] };
       const r = await streamChatCompletion(
         providerConfig(server.url),
         { model: 'peer', messages: [{ role: 'user', text: 'replay' }], tools: [] },
         { onTextDelta: (t) => deltas.text.push(t), onReasoningDelta: (t) => deltas.reasoning.push(t) },
       );
-      // Views agree with the ordered parts and with what was streamed.
-      expect(deltas.text.join('')).toBe(r.text);
-      expect(deltas.reasoning.join('')).toBe(r.reasoning);
-      expect(r.parts.filter((p) => p.kind === 'tool_call').map(({ kind: _k, ...call }) => call)).toEqual(r.toolCalls);
+      expectViewsAgree(r, deltas);
       expect(server.requestSurfaces).toEqual(['chat-completions']);
       c.expect(r, deltas);
     });
@@ -194,21 +175,16 @@ describe('peer recorded Chat Completions responses', () => {
 
   for (const [file, c] of Object.entries(ERRORS)) {
     it(`${file}: ${c.checks}`, async () => {
-      server = await startLocalProvider({
-        script: { replies: [{ chunks: peerFile(SURFACE, file), status: c.status }] },
-      });
-      const err = await rejectionOf(
-        streamChatCompletion(providerConfig(server.url), { model: 'peer', messages: [], tools: [] }),
+      const server = await serve({ replies: [{ chunks: peerFile(SURFACE, file), status: c.status }] });
+      c.expect(
+        await peerFailure(streamChatCompletion(providerConfig(server.url), { model: 'peer', messages: [], tools: [] })),
       );
-      expect(err).toBeInstanceOf(ProviderError);
-      expectNoSecrets(err);
-      c.expect(err as ProviderError);
     });
   }
 
   it('a recorded stream cut before its finish chunk is upstream_stream_incomplete; the retry gets the whole stream', async () => {
-    server = await startLocalProvider({
-      script: { replies: [{ chunks: peerFile(SURFACE, 'deepseek-tool-call.chunks.txt'), fault: { cutStream: true } }] },
+    const server = await serve({
+      replies: [{ chunks: peerFile(SURFACE, 'deepseek-tool-call.chunks.txt'), fault: { cutStream: true } }],
     });
     const req = { model: 'peer', messages: [], tools: [] };
     await expect(streamChatCompletion(providerConfig(server.url), req)).rejects.toMatchObject({

@@ -10,27 +10,30 @@
  * streamed). One test per file (or segment); its name says what it checks.
  * A file in the folder without a case here fails the suite.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
 import { ProviderError } from '../../activities/providers/errors.js';
 import { streamResponses } from '../../activities/providers/responses.js';
 import type { ModelResponse, ProviderConfig } from '../../activities/providers/types.js';
 import type { AssistantPart, ProviderReasoning } from '../../core/messages.js';
-import { startLocalProvider, type LocalProvider } from '../../client/local-provider/server.js';
+import type { LocalProvider } from '../../client/local-provider/server.js';
 import type { ScriptReply } from '../../client/local-provider/script.js';
-import { expectNoSecrets, providerConfig, rejectionOf, useTestKey } from './helpers.js';
-import { PEER_STREAMS, peerFile, peerFiles, peerLines } from './peer-streams.js';
+import { providerConfig, rejectionOf, useLocalProviders } from './helpers.js';
+import {
+  expectPeerFolderCovered,
+  partKinds,
+  peerFailure,
+  peerFile,
+  peerLines,
+  type PeerDeltas,
+} from './peer-streams.js';
 
 const SURFACE = 'openai-responses';
 const MULTI = 'openai-reasoning-encrypted-content.1.chunks.txt';
 
-interface Deltas {
-  text: string[];
-  reasoning: string[];
-}
 interface Outcome {
   r: ModelResponse;
-  deltas: Deltas;
+  deltas: PeerDeltas;
   server: LocalProvider;
   /** Wall-clock bounds of the call, ms. */
   startedAt: number;
@@ -78,7 +81,6 @@ function asTerminalEvent(file: string): ScriptReply {
   };
 }
 
-const kinds = (r: ModelResponse): string[] => r.parts.map((p) => p.kind);
 const capsuleOf = (p: AssistantPart | undefined): ProviderReasoning | undefined =>
   p?.kind === 'reasoning' ? p.providerReasoning : undefined;
 
@@ -131,7 +133,7 @@ const STREAMS: Record<string, StreamCase> = {
       const added = recordedItem(file, 'added', 'reasoning');
       const summaries = (done.summary as { text: string }[]).map((s) => s.text);
       expect(summaries).toHaveLength(6);
-      expect(kinds(r)).toEqual(['reasoning', 'text']);
+      expect(partKinds(r)).toEqual(['reasoning', 'text']);
       expect(r.reasoning).toBe(summaries.join('\n\n'));
       expect(deltas.reasoning.join('')).toBe(r.reasoning);
       expectCapsule(o, r.parts[0], done);
@@ -214,7 +216,7 @@ const STREAMS: Record<string, StreamCase> = {
       const { r, deltas } = o;
       const done = recordedItem(MULTI, 'done', 'reasoning');
       const added = recordedItem(MULTI, 'added', 'reasoning');
-      expect(kinds(r)).toEqual(['reasoning', 'tool_call']);
+      expect(partKinds(r)).toEqual(['reasoning', 'tool_call']);
       expect(r.reasoning).toBe(
         "**Calculating step-by-step using calculator**\n\nI'll compute 12 plus 7, then multiply the result by 3, and finally multiply that by 10, reporting the final product.",
       );
@@ -272,7 +274,7 @@ const STREAMS: Record<string, StreamCase> = {
         output: Record<string, unknown>[];
       };
       const item = body.output.find((i) => i.type === 'reasoning')!;
-      expect(kinds(r)).toEqual(['reasoning', 'text']);
+      expect(partKinds(r)).toEqual(['reasoning', 'text']);
       expectCapsule(o, r.parts[0], item);
       expect(capsuleOf(r.parts[0])!.encryptedContent).toHaveLength(1572);
       expect(r.reasoning.startsWith('**Reporting final result**\n\nThe tool returned 570')).toBe(true);
@@ -347,19 +349,10 @@ const ERRORS: Record<string, ErrorCase> = {
 const fileOf = (name: string): string => name.replace(/ segment \d+$/, '');
 
 describe('peer recorded OpenAI Responses answers', () => {
-  let server: LocalProvider | undefined;
-  beforeAll(() => useTestKey());
-  afterEach(async () => {
-    await server?.close();
-    server = undefined;
-  });
+  const { serve } = useLocalProviders();
 
   it('the folder is present, every file in it has a case here, and every stream of the multi-stream file too', () => {
-    expect(existsSync(`${PEER_STREAMS}/${SURFACE}`), `missing ${PEER_STREAMS}/${SURFACE} (set ZUNO_PEER_CASES)`).toBe(
-      true,
-    );
-    const covered = [...new Set(Object.keys({ ...STREAMS, ...ERRORS }).map(fileOf))].sort();
-    expect(peerFiles(SURFACE)).toEqual(covered);
+    expectPeerFolderCovered(SURFACE, [...new Set(Object.keys({ ...STREAMS, ...ERRORS }).map(fileOf))]);
     const starts = events(MULTI).filter((e) => e.type === 'response.created').length;
     expect(Object.keys(STREAMS).filter((k) => k.startsWith(`${MULTI} segment `))).toHaveLength(starts);
   });
@@ -367,7 +360,7 @@ describe('peer recorded OpenAI Responses answers', () => {
   for (const [name, c] of Object.entries(STREAMS)) {
     it(`${name}: ${c.checks}`, async () => {
       const replies = c.replies();
-      server = await startLocalProvider({ script: { replies } });
+      const server = await serve({ replies });
       const errors: ProviderError[] = [];
       for (let i = 0; i < replies.length - 1; i++) {
         const err = await rejectionOf(
@@ -377,7 +370,7 @@ describe('peer recorded OpenAI Responses answers', () => {
         errors.push(err as ProviderError);
       }
       c.before?.(errors);
-      const deltas: Deltas = { text: [], reasoning: [] };
+      const deltas: PeerDeltas = { text: [], reasoning: [] };
       const startedAt = Date.now();
       const r = await streamResponses(
         cfg(server.url),
@@ -396,13 +389,12 @@ describe('peer recorded OpenAI Responses answers', () => {
 
   for (const [name, c] of Object.entries(ERRORS)) {
     it(`${name}: ${c.checks}`, async () => {
-      server = await startLocalProvider({ script: { replies: [c.reply()] } });
-      const err = await rejectionOf(
-        streamResponses(cfg(server.url), { model: 'peer', messages: [{ role: 'user', text: 'replay' }], tools: [] }),
+      const server = await serve({ replies: [c.reply()] });
+      c.expect(
+        await peerFailure(
+          streamResponses(cfg(server.url), { model: 'peer', messages: [{ role: 'user', text: 'replay' }], tools: [] }),
+        ),
       );
-      expect(err).toBeInstanceOf(ProviderError);
-      expectNoSecrets(err);
-      c.expect(err as ProviderError);
     });
   }
 });

@@ -3,24 +3,13 @@
  * (PR8, PR10): input items in transcript order, capsules and argument
  * strings byte-for-byte, `include` only with encrypted replay, tool shape.
  */
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { streamResponses } from '../../activities/providers/responses.js';
 import type { ModelRequest, ProviderConfig } from '../../activities/providers/types.js';
 import type { ProviderReasoning } from '../../core/messages.js';
-import { startLocalProvider, type LocalProvider } from '../../client/local-provider/server.js';
-import type { Script } from '../../client/local-provider/script.js';
-import { providerConfig, TEST_KEY, useTestKey } from './helpers.js';
+import { providerConfig, TEST_KEY, useLocalProviders } from './helpers.js';
 
-const open: LocalProvider[] = [];
-async function serve(script: Script): Promise<LocalProvider> {
-  const s = await startLocalProvider({ script });
-  open.push(s);
-  return s;
-}
-beforeAll(() => useTestKey());
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((s) => s.close()));
-});
+const { serve } = useLocalProviders();
 
 const responsesCfg = (url: string, over: Partial<ProviderConfig> = {}): ProviderConfig =>
   providerConfig(url, { transport: 'responses', reasoningReplay: 'encrypted', ...over });

@@ -6,39 +6,16 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ProviderError } from '../../activities/providers/errors.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { streamResponses } from '../../activities/providers/responses.js';
 import type { ModelRequest, ProviderConfig } from '../../activities/providers/types.js';
-import { startLocalProvider, type LocalProvider } from '../../client/local-provider/server.js';
-import type { Script } from '../../client/local-provider/script.js';
-import { expectNoSecrets, providerConfig, rejectionOf, TEST_KEY, useTestKey } from './helpers.js';
+import { providerConfig, TEST_KEY, useLocalProviders } from './helpers.js';
 
 const request: ModelRequest = { model: 'gpt-test', messages: [{ role: 'user', text: 'Go.' }], tools: [] };
 const cfg = (url: string, over: Partial<ProviderConfig> = {}): ProviderConfig =>
   providerConfig(url, { id: 'openai-like', transport: 'responses', reasoningReplay: 'encrypted', ...over });
 
-const open: LocalProvider[] = [];
-async function serve(script: Script): Promise<LocalProvider> {
-  const s = await startLocalProvider({ script });
-  open.push(s);
-  return s;
-}
-const seenErrors: unknown[] = [];
-async function failureOf(p: Promise<unknown>): Promise<ProviderError> {
-  const err = await rejectionOf(p);
-  seenErrors.push(err);
-  expect(err).toBeInstanceOf(ProviderError);
-  return err as ProviderError;
-}
-beforeAll(() => useTestKey());
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((s) => s.close()));
-});
-afterAll(() => {
-  expect(seenErrors.length).toBeGreaterThan(8);
-  for (const e of seenErrors) expectNoSecrets(e);
-});
+const { serve, failureOf } = useLocalProviders({ moreErrorsThan: 8 });
 
 describe('stream assembly', () => {
   it('keeps provider order: reasoning, text, call, reasoning, call — each capsule on its reasoning part with item id, model and time', async () => {

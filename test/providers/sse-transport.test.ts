@@ -5,36 +5,15 @@
  * HTTP and in-stream errors with redacted diagnostics (PR6).
  */
 import { readFileSync } from 'node:fs';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { endpointUrl } from '../../activities/providers/endpoint.js';
-import { ProviderError } from '../../activities/providers/errors.js';
 import { requestJson } from '../../activities/providers/json-transport.js';
 import { openEventStream, type EventStream, type SseEvent } from '../../activities/providers/sse-transport.js';
-import { startLocalProvider, type LocalProvider } from '../../client/local-provider/server.js';
-import type { Script } from '../../client/local-provider/script.js';
-import { expectNoSecrets, providerConfig, rejectionOf, TEST_KEY, useTestKey } from './helpers.js';
+import type { LocalProvider } from '../../client/local-provider/server.js';
+import { expectNoSecrets, providerConfig, TEST_KEY, useLocalProviders } from './helpers.js';
 import { peerFile } from './peer-streams.js';
 
-const open: LocalProvider[] = [];
-async function serve(script: Script): Promise<LocalProvider> {
-  const s = await startLocalProvider({ script });
-  open.push(s);
-  return s;
-}
-const seen: unknown[] = [];
-async function failure(p: Promise<unknown>): Promise<ProviderError> {
-  const err = await rejectionOf(p);
-  seen.push(err);
-  expect(err).toBeInstanceOf(ProviderError);
-  return err as ProviderError;
-}
-beforeAll(() => useTestKey());
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((s) => s.close()));
-});
-afterAll(() => {
-  for (const e of seen) expectNoSecrets(e);
-});
+const { serve, failureOf } = useLocalProviders();
 
 const ANTHROPIC = { 'anthropic-version': '2023-06-01' };
 
@@ -96,7 +75,7 @@ describe('openEventStream', () => {
       terminal: 'response.completed',
       isComplete: () => false,
     });
-    const err = await failure(drain(stream));
+    const err = await failureOf(drain(stream));
     expect(err.code).toBe('upstream_stream_incomplete');
     expect(err.retryable).toBe(true);
     expect(err.diagnostic.reason).toMatch(/ended after \d+ events without response\.completed/);
@@ -105,7 +84,7 @@ describe('openEventStream', () => {
 
   it('an Anthropic 429 body is typed by status with Retry-After, the error type as code and the request-id header', async () => {
     const server = await serve({ replies: [{ text: 'x', fault: { status: 429, retryAfter: '3' } }] });
-    const err = await failure(openMessages(server));
+    const err = await failureOf(openMessages(server));
     expect(err.code).toBe('provider_rate_limited');
     expect(err.retryAfterMs).toBe(3000);
     expect(err.diagnostic).toMatchObject({ status: 429, code: 'rate_limit_error', requestId: 'req_local_1' });
@@ -113,14 +92,14 @@ describe('openEventStream', () => {
 
   it('Anthropic 529 overloaded → provider_unavailable; a wrong x-api-key echoed in the 401 body is redacted', async () => {
     const server = await serve({ replies: [{ text: 'x', fault: { status: 529 } }] });
-    const e529 = await failure(openMessages(server));
+    const e529 = await failureOf(openMessages(server));
     expect([e529.code, e529.retryable, e529.diagnostic.code]).toEqual([
       'provider_unavailable',
       true,
       'overloaded_error',
     ]);
     const keyed = await serve({ apiKey: 'the-right-key-000', replies: [{ text: 'x' }] });
-    const e401 = await failure(openMessages(keyed));
+    const e401 = await failureOf(openMessages(keyed));
     expect([e401.code, e401.retryable]).toEqual(['provider_auth', false]);
     expect(e401.diagnostic.reason).toContain('invalid x-api-key');
     expectNoSecrets(e401);
@@ -129,7 +108,7 @@ describe('openEventStream', () => {
   it('streamError() types an in-stream Anthropic error event; the request id noted from the body is kept', async () => {
     const server = await serve({ replies: [{ text: 'a b c d e f', fault: { streamError: true } }] });
     const { stream } = await openMessages(server);
-    const err = await failure(
+    const err = await failureOf(
       drain(stream, (ev) => {
         const obj = stream.json(ev);
         if (ev.event === 'error') throw stream.streamError(obj);
@@ -142,7 +121,7 @@ describe('openEventStream', () => {
   it('json() turns an unparseable event into provider_protocol (not retryable)', async () => {
     const server = await serve({ replies: [{ text: 'x y', fault: { malformedChunk: true } }] });
     const { stream } = await openMessages(server);
-    const err = await failure(drain(stream, (ev) => stream.json(ev)));
+    const err = await failureOf(drain(stream, (ev) => stream.json(ev)));
     expect([err.code, err.retryable, err.diagnostic.code]).toEqual(['provider_protocol', false, 'invalid_chunk_json']);
   });
 
@@ -155,7 +134,7 @@ describe('openEventStream', () => {
       isComplete: () => false,
     });
     const t0 = Date.now();
-    const err = await failure(drain(stream));
+    const err = await failureOf(drain(stream));
     expect([err.code, err.diagnostic.code]).toEqual(['provider_timeout', 'chunk_timeout']);
     expect(Date.now() - t0).toBeLessThan(3000);
   });
@@ -190,7 +169,7 @@ describe('requestJson', () => {
     const server = await serve({
       replies: [{ chunks: peerFile('anthropic-messages', 'anthropic-issue-17366-error.json'), status: 400 }],
     });
-    const err = await failure(
+    const err = await failureOf(
       requestJson(providerConfig(server.url), {
         url: endpointUrl(server.url, '/messages'),
         body: JSON.stringify({ model: 'claude-test', max_tokens: 64, messages: [] }),

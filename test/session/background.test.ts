@@ -1,19 +1,17 @@
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { interruptSession } from '../../client/session-start.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
+import { alive, useCleanups } from '../helpers/session.js';
 import { waitFor } from '../helpers/worker-process.js';
 
-const cleanups: (() => Promise<unknown>)[] = [];
+const cleanups = useCleanups();
 let h: Harness;
 beforeAll(async () => {
   h = await createHarness({ address: inject('temporalAddress') });
   cleanups.push(() => h.close());
-});
-afterAll(async () => {
-  for (const c of cleanups.reverse()) await c().catch(() => undefined);
 });
 
 type Request = { messages: { role: string; content: string | null }[] };
@@ -21,15 +19,6 @@ type Request = { messages: { role: string; content: string | null }[] };
 /** Every message text of every captured provider request, joined. */
 function allRequestText(requests: unknown[]): string {
   return (requests as Request[]).flatMap((r) => r.messages.map((m) => m.content ?? '')).join('\n');
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 describe('background commands in sessions (BG1–BG6)', () => {

@@ -2,18 +2,16 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import type { SessionState } from '../../core/session-contract.js';
 import { STATE_QUERY } from '../../core/session-contract.js';
 import { submitInput } from '../../client/session-start.js';
 import { startTestDevServer, type TestDevServer } from '../helpers/dev-server.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
+import { useCleanups } from '../helpers/session.js';
 import { waitFor } from '../helpers/worker-process.js';
 
-const cleanups: (() => Promise<unknown>)[] = [];
-afterAll(async () => {
-  for (const c of cleanups.reverse()) await c().catch(() => undefined);
-});
+const cleanups = useCleanups();
 
 function workspace(): string {
   const ws = mkdtempSync(join(tmpdir(), 'zuno-inbox-ws-'));

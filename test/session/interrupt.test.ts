@@ -1,28 +1,16 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { DEFAULT_ACTIVITY_DEFAULTS } from '../../core/activity-defaults.js';
 import { interruptSession, submitInput } from '../../client/session-start.js';
 import { localProvider } from '../../client/zuno-config.js';
 import type { SessionMeta } from '../../core/session-contract.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
-import { spawnWorker, waitFor, type WorkerProcess, writeTestTemporalYaml } from '../helpers/worker-process.js';
+import { alive, createProcessHarness, resultWithin, useCleanups } from '../helpers/session.js';
+import { waitFor } from '../helpers/worker-process.js';
 
-const cleanups: (() => Promise<unknown>)[] = [];
-afterAll(async () => {
-  for (const c of cleanups.reverse()) await c().catch(() => undefined);
-});
-
-/** true while a process with this pid exists. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const cleanups = useCleanups();
 
 describe('hard interrupt (TD10, SH5)', () => {
   it('cancels a running shell command cooperatively, records its own report, and leaves later calls not run', async () => {
@@ -122,22 +110,13 @@ describe('hard interrupt (TD10, SH5)', () => {
   }, 120_000);
 
   it('a call that does not settle within the window is recorded forced + uncertain; its late report does not overwrite it', async () => {
-    const home = mkdtempSync(join(tmpdir(), 'zuno-int-forced-'));
-    const taskQueue = `zuno-int-forced-${Date.now()}`;
-    const address = inject('temporalAddress');
-    writeTestTemporalYaml(home, address, taskQueue);
-    mkdirSync(join(home, '.zuno'));
-    const h: Harness = await createHarness({ address, withWorker: false, stateDir: join(home, '.zuno'), taskQueue });
-    cleanups.push(() => h.close());
+    const { h, workers, spawnWorker } = await createProcessHarness('zuno-int-forced', cleanups);
     const ws = mkdtempSync(join(tmpdir(), 'zuno-int-forced-ws-'));
-    const workers: WorkerProcess[] = [];
+    // Thaw a worker left frozen before the harness crashes it.
     cleanups.push(async () => {
-      for (const w of workers) {
-        if (w.child.pid) process.kill(-w.child.pid, 'SIGCONT');
-        await w.crash();
-      }
+      for (const w of workers) if (w.child.pid) process.kill(-w.child.pid, 'SIGCONT');
     });
-    workers.push(spawnWorker(home));
+    spawnWorker();
     const run = await h.startScripted({
       workspace: ws,
       prompt: 'append',
@@ -157,13 +136,10 @@ describe('hard interrupt (TD10, SH5)', () => {
     // Freeze the worker that runs the call (and its command): it can neither heartbeat nor report.
     const frozen = workers[0]!;
     process.kill(-frozen.child.pid!, 'SIGSTOP');
-    workers.push(spawnWorker(home));
+    spawnWorker();
     // The frozen worker holds the session's sticky queue: delivery waits for Temporal's workflow-task timeout.
     await interruptSession(h.client, run.sessionId, 'test', 90_000);
-    const result = await Promise.race([
-      run.result(),
-      new Promise<never>((_, rej) => setTimeout(() => rej(new Error(`no result:\n${workers[1]!.stderr()}`)), 90_000)),
-    ]);
+    const result = await resultWithin(run, workers[1]!, 90_000);
     expect(result.status).toBe('interrupted');
     const [call] = (await h.store.loadTranscript(run.sessionId))!.toolCalls;
     expect(call!.outcome).toBe('uncertain');

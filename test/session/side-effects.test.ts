@@ -1,15 +1,13 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { DEFAULT_ACTIVITY_DEFAULTS } from '../../core/activity-defaults.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
-import { spawnWorker, waitFor, type WorkerProcess, writeTestTemporalYaml } from '../helpers/worker-process.js';
+import { createProcessHarness, resultWithin, useCleanups } from '../helpers/session.js';
+import { waitFor } from '../helpers/worker-process.js';
 
-const cleanups: (() => Promise<unknown>)[] = [];
-afterAll(async () => {
-  for (const c of cleanups.reverse()) await c().catch(() => undefined);
-});
+const cleanups = useCleanups();
 
 describe('side-effecting tools in sessions (TD3, TD4, GP9)', () => {
   it('greps, reads, patches with its read credential, and verifies through shell', async () => {
@@ -60,19 +58,9 @@ describe('side-effecting tools in sessions (TD3, TD4, GP9)', () => {
   });
 
   it('a replay-Never shell call whose worker dies mid-command is recorded uncertain and never re-run', async () => {
-    const home = mkdtempSync(join(tmpdir(), 'zuno-never-'));
-    const taskQueue = `zuno-never-${Date.now()}`;
-    const address = inject('temporalAddress');
-    writeTestTemporalYaml(home, address, taskQueue);
-    mkdirSync(join(home, '.zuno'));
-    const h: Harness = await createHarness({ address, withWorker: false, stateDir: join(home, '.zuno'), taskQueue });
-    cleanups.push(() => h.close());
+    const { h, workers, spawnWorker } = await createProcessHarness('zuno-never', cleanups);
     const ws = mkdtempSync(join(tmpdir(), 'zuno-never-ws-'));
-    const workers: WorkerProcess[] = [];
-    cleanups.push(async () => {
-      for (const w of workers) await w.crash();
-    });
-    workers.push(spawnWorker(home));
+    spawnWorker();
     const run = await h.startScripted({
       workspace: ws,
       prompt: 'append a line',
@@ -90,11 +78,7 @@ describe('side-effecting tools in sessions (TD3, TD4, GP9)', () => {
     cleanups.push(() => run.closeProvider());
     await waitFor(async () => existsSync(join(ws, 'log.txt')), 60_000, 'the command to append its line');
     await workers[0]!.crash();
-    workers.push(spawnWorker(home));
-    const result = await Promise.race([
-      run.result(),
-      new Promise<never>((_, rej) => setTimeout(() => rej(new Error(`no result:\n${workers[1]!.stderr()}`)), 90_000)),
-    ]);
+    const result = await resultWithin(run, spawnWorker(), 90_000);
     expect(result.status).toBe('completed');
     expect(readFileSync(join(ws, 'log.txt'), 'utf8')).toBe('appended\n');
     const [call] = (await h.store.loadTranscript(run.sessionId))!.toolCalls;
@@ -123,19 +107,9 @@ describe('side-effecting tools in sessions (TD3, TD4, GP9)', () => {
   }, 180_000);
 
   it('a worker shut down gracefully mid-command records nothing itself: the Never call is settled uncertain, not "cancelled"', async () => {
-    const home = mkdtempSync(join(tmpdir(), 'zuno-shutdown-'));
-    const taskQueue = `zuno-shutdown-${Date.now()}`;
-    const address = inject('temporalAddress');
-    writeTestTemporalYaml(home, address, taskQueue);
-    mkdirSync(join(home, '.zuno'));
-    const h: Harness = await createHarness({ address, withWorker: false, stateDir: join(home, '.zuno'), taskQueue });
-    cleanups.push(() => h.close());
+    const { h, workers, spawnWorker } = await createProcessHarness('zuno-shutdown', cleanups);
     const ws = mkdtempSync(join(tmpdir(), 'zuno-shutdown-ws-'));
-    const workers: WorkerProcess[] = [];
-    cleanups.push(async () => {
-      for (const w of workers) await w.crash();
-    });
-    workers.push(spawnWorker(home));
+    spawnWorker();
     const run = await h.startScripted({
       workspace: ws,
       prompt: 'long job',
@@ -149,11 +123,7 @@ describe('side-effecting tools in sessions (TD3, TD4, GP9)', () => {
     cleanups.push(() => run.closeProvider());
     await waitFor(async () => existsSync(join(ws, 's.txt')), 60_000, 'the command to start');
     await workers[0]!.stop(); // SIGTERM: the worker shuts down and cancels what it runs
-    workers.push(spawnWorker(home));
-    const result = await Promise.race([
-      run.result(),
-      new Promise<never>((_, rej) => setTimeout(() => rej(new Error(`no result:\n${workers[1]!.stderr()}`)), 90_000)),
-    ]);
+    const result = await resultWithin(run, spawnWorker(), 90_000);
     expect(result.status).toBe('completed');
     const [call] = (await h.store.loadTranscript(run.sessionId))!.toolCalls;
     expect(call!.outcome).toBe('uncertain');

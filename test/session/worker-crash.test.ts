@@ -1,28 +1,17 @@
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, expect, inject, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { DEFAULT_ACTIVITY_DEFAULTS } from '../../core/activity-defaults.js';
-import { createHarness, type Harness } from '../helpers/harness.js';
-import { spawnWorker, waitFor, type WorkerProcess, writeTestTemporalYaml } from '../helpers/worker-process.js';
+import { createProcessHarness, resultWithin, useCleanups } from '../helpers/session.js';
+import { waitFor } from '../helpers/worker-process.js';
 
-let h: Harness | undefined;
-const workers: WorkerProcess[] = [];
-afterAll(async () => {
-  for (const w of workers) await w.crash();
-  await h?.close();
-});
+const cleanups = useCleanups();
 
 it('a worker killed during a tool activity: a new worker retries the Safe call and the session completes once', async () => {
-  const home = mkdtempSync(join(tmpdir(), 'zuno-crash-'));
-  const taskQueue = `zuno-crash-${Date.now()}`;
-  const address = inject('temporalAddress');
-  writeTestTemporalYaml(home, address, taskQueue);
-  mkdirSync(join(home, '.zuno'));
-  h = await createHarness({ address, withWorker: false, stateDir: join(home, '.zuno'), taskQueue });
+  const { h, spawnWorker } = await createProcessHarness('zuno-crash', cleanups);
   const workspace = mkdtempSync(join(tmpdir(), 'zuno-crash-ws-'));
-  const first = spawnWorker(home);
-  workers.push(first);
+  const first = spawnWorker();
   // `bg wait` (Safe) blocks for up to 60 s on a background task that prints and then sleeps:
   // the tool activity is reliably "in the middle" when the worker dies.
   const run = await h.startScripted({
@@ -46,7 +35,7 @@ it('a worker killed during a tool activity: a new worker retries the Safe call a
   });
   const started = await waitFor(
     async () =>
-      (await h!.store.listEvents(run.sessionId, 0, 100)).find((e) => e.type === 'tool.started' && e.data.tool === 'bg'),
+      (await h.store.listEvents(run.sessionId, 0, 100)).find((e) => e.type === 'tool.started' && e.data.tool === 'bg'),
     60_000,
     'the bg wait to start',
   );
@@ -54,14 +43,8 @@ it('a worker killed during a tool activity: a new worker retries the Safe call a
   await new Promise((r) => setTimeout(r, 300));
   await first.crash();
 
-  const second = spawnWorker(home);
-  workers.push(second);
-  const result = await Promise.race([
-    run.result(),
-    new Promise<never>((_, rej) =>
-      setTimeout(() => rej(new Error(`no result; worker stderr:\n${second.stderr()}`)), 90_000),
-    ),
-  ]);
+  const second = spawnWorker();
+  const result = await resultWithin(run, second, 90_000);
   await run.closeProvider();
   expect(result.status).toBe('completed');
 

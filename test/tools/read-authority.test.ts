@@ -187,6 +187,17 @@ describe('read/glob/grep: FT4 details', () => {
   });
 });
 
+/**
+ * A hook that moves `ws/<rel>` aside to `ws/<movedTo>` and puts a symlink to
+ * `target` in its place (both paths relative to `ws`).
+ */
+function swapForSymlink(ws: string, rel: string, movedTo: string, target: string): () => void {
+  return () => {
+    renameSync(join(ws, rel), join(ws, movedTo));
+    symlinkSync(target, join(ws, rel));
+  };
+}
+
 describe('races: the tree changes after authorization', () => {
   it('read: a parent directory swapped for a symlink to outside does not redirect the read', async () => {
     const { ws, outside } = layout();
@@ -194,15 +205,7 @@ describe('races: the tree changes after authorization', () => {
     writeTree(outside, { 'file.txt': 'SECRET bytes\n' });
     const r = await runRead(
       { path: 'a/b/file.txt' },
-      {
-        ...ctxFor(ws),
-        hooks: {
-          afterAuthorize: () => {
-            renameSync(join(ws, 'a', 'b'), join(ws, 'a', 'b-authorized'));
-            symlinkSync(outside, join(ws, 'a', 'b'));
-          },
-        },
-      },
+      { ...ctxFor(ws), hooks: { afterAuthorize: swapForSymlink(ws, 'a/b', 'a/b-authorized', outside) } },
     );
     expect(r.isError, r.output).toBe(false);
     expect(r.output).toContain('authorized bytes');
@@ -220,15 +223,7 @@ describe('races: the tree changes after authorization', () => {
     writeTree(outside, { 'b/SECRET.txt': '' });
     const r = await runRead(
       { path: 'a/b' },
-      {
-        ...ctxFor(ws),
-        hooks: {
-          afterAuthorize: () => {
-            renameSync(join(ws, 'a'), join(ws, 'a-authorized'));
-            symlinkSync(outside, join(ws, 'a'));
-          },
-        },
-      },
+      { ...ctxFor(ws), hooks: { afterAuthorize: swapForSymlink(ws, 'a', 'a-authorized', outside) } },
     );
     expect(r.isError, r.output).toBe(false);
     expect(r.output.split('\n\n')[0]).toBe('mine.txt');
@@ -241,12 +236,7 @@ describe('races: the tree changes after authorization', () => {
       { path: 'a/file.txt' },
       {
         ...ctxFor(ws),
-        hooks: {
-          afterAuthorize: () => {
-            renameSync(join(ws, 'a', 'file.txt'), join(ws, 'a', 'moved.txt'));
-            symlinkSync(join(outside, 'secret.txt'), join(ws, 'a', 'file.txt'));
-          },
-        },
+        hooks: { afterAuthorize: swapForSymlink(ws, 'a/file.txt', 'a/moved.txt', join(outside, 'secret.txt')) },
       },
     );
     refused(r, 'cannot_read');
@@ -258,15 +248,7 @@ describe('races: the tree changes after authorization', () => {
     writeTree(ws, { 'a/b/mine.txt': '' });
     const r = await runGlob(
       { pattern: '**', path: 'a/b' },
-      {
-        ...ctxFor(ws),
-        hooks: {
-          beforeSearch: () => {
-            renameSync(join(ws, 'a', 'b'), join(ws, 'a', 'b-authorized'));
-            symlinkSync(outside, join(ws, 'a', 'b'));
-          },
-        },
-      },
+      { ...ctxFor(ws), hooks: { beforeSearch: swapForSymlink(ws, 'a/b', 'a/b-authorized', outside) } },
     );
     expect(r.isError, r.output).toBe(false);
     expect(r.data?.paths).toEqual(['a/b/mine.txt']);
@@ -277,15 +259,7 @@ describe('races: the tree changes after authorization', () => {
     writeTree(ws, { 'a/b/mine.txt': 'inside needle\n' });
     const r = await runGrep(
       { pattern: 'needle', path: 'a/b' },
-      {
-        ...ctxFor(ws),
-        hooks: {
-          beforeSearch: () => {
-            renameSync(join(ws, 'a', 'b'), join(ws, 'a', 'b-authorized'));
-            symlinkSync(outside, join(ws, 'a', 'b'));
-          },
-        },
-      },
+      { ...ctxFor(ws), hooks: { beforeSearch: swapForSymlink(ws, 'a/b', 'a/b-authorized', outside) } },
     );
     expect(r.isError, r.output).toBe(false);
     expect(r.output).not.toContain('SECRET');
@@ -299,15 +273,7 @@ describe('races: the tree changes after authorization', () => {
     writeTree(outside, { 'f.txt': 'SECRET needle\n' });
     const r = await runGrep(
       { pattern: 'needle', path: 'a/f.txt' },
-      {
-        ...ctxFor(ws),
-        hooks: {
-          beforeSearch: () => {
-            renameSync(join(ws, 'a'), join(ws, 'a-authorized'));
-            symlinkSync(outside, join(ws, 'a'));
-          },
-        },
-      },
+      { ...ctxFor(ws), hooks: { beforeSearch: swapForSymlink(ws, 'a', 'a-authorized', outside) } },
     );
     expect(r.isError, r.output).toBe(false);
     expect(r.output).not.toContain('SECRET');
@@ -322,12 +288,7 @@ describe('races: the tree changes after authorization', () => {
       { pattern: 'needle', path: 'a/f.txt' },
       {
         ...ctxFor(ws),
-        hooks: {
-          beforeSearch: () => {
-            renameSync(join(ws, 'a', 'f.txt'), join(ws, 'a', 'moved.txt'));
-            symlinkSync(join(outside, 'secret.txt'), join(ws, 'a', 'f.txt'));
-          },
-        },
+        hooks: { beforeSearch: swapForSymlink(ws, 'a/f.txt', 'a/moved.txt', join(outside, 'secret.txt')) },
       },
     );
     refused(r, 'cannot_read');
