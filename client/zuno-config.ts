@@ -21,9 +21,13 @@ const SurfaceSchema = z.enum(['chat', 'responses']);
 const ReasoningReplaySchema = z.enum(['off', 'encrypted']);
 
 /** Per-model settings of a provider (PR7 explicit model surface, PR8 per-model replay). */
+/** Anthropic extended thinking budget: the API's minimum is 1024 tokens. */
+const ThinkingBudgetSchema = z.number().int().min(1024).max(1_000_000);
+
 const ModelSettingsSchema = z.strictObject({
   surface: SurfaceSchema.optional(),
   reasoning_replay: ReasoningReplaySchema.optional(),
+  thinking_budget_tokens: ThinkingBudgetSchema.optional(),
 });
 
 const ProviderSchema = z
@@ -48,11 +52,31 @@ const ProviderSchema = z
     /** PR8: `encrypted` asks a Responses endpoint for reasoning capsules and replays them. */
     reasoning_replay: ReasoningReplaySchema.default('off'),
     reasoning_replay_max_age_ms: z.number().int().positive().default(DEFAULT_REASONING_REPLAY_MAX_AGE_MS),
+    /** Anthropic extended thinking for every model of this provider (a model entry overrides it). */
+    thinking_budget_tokens: ThinkingBudgetSchema.optional(),
     models: z.record(z.string().min(1), ModelSettingsSchema).default({}),
   })
   .superRefine((p, ctx) => {
     if (p.transport === 'anthropic' && p.surface) {
       ctx.addIssue({ code: 'custom', path: ['surface'], message: 'an anthropic provider always speaks Messages' });
+    }
+    if (p.transport !== 'anthropic') {
+      if (p.thinking_budget_tokens !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['thinking_budget_tokens'],
+          message: 'only an anthropic provider has extended thinking',
+        });
+      }
+      for (const [m, settings] of Object.entries(p.models)) {
+        if (settings.thinking_budget_tokens !== undefined) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['models', m, 'thinking_budget_tokens'],
+            message: 'only an anthropic provider has extended thinking',
+          });
+        }
+      }
     }
     if (p.transport === 'chat-completions' && p.surface === 'responses') {
       ctx.addIssue({
@@ -189,6 +213,7 @@ export function toProviderConfig(id: string, p: ProviderEntry, model?: string): 
     ...(perModel?.surface ? { modelSurface: perModel.surface } : {}),
   });
   const replay = perModel?.reasoning_replay ?? p.reasoning_replay;
+  const thinking = perModel?.thinking_budget_tokens ?? p.thinking_budget_tokens;
   if (replay === 'encrypted' && surface !== 'responses') {
     const where = perModel?.reasoning_replay ? `providers.${id}.models.${model}` : `providers.${id}`;
     throw new ZunoError(
@@ -212,6 +237,7 @@ export function toProviderConfig(id: string, p: ProviderEntry, model?: string): 
     ...(replay === 'encrypted'
       ? { reasoningReplay: replay, reasoningReplayMaxAgeMs: p.reasoning_replay_max_age_ms }
       : {}),
+    ...(thinking !== undefined ? { thinkingBudgetTokens: thinking } : {}),
   };
 }
 

@@ -51,6 +51,8 @@ export interface ProviderConfig {
   reasoningReplay?: ReasoningReplay;
   /** PR8: capsules older than this (ms) are withheld at request time; absent = {@link DEFAULT_REASONING_REPLAY_MAX_AGE_MS}. */
   reasoningReplayMaxAgeMs?: number;
+  /** Anthropic extended thinking budget, in tokens (≥ 1024); absent = thinking off. */
+  thinkingBudgetTokens?: number;
 }
 
 /** Wire family of a configured provider: OpenAI-style (Chat Completions or Responses) or Anthropic Messages. */

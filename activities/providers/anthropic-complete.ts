@@ -37,7 +37,7 @@ export async function completeAnthropicMessage(
     cfg,
     {
       url,
-      body: JSON.stringify(buildAnthropicBody(req, false)),
+      body: JSON.stringify(buildAnthropicBody(req, false, cfg.thinkingBudgetTokens)),
       headers: { 'anthropic-version': ANTHROPIC_VERSION },
       auth: 'x-api-key',
     },

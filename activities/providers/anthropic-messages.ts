@@ -13,6 +13,7 @@ import { openEventStream } from './sse-transport.js';
 import type { ModelRequest, ModelResponse, ProviderConfig, StreamHandlers } from './types.js';
 
 export {
+  ANSWER_TOKENS_BESIDE_THINKING,
   ANTHROPIC_VERSION,
   DEFAULT_MAX_TOKENS,
   anthropicMessagesUrl,
@@ -90,7 +91,7 @@ export async function streamAnthropicMessages(
     cfg,
     {
       url,
-      body: JSON.stringify(buildAnthropicBody(req)),
+      body: JSON.stringify(buildAnthropicBody(req, true, cfg.thinkingBudgetTokens)),
       headers: { 'anthropic-version': ANTHROPIC_VERSION },
       auth: 'x-api-key',
       terminal: TERMINAL,

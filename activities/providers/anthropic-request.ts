@@ -46,8 +46,13 @@ export interface AnthropicRequestBody {
   system?: string;
   messages: AnthropicWireMessage[];
   tools?: AnthropicWireTool[];
+  /** Extended thinking, when the provider config asks for it. */
+  thinking?: { type: 'enabled'; budget_tokens: number };
   stream: boolean;
 }
+
+/** Output tokens left for the answer itself when extended thinking is on: `max_tokens` = budget + this. */
+export const ANSWER_TOKENS_BESIDE_THINKING = 8192;
 
 /**
  * A stored argument text as a `tool_use.input` object: `JSON.parse(argsJson)`
@@ -152,18 +157,26 @@ export function toAnthropicTools(tools: readonly ToolSpec[]): AnthropicWireTool[
 }
 
 /**
- * Build the full request body for `req` (pure): `model`,
- * `max_tokens` = {@link DEFAULT_MAX_TOKENS}, `system`, `messages`, `tools`
- * (omitted when empty) and `stream` (default true).
+ * Build the full request body for `req` (pure): `model`, `max_tokens`,
+ * `system`, `messages`, `tools` (omitted when empty), `stream` (default
+ * true) and, with `thinkingBudgetTokens`, `thinking: {type: 'enabled',
+ * budget_tokens}`. `max_tokens` is {@link DEFAULT_MAX_TOKENS}, or the
+ * thinking budget plus {@link ANSWER_TOKENS_BESIDE_THINKING} (the API needs
+ * `max_tokens` above the budget).
  */
-export function buildAnthropicBody(req: ModelRequest, stream = true): AnthropicRequestBody {
+export function buildAnthropicBody(
+  req: ModelRequest,
+  stream = true,
+  thinkingBudgetTokens?: number,
+): AnthropicRequestBody {
   const { system, messages } = toAnthropicMessages(req.messages);
   return {
     model: req.model,
-    max_tokens: DEFAULT_MAX_TOKENS,
+    max_tokens: thinkingBudgetTokens ? thinkingBudgetTokens + ANSWER_TOKENS_BESIDE_THINKING : DEFAULT_MAX_TOKENS,
     ...(system !== undefined ? { system } : {}),
     messages,
     ...(req.tools.length > 0 ? { tools: toAnthropicTools(req.tools) } : {}),
+    ...(thinkingBudgetTokens ? { thinking: { type: 'enabled' as const, budget_tokens: thinkingBudgetTokens } } : {}),
     stream,
   };
 }

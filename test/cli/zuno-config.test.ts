@@ -119,4 +119,27 @@ describe('provider config and wire-surface resolution (PR7, PR8)', () => {
     expect(bad.code).toBe('config_invalid');
     expect(bad.message).toContain('ZUNO_STREAM_IDLE_TIMEOUT_SECS');
   });
+
+  it('Anthropic extended thinking: a budget per provider or model, refused on other providers and below 1024', () => {
+    const cfg = load({
+      providers: {
+        claude: {
+          transport: 'anthropic',
+          base_url: 'http://127.0.0.1:9/v1',
+          thinking_budget_tokens: 2048,
+          models: { deep: { thinking_budget_tokens: 16_000 } },
+        },
+      },
+    });
+    expect(resolveModel(cfg, 'claude/fast').provider.thinkingBudgetTokens).toBe(2048);
+    expect(resolveModel(cfg, 'claude/deep').provider.thinkingBudgetTokens).toBe(16_000);
+    const onOpenAi = errorOf(() =>
+      load({ providers: { gw: { base_url: 'http://x/v1', models: { m: { thinking_budget_tokens: 2048 } } } } }),
+    );
+    expect(onOpenAi.message).toContain('providers.gw.models.m.thinking_budget_tokens');
+    const tooSmall = errorOf(() =>
+      load({ providers: { c: { transport: 'anthropic', base_url: 'http://x/v1', thinking_budget_tokens: 10 } } }),
+    );
+    expect(tooSmall.message).toContain('providers.c.thinking_budget_tokens');
+  });
 });

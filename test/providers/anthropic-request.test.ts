@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
+  ANSWER_TOKENS_BESIDE_THINKING,
   DEFAULT_MAX_TOKENS,
   streamAnthropicMessages,
   toolInput,
@@ -69,6 +70,17 @@ describe('Anthropic Messages request', () => {
       stream: true,
     });
     expect(DEFAULT_MAX_TOKENS).toBe(8192);
+  });
+
+  it('extended thinking: thinking_budget_tokens sends thinking {enabled, budget} with max_tokens above the budget', async () => {
+    const body = await sent(
+      { model: 'claude-test', messages: [{ role: 'user', text: 'think' }], tools: [] },
+      { thinkingBudgetTokens: 4096 },
+    );
+    expect(body.thinking).toEqual({ type: 'enabled', budget_tokens: 4096 });
+    expect(body.max_tokens).toBe(4096 + ANSWER_TOKENS_BESIDE_THINKING);
+    const plain = await sent({ model: 'claude-test', messages: [{ role: 'user', text: 'no' }], tools: [] });
+    expect(plain.thinking).toBeUndefined();
   });
 
   it('without an API key variable no credential header is sent (local servers)', async () => {
