@@ -41,8 +41,12 @@ export class HumanRenderer {
           this.midLine = !String(d.text ?? '').endsWith('\n');
         }
         break;
+      case 'provider.retry':
+        if (d.willRetry === true)
+          this.line(`(${String(d.code)}: retrying the model request in ${(Number(d.delayMs) / 1000).toFixed(1)} s)`);
+        break;
       case 'message.step.rollback':
-        this.line(`(the model stream broke; retrying step ${d.step}, attempt ${d.attempt})`);
+        this.line(`(model request attempt ${String(d.attempt)}: the earlier attempt's partial output was discarded)`);
         break;
       case 'tool.started':
         this.line(`→ ${String(d.summary ?? d.tool)}${Number(d.attempt) > 1 ? ` (attempt ${d.attempt})` : ''}`);

@@ -38,8 +38,13 @@ const ProviderSchema = z
     surface: SurfaceSchema.optional(),
     // The base URL travels in the session workflow input (Temporal history, the
     // UI): credentials belong in api_key_env, never in the URL (PR6).
-    base_url: z.url({ protocol: /^https?$/ }).refine((u) => {
-      const url = new URL(u);
+    base_url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://host/v1' }).refine((u) => {
+      let url: URL;
+      try {
+        url = new URL(u);
+      } catch {
+        return true; // already reported by z.url
+      }
       return url.username === '' && url.password === '' && url.search === '';
     }, 'must not carry credentials or a query string; put the key in api_key_env'),
     api_key_env: z
@@ -78,6 +83,25 @@ const ProviderSchema = z
         }
       }
     }
+    if (p.retry.initial_delay_ms > p.retry.max_delay_ms) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['retry', 'initial_delay_ms'],
+        message: `must not exceed retry.max_delay_ms (${p.retry.max_delay_ms})`,
+      });
+    }
+    for (const [m, settings] of Object.entries(p.models)) {
+      if (settings.surface && p.transport !== 'openai') {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['models', m, 'surface'],
+          message:
+            p.transport === 'anthropic'
+              ? 'an anthropic provider always speaks Messages'
+              : 'transport "chat-completions" fixes the surface; use transport "openai" to choose per model',
+        });
+      }
+    }
     if (p.transport === 'chat-completions' && p.surface === 'responses') {
       ctx.addIssue({
         code: 'custom',
@@ -109,16 +133,33 @@ export type ZunoConfig = z.infer<typeof ZunoConfigSchema>;
  * openai and xai speak Responses, openrouter Chat Completions, anthropic
  * Messages); keys come from the named env vars.
  */
-const BUILTIN_PROVIDERS: ZunoConfig['providers'] = {
-  openai: ProviderSchema.parse({ base_url: 'https://api.openai.com/v1', api_key_env: 'OPENAI_API_KEY' }),
-  openrouter: ProviderSchema.parse({ base_url: 'https://openrouter.ai/api/v1', api_key_env: 'OPENROUTER_API_KEY' }),
-  xai: ProviderSchema.parse({ base_url: 'https://api.x.ai/v1', api_key_env: 'XAI_API_KEY' }),
-  anthropic: ProviderSchema.parse({
-    transport: 'anthropic',
-    base_url: 'https://api.anthropic.com/v1',
-    api_key_env: 'ANTHROPIC_API_KEY',
-  }),
+const BUILTIN_RAW: Readonly<Record<string, Record<string, unknown>>> = {
+  openai: { base_url: 'https://api.openai.com/v1', api_key_env: 'OPENAI_API_KEY' },
+  openrouter: { base_url: 'https://openrouter.ai/api/v1', api_key_env: 'OPENROUTER_API_KEY' },
+  xai: { base_url: 'https://api.x.ai/v1', api_key_env: 'XAI_API_KEY' },
+  anthropic: { transport: 'anthropic', base_url: 'https://api.anthropic.com/v1', api_key_env: 'ANTHROPIC_API_KEY' },
 };
+const BUILTIN_PROVIDERS: ZunoConfig['providers'] = Object.fromEntries(
+  Object.entries(BUILTIN_RAW).map(([id, raw]) => [id, ProviderSchema.parse(raw)]),
+);
+
+/**
+ * A config entry for a catalog id (`openai`, `anthropic`, …) starts from the
+ * built-in entry: keys the user leaves out (transport, api_key_env, …) keep
+ * the catalog's values instead of the generic defaults.
+ */
+function withCatalogDefaults(raw: unknown): unknown {
+  if (typeof raw !== 'object' || raw === null) return raw;
+  const providers = (raw as { providers?: unknown }).providers;
+  if (typeof providers !== 'object' || providers === null || Array.isArray(providers)) return raw;
+  const merged: Record<string, unknown> = {};
+  for (const [id, entry] of Object.entries(providers)) {
+    const base = BUILTIN_RAW[id];
+    merged[id] =
+      base && typeof entry === 'object' && entry !== null && !Array.isArray(entry) ? { ...base, ...entry } : entry;
+  }
+  return { ...raw, providers: merged };
+}
 
 /** PR5: default stream idle of native providers, in ms (300 s). */
 export const NATIVE_STREAM_IDLE_MS = 300_000;
@@ -147,7 +188,8 @@ export function nativeStreamIdleMs(env: NodeJS.ProcessEnv = process.env): number
  */
 export function loadZunoConfig(dir: string, explicitPath?: string): ZunoConfig {
   const chosen = explicitPath ?? process.env.ZUNO_CONFIG;
-  const path = resolve(dir, chosen ?? 'zuno.json');
+  // An explicit path is relative to where the command runs; the default file lives in the workspace.
+  const path = chosen !== undefined ? resolve(chosen) : resolve(dir, 'zuno.json');
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -161,8 +203,19 @@ export function loadZunoConfig(dir: string, explicitPath?: string): ZunoConfig {
   } catch (err) {
     throw new ZunoError('config_invalid', `${path}: not valid JSON: ${(err as Error).message}`);
   }
-  const parsed = ZunoConfigSchema.safeParse(raw);
+  const parsed = ZunoConfigSchema.safeParse(withCatalogDefaults(raw));
   if (!parsed.success) throw new ZunoError('config_invalid', `${path}: ${formatZodIssues(parsed.error)}`);
+  // Routes that cannot work (e.g. encrypted replay on a Chat model) are refused now, for every model named.
+  for (const [id, p] of Object.entries(parsed.data.providers)) {
+    for (const model of [undefined, ...Object.keys(p.models)]) {
+      try {
+        toProviderConfig(id, p, model);
+      } catch (err) {
+        if (err instanceof ZunoError) throw new ZunoError(err.code, `${path}: ${err.message}`);
+        throw err;
+      }
+    }
+  }
   return parsed.data;
 }
 

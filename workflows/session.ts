@@ -5,6 +5,7 @@ import {
   allHandlersFinished,
   condition,
   isCancellation,
+  TimeoutFailure,
   continueAsNew,
   defineQuery,
   defineUpdate,
@@ -274,8 +275,17 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<Sess
         if (outcome.kind === 'failed') {
           const err = outcome.error;
           const cause = err instanceof ActivityFailure ? err.cause : err;
-          const code = cause instanceof ApplicationFailure && cause.type ? cause.type : 'model_step_failed';
-          failure = { code, message: (cause as Error)?.message ?? String(cause) };
+          const timedOut = cause instanceof TimeoutFailure;
+          const code =
+            cause instanceof ApplicationFailure && cause.type
+              ? cause.type
+              : timedOut
+                ? 'model_step_timeout'
+                : 'model_step_failed';
+          const message = timedOut
+            ? `the model step ran past temporal.yaml activities.model.startToCloseTimeoutMs (${meta.activityDefaults.model.startToCloseTimeoutMs} ms) or its heartbeat timeout`
+            : ((cause as Error)?.message ?? String(cause));
+          failure = { code, message };
           status = PAUSING_FAILURES.includes(code) ? 'paused' : BLOCKING_FAILURES.includes(code) ? 'blocked' : 'failed';
           return;
         }

@@ -106,10 +106,21 @@ export async function streamChatCompletion(
       throw stream.streamError(ev.event === 'error' && chunk.error === undefined ? { error: chunk } : chunk);
     }
     state.handle(chunk);
+    if (state.protocolProblem !== undefined) {
+      throw stream.fail('provider_protocol', `not a Chat Completions stream: ${state.protocolProblem}`, {
+        code: 'unexpected_chunk',
+      });
+    }
     stream.noteRequestId(state.chunkId);
   }
 
   const { parts, text, reasoning, toolCalls } = state.result();
+  const nameless = toolCalls.find((c) => c.name === '');
+  if (nameless !== undefined) {
+    throw stream.fail('provider_protocol', `tool call ${nameless.callId} arrived without a function name`, {
+      code: 'nameless_tool_call',
+    });
+  }
   const finishReason: FinishReason =
     state.finishRaw !== undefined
       ? normalizeFinishReason(state.finishRaw)

@@ -77,10 +77,26 @@ export class ChatStreamState {
     return this.parts.result();
   }
 
+  /**
+   * PR3: the first sign that this is not a Chat Completions stream (a chunk
+   * with neither `choices` nor `usage`, `choices` that is not an array,
+   * `delta.content` of another type); the adapter fails the request with
+   * `provider_protocol` instead of calling it an empty answer.
+   */
+  protocolProblem: string | undefined;
+
   /** Fold one parsed chunk (not `[DONE]`, not an error payload). */
   handle(c: Record<string, unknown>): void {
     if (this.chunkId === undefined && nonEmpty(c.id)) this.chunkId = c.id;
     if (c.usage !== undefined && c.usage !== null) this.wireUsage = c.usage;
+    if (c.choices === undefined && (c.usage === undefined || c.usage === null)) {
+      this.protocolProblem ??= `a chunk with neither choices nor usage (keys: ${Object.keys(c).slice(0, 6).join(', ') || 'none'})`;
+      return;
+    }
+    if (c.choices !== undefined && !Array.isArray(c.choices)) {
+      this.protocolProblem ??= '`choices` is not an array';
+      return;
+    }
     if (!Array.isArray(c.choices)) return;
     const choice = (c.choices as unknown[]).find(
       (ch): ch is Record<string, unknown> => isObject(ch) && (ch.index === 0 || ch.index === undefined),
@@ -93,6 +109,9 @@ export class ChatStreamState {
   private delta(d: Record<string, unknown>): void {
     if (nonEmpty(d.reasoning_content)) this.reasoning(d.reasoning_content);
     else if (nonEmpty(d.reasoning)) this.reasoning(d.reasoning);
+    if (d.content !== undefined && d.content !== null && typeof d.content !== 'string' && !Array.isArray(d.content)) {
+      this.protocolProblem ??= `delta.content is a ${typeof d.content}, not text`;
+    }
     if (typeof d.content === 'string') this.text(d.content);
     else if (Array.isArray(d.content)) {
       for (const part of d.content as unknown[]) {

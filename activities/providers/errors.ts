@@ -163,6 +163,27 @@ export function codeForHttpStatus(status: number): ProviderErrorCode {
   return 'provider_bad_request';
 }
 
+/**
+ * HTTP statuses OpenAI-style APIs answer with for the error codes they also
+ * send inside a stream (Chat Completions and Responses alike), so an in-stream
+ * error is typed like the same error over HTTP
+ * (e.g. `rate_limit_exceeded` → 429 → `provider_rate_limited`). Codes not
+ * listed keep the transport's default (`provider_unavailable`, retryable).
+ */
+export const STATUS_OF_ERROR_CODE: Readonly<Record<string, number>> = Object.freeze({
+  rate_limit_exceeded: 429,
+  insufficient_quota: 429,
+  server_error: 500,
+  server_is_overloaded: 503,
+  invalid_prompt: 400,
+  context_length_exceeded: 400,
+  invalid_request_error: 400,
+  authentication_error: 401,
+  permission_error: 403,
+  rate_limit_error: 429,
+  overloaded_error: 503,
+});
+
 /** The short, safe parts of a provider's JSON error body. */
 export interface ExtractedProviderError {
   /** `error.message` (or top-level `message`/`detail`), untrimmed; redact before use. */

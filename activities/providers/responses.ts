@@ -8,6 +8,7 @@
  * {@link ProviderError}; the caller decides retries.
  */
 import type { FinishReason } from '../../core/messages.js';
+import { STATUS_OF_ERROR_CODE } from './errors.js';
 import { normalizeFinishReason } from './finish-reason.js';
 import { buildResponsesBody, responsesUrl } from './responses-request.js';
 import { ResponsesStreamState } from './responses-stream.js';
@@ -31,22 +32,6 @@ export { mapResponsesUsage } from './responses-usage.js';
 /** PR4 words for this surface's terminal marker, used in `upstream_stream_incomplete` reasons. */
 const TERMINAL = 'response.completed or response.incomplete';
 
-/**
- * HTTP statuses OpenAI answers with for the error codes it also sends inside
- * a stream, so an in-stream error is typed like the same error over HTTP
- * (e.g. `rate_limit_exceeded` → 429 → `provider_rate_limited`). Codes not
- * listed keep the transport's default (`provider_unavailable`, retryable).
- */
-const STATUS_OF_STREAM_CODE: Readonly<Record<string, number>> = Object.freeze({
-  rate_limit_exceeded: 429,
-  insufficient_quota: 429,
-  server_error: 500,
-  server_is_overloaded: 503,
-  invalid_prompt: 400,
-  context_length_exceeded: 400,
-  invalid_request_error: 400,
-});
-
 type Obj = Record<string, unknown>;
 const isObject = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
@@ -64,8 +49,8 @@ function streamErrorPayload(type: string, ev: Obj): { error: Obj } {
     err = isObject(ev.error) ? { ...ev.error } : { code: ev.code, message: ev.message };
   }
   const code = typeof err.code === 'string' ? err.code : typeof err.type === 'string' ? err.type : undefined;
-  if (err.status === undefined && code !== undefined && STATUS_OF_STREAM_CODE[code] !== undefined) {
-    err.status = STATUS_OF_STREAM_CODE[code];
+  if (err.status === undefined && code !== undefined && STATUS_OF_ERROR_CODE[code] !== undefined) {
+    err.status = STATUS_OF_ERROR_CODE[code];
   }
   return { error: err };
 }
@@ -146,6 +131,12 @@ export async function streamResponses(
   }
 
   const { parts, text, reasoning, toolCalls } = state.result();
+  const nameless = toolCalls.find((c) => c.name === '');
+  if (nameless !== undefined) {
+    throw stream.fail('provider_protocol', `function call ${nameless.callId} arrived without a name`, {
+      code: 'nameless_tool_call',
+    });
+  }
   let finishReason: FinishReason;
   if (state.status === 'incomplete') {
     finishReason = state.incompleteReason !== undefined ? normalizeFinishReason(state.incompleteReason) : 'other';

@@ -6,7 +6,7 @@
  */
 import { createParser, type EventSourceMessage, type ParseError } from 'eventsource-parser';
 import type { ProviderError, ProviderErrorCode } from './errors.js';
-import { codeForHttpStatus, extractProviderError } from './errors.js';
+import { codeForHttpStatus, extractProviderError, STATUS_OF_ERROR_CODE } from './errors.js';
 import { abortReason, providerFailure, type FailureContext, type FailureExtra } from './failure.js';
 import {
   ERROR_BODY_LIMIT_BYTES,
@@ -132,7 +132,8 @@ async function notEventStream(
   if (parsed.ok) {
     const ex = extractProviderError(parsed.value);
     if (ex.message !== undefined || ex.code !== undefined) {
-      const code = ex.status !== undefined ? codeForHttpStatus(ex.status) : 'provider_unavailable';
+      const status = ex.status ?? (ex.code !== undefined ? STATUS_OF_ERROR_CODE[ex.code] : undefined);
+      const code = status !== undefined ? codeForHttpStatus(status) : 'provider_unavailable';
       const extra: FailureExtra = {};
       if (ex.code !== undefined) extra.code = ex.code;
       if (ex.status !== undefined) extra.status = ex.status;
@@ -204,7 +205,8 @@ class SseStream implements EventStream {
 
   streamError(payload: unknown): ProviderError {
     const ex = extractProviderError(payload);
-    const code = ex.status !== undefined ? codeForHttpStatus(ex.status) : 'provider_unavailable';
+    const status = ex.status ?? (ex.code !== undefined ? STATUS_OF_ERROR_CODE[ex.code] : undefined);
+    const code = status !== undefined ? codeForHttpStatus(status) : 'provider_unavailable';
     const extra: FailureExtra = {};
     if (ex.code !== undefined) extra.code = ex.code;
     if (ex.status !== undefined) extra.status = ex.status;

@@ -90,7 +90,9 @@ export async function providerFailure(err: unknown, f: FailureContext): Promise<
   if (!err.retryable) return typed(true);
   const start = await windowStart(f);
   const remainingMs = start + f.retry.recoveryWindowMs - f.nowMs;
-  const retryAfterMs = err.retryAfterMs ? Math.min(err.retryAfterMs, f.retry.maxDelayMs) : undefined;
+  // PR2: the window test uses what the peer asked for; the wait itself is clamped to the max delay.
+  const askedMs = err.retryAfterMs ? err.retryAfterMs : undefined;
+  const retryAfterMs = askedMs !== undefined ? Math.min(askedMs, f.retry.maxDelayMs) : undefined;
   const delayMs = retryAfterMs ?? localBackoffMs(f.retry, f.attempt, f.random);
   await f.store.appendEvent({
     id: `step_${f.turn}_${f.step}:retry:${f.attempt}`,
@@ -105,16 +107,20 @@ export async function providerFailure(err: unknown, f: FailureContext): Promise<
       delayMs,
       remainingWindowMs: remainingMs,
       lastAttempt: f.attempt >= f.retry.maxAttempts,
+      willRetry:
+        f.attempt < f.retry.maxAttempts &&
+        !(askedMs !== undefined && askedMs > remainingMs) &&
+        !(askedMs === undefined && delayMs > remainingMs),
     },
     atMs: f.nowMs,
   });
   if (f.attempt >= f.retry.maxAttempts) {
     return typed(true, `${err.message} (after ${f.attempt} attempts; last: ${describeDiagnostic(err.diagnostic)})`);
   }
-  if (retryAfterMs !== undefined && retryAfterMs > remainingMs) {
+  if (askedMs !== undefined && askedMs > remainingMs) {
     return typed(
       true,
-      `${err.message} (Retry-After ${Math.ceil(retryAfterMs / 1000)} s runs past the ${f.retry.recoveryWindowMs} ms recovery window)`,
+      `${err.message} (Retry-After ${Math.ceil(askedMs / 1000)} s runs past the ${f.retry.recoveryWindowMs} ms recovery window)`,
     );
   }
   if (retryAfterMs === undefined && delayMs > remainingMs) {

@@ -70,25 +70,62 @@ describe('provider config and wire-surface resolution (PR7, PR8)', () => {
     expect(small.reasoningReplay).toBeUndefined();
   });
 
-  it('encrypted replay on a route that cannot carry capsules is refused, naming the provider or model', () => {
-    const perProvider = load({
-      providers: { gw: { base_url: 'http://127.0.0.1:9/v1', reasoning_replay: 'encrypted' } },
-    });
-    const e1 = errorOf(() => resolveModel(perProvider, 'gw/m'));
+  it('encrypted replay on a route that cannot carry capsules is refused at load, naming the file and provider or model', () => {
+    const e1 = errorOf(() =>
+      load({ providers: { gw: { base_url: 'http://127.0.0.1:9/v1', reasoning_replay: 'encrypted' } } }),
+    );
     expect(e1.code).toBe('config_invalid');
-    expect(e1.message).toContain('providers.gw.reasoning_replay');
+    expect(e1.message).toContain('zuno.json: providers.gw.reasoning_replay');
     expect(e1.message).toContain('chat-completions');
-    const perModel = load({
-      providers: {
-        gw: {
-          base_url: 'http://127.0.0.1:9/v1',
-          surface: 'responses',
-          models: { m: { surface: 'chat', reasoning_replay: 'encrypted' } },
+    // Checked for every model named, not only the one a run uses.
+    const e2 = errorOf(() =>
+      load({
+        providers: {
+          gw: {
+            base_url: 'http://127.0.0.1:9/v1',
+            surface: 'responses',
+            models: { m: { surface: 'chat', reasoning_replay: 'encrypted' } },
+          },
         },
-      },
-    });
-    const e2 = errorOf(() => resolveModel(perModel, 'gw/m'));
+      }),
+    );
     expect(e2.message).toContain('providers.gw.models.m.reasoning_replay');
+  });
+
+  it('bad input found at load: unparseable base_url, initial delay over max, per-model surface on a fixed transport', () => {
+    for (const base_url of ['', 'not a url', 'https://', 'http://[::1', 'ftp://x/v1']) {
+      const e = errorOf(() => load({ providers: { p: { base_url } } }));
+      expect(e.code, base_url).toBe('config_invalid');
+      expect(e.message, base_url).toContain('providers.p.base_url');
+    }
+    const delays = errorOf(() =>
+      load({ providers: { p: { base_url: 'http://x/v1', retry: { initial_delay_ms: 60_000, max_delay_ms: 1000 } } } }),
+    );
+    expect(delays.message).toContain('providers.p.retry.initial_delay_ms');
+    const anth = errorOf(() =>
+      load({
+        providers: { c: { transport: 'anthropic', base_url: 'http://x/v1', models: { m: { surface: 'responses' } } } },
+      }),
+    );
+    expect(anth.message).toContain('providers.c.models.m.surface');
+    const legacy = errorOf(() =>
+      load({
+        providers: {
+          c: { transport: 'chat-completions', base_url: 'http://x/v1', models: { m: { surface: 'responses' } } },
+        },
+      }),
+    );
+    expect(legacy.message).toContain('providers.c.models.m.surface');
+  });
+
+  it('a config entry for a catalog id keeps the catalog transport and key variable unless it says otherwise', () => {
+    const cfg = load({ providers: { anthropic: { base_url: 'http://127.0.0.1:9/v1' } } });
+    const p = resolveModel(cfg, 'anthropic/claude').provider;
+    expect(p).toMatchObject({
+      transport: 'anthropic-messages',
+      apiKeyEnv: 'ANTHROPIC_API_KEY',
+      baseUrl: 'http://127.0.0.1:9/v1',
+    });
   });
 
   it('unknown and contradictory keys are named', () => {

@@ -140,11 +140,11 @@ describe('provider failures on Temporal', () => {
     expect(attempts).toBeLessThanOrEqual(3);
   }, 60_000);
 
-  it("a Retry-After longer than the remaining window ends the turn at once with the peer's typed error (PR2)", async () => {
+  it("a Retry-After longer than the remaining window ends the turn at once with the peer's typed error, even when the max delay is shorter (PR2)", async () => {
     const run = await h.runSession({
       workspace,
       prompt: 'hi',
-      provider: (p) => ({ ...p, retry: { ...p.retry, maxDelayMs: 60_000, recoveryWindowMs: 2_000 } }),
+      provider: (p) => ({ ...p, retry: { ...p.retry, maxDelayMs: 3_000, recoveryWindowMs: 2_000 } }),
       script: { replies: [{ text: 'never', fault: { status: 429, retryAfter: '30', times: 3 } }] },
     });
     expect(run.result.status).toBe('failed');
