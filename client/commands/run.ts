@@ -132,6 +132,14 @@ async function runSession(
       opts.worker !== false &&
       !standaloneWorkerRunning(paths.stateDir, temporal.address, temporal.namespace, taskQueue)
     ) {
+      // The in-process worker reads the key from this environment: a missing one is known now, before a session exists.
+      const keyEnv = resolved.provider.apiKeyEnv;
+      if (keyEnv !== undefined && !process.env[keyEnv]) {
+        throw new ZunoError(
+          'api_key_missing',
+          `provider ${resolved.provider.id} reads its API key from ${keyEnv}, which is not set; export it (or run a \`zuno worker\` that has it)`,
+        );
+      }
       installRuntime('WARN');
       const { worker, close } = await createZunoWorker({
         address: temporal.address,

@@ -190,6 +190,19 @@ describe('model selection', () => {
   });
 });
 
+describe('a missing API key is found before any session exists', () => {
+  it('--model openai/x without OPENAI_API_KEY → api_key_missing naming the variable', async () => {
+    const { home } = makeHome({ address });
+    const ws = makeWorkspace();
+    const r = await runZuno(['run', 'hello', '--dir', ws, '--model', 'openai/gpt-5'], {
+      home,
+      env: { TEMPORAL_ADDRESS: address },
+    });
+    expect(expectTypedFailure(r, 'api_key_missing')).toContain('OPENAI_API_KEY, which is not set');
+    expectNothingWritten(home);
+  });
+});
+
 describe('malformed zuno.json in the workspace → config_invalid', () => {
   const cases = [
     { name: 'an unknown key', value: { modle: 'openai/gpt-4.1' }, expected: 'modle: unknown key' },
