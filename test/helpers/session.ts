@@ -3,7 +3,7 @@
  * harness whose workers are separate `zuno worker` processes, a bounded wait
  * for a session's result, and a process probe.
  */
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, inject } from 'vitest';
@@ -87,4 +87,10 @@ export function alive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** true once a test command has written its whole pid line (`echo $$ > pid.txt`) into `<ws>/pid.txt`. */
+export function pidWritten(ws: string): boolean {
+  const path = join(ws, 'pid.txt');
+  return existsSync(path) && readFileSync(path, 'utf8').endsWith('\n');
 }

@@ -1,10 +1,10 @@
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { interruptSession } from '../../client/session-start.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
-import { alive, useCleanups } from '../helpers/session.js';
+import { alive, pidWritten, useCleanups } from '../helpers/session.js';
 import { waitFor } from '../helpers/worker-process.js';
 
 const cleanups = useCleanups();
@@ -106,7 +106,7 @@ describe('background commands in sessions (BG1–BG6)', () => {
       },
     });
     cleanups.push(() => run.closeProvider());
-    await waitFor(async () => existsSync(join(ws, 'pid.txt')), 60_000, 'the task to start');
+    await waitFor(async () => pidWritten(ws), 60_000, 'the task to start');
     const pid = Number(readFileSync(join(ws, 'pid.txt'), 'utf8').trim());
     const result = await run.result();
     expect(result).toMatchObject({ status: 'completed', turns: 1 });
@@ -137,6 +137,8 @@ describe('background commands in sessions (BG1–BG6)', () => {
       30_000,
       'the session to wait for its background task',
     );
+    // The task's activity may start a moment after the turn ended.
+    await waitFor(async () => pidWritten(ws), 30_000, 'the background command to start');
     const pid = Number(readFileSync(join(ws, 'pid.txt'), 'utf8').trim());
     expect(alive(pid)).toBe(true);
     const completed = (await h.store.listEvents(run.sessionId, 0, 1000)).find((e) => e.type === 'session.completed');

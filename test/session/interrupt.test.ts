@@ -7,7 +7,7 @@ import { interruptSession, submitInput } from '../../client/session-start.js';
 import { localProvider } from '../../client/zuno-config.js';
 import type { SessionMeta } from '../../core/session-contract.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
-import { alive, createProcessHarness, resultWithin, useCleanups } from '../helpers/session.js';
+import { alive, createProcessHarness, pidWritten, resultWithin, useCleanups } from '../helpers/session.js';
 import { waitFor } from '../helpers/worker-process.js';
 
 const cleanups = useCleanups();
@@ -33,7 +33,7 @@ describe('hard interrupt (TD10, SH5)', () => {
       },
     });
     cleanups.push(() => run.closeProvider());
-    await waitFor(async () => existsSync(join(ws, 'pid.txt')), 60_000, 'the command to start');
+    await waitFor(async () => pidWritten(ws), 60_000, 'the command to start');
     const pid = Number(readFileSync(join(ws, 'pid.txt'), 'utf8').trim());
     const asked = Date.now();
     const receipt = await interruptSession(h.client, run.sessionId, 'test');
