@@ -7,11 +7,12 @@
 import type { Usage } from '../../core/messages.js';
 
 /**
- * A token count as sent on the wire: a finite number ≥ 0, else undefined
- * (negative, non-numeric or non-finite values count as not sent).
+ * A token count as sent on the wire: a whole number ≥ 0 (`12.0` is 12),
+ * else undefined — negative, fractional, non-numeric or non-finite values
+ * count as not sent, never as a made-up figure.
  */
 export const wireCount = (v: unknown): number | undefined =>
-  typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined;
+  typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : undefined;
 
 const sub = (v: unknown, k: string): number | undefined =>
   v !== null && typeof v === 'object' ? wireCount((v as Record<string, unknown>)[k]) : undefined;

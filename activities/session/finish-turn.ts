@@ -44,7 +44,7 @@ export function createFinishTurn(store: ProjectionStore) {
         t?.parts
           .filter((p) => p.turn === turn && p.step === step && p.kind === 'text' && p.messageId.endsWith('_assistant'))
           .map((p) => p.text ?? '')
-          .join('') ?? null;
+          .join('\n\n') ?? null; // separate message items (Responses commentary, then answer) stay apart
     }
     const waiting = status === 'completed' && (input.background?.length ?? 0) > 0;
     await store.setSessionStatus(sessionId, waiting ? 'waiting_background' : status, {

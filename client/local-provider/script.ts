@@ -124,7 +124,10 @@ export const ScriptOutputItemSchema = z
 export const ScriptFaultSchema = z
   .strictObject({
     status: z.number().int().min(400).max(599).optional(),
-    retryAfter: z.string().optional(),
+    retryAfter: z
+      .string()
+      .regex(/^[^\r\n]*$/, 'a header value cannot contain CR or LF')
+      .optional(),
     message: z.string().optional(),
     code: z.string().min(1).optional(),
     cutStream: z.literal(true).optional(),

@@ -55,4 +55,16 @@ describe('provider request events and usage (PR8 counters, PR11)', () => {
     expect(shown).toContain('cache write unknown');
     expect(shown).toContain('context ≈ 1105 tokens (provider-confirmed 1105 + estimated 0)');
   }, 60_000);
+
+  it('two Responses message items stay apart in the final answer', async () => {
+    h ??= await createHarness({ address: inject('temporalAddress') });
+    const run = await h.runSession({
+      workspace: mkdtempSync(join(tmpdir(), 'zuno-two-items-')),
+      prompt: 'capital?',
+      provider: (p) => ({ ...p, transport: 'responses' }),
+      script: { replies: [{ output: [{ text: 'Let me think.' }, { text: 'Paris.' }] }] },
+    });
+    expect(run.result.status).toBe('completed');
+    expect((await h.store.getSession(run.sessionId))!.finalText).toBe('Let me think.\n\nParis.');
+  }, 60_000);
 });
