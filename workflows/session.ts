@@ -211,19 +211,18 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<Sess
     }
   };
 
+  /** `zuno run`'s end: a turn has run, nothing is queued and no background task can still report. */
+  const doneWhenIdle = () => input.exitWhenIdle && turn > 0 && inbox.length === 0 && !background.busy();
+  // Background tasks pin the run: continue-as-new cannot carry a running activity.
+  const mayContinueAsNew = () => workflowInfo().continueAsNewSuggested && !background.busy();
   for (;;) {
     phase = 'idle';
-    if (input.exitWhenIdle && turn > 0 && inbox.length === 0 && !background.busy()) {
+    await condition(() => inbox.length > 0 || mayContinueAsNew() || doneWhenIdle());
+    if (doneWhenIdle()) {
       if (!idleInterrupted) return { sessionId: meta.sessionId, status: 'completed', turns: turn };
       await activities.finishTurn({ sessionId: meta.sessionId, status: 'interrupted', turn, step: 0, inputIds: [] });
       return { sessionId: meta.sessionId, status: 'interrupted', turns: turn };
     }
-    // Background tasks pin the run: continue-as-new cannot carry a running activity.
-    const mayContinueAsNew = () => workflowInfo().continueAsNewSuggested && !background.busy();
-    await condition(
-      () => inbox.length > 0 || mayContinueAsNew() || (input.exitWhenIdle && turn > 0 && !background.busy()),
-    );
-    if (inbox.length === 0 && input.exitWhenIdle && turn > 0 && !background.busy()) continue;
     if (inbox.length === 0 || mayContinueAsNew()) {
       await condition(allHandlersFinished);
       await continueAsNew<typeof sessionWorkflow>({

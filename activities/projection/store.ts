@@ -225,6 +225,11 @@ export class PrismaProjectionStore implements ProjectionStore {
   }
 
   /** `limit` defaults to 500; values below 1 are treated as 1. */
+  async eventsOfType(sessionId: string, type: string): Promise<EventRow[]> {
+    const rows = await this.db.event.findMany({ where: { sessionId, type }, orderBy: { seq: 'asc' } });
+    return rows.map(toEvent);
+  }
+
   async lastEvent(sessionId: string, type: string): Promise<EventRow | null> {
     const row = await this.db.event.findFirst({ where: { sessionId, type }, orderBy: { seq: 'desc' } });
     return row ? toEvent(row) : null;

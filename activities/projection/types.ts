@@ -48,6 +48,8 @@ export interface ProjectionStore {
    * original sequence number. Returns the event's global sequence number.
    */
   appendEvent(e: NewEvent): Promise<number>;
+  /** Every event of a session with this type, ascending. */
+  eventsOfType(sessionId: string, type: string): Promise<EventRow[]>;
   /** The newest event of a session with this type, or null. */
   lastEvent(sessionId: string, type: string): Promise<EventRow | null>;
   /** Events of a session with seq > afterSeq, ascending, at most `limit` (default 500). */

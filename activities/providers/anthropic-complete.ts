@@ -4,7 +4,7 @@
  * calls and servers that answer with a whole `message` object.
  */
 import { anthropicError } from './anthropic-errors.js';
-import { ANTHROPIC_VERSION, anthropicMessagesUrl, buildAnthropicBody } from './anthropic-request.js';
+import { anthropicHttpRequest } from './anthropic-request.js';
 import { AnthropicStreamState } from './anthropic-stream.js';
 import { urlSecrets } from './endpoint.js';
 import type { ProviderErrorCode } from './errors.js';
@@ -32,17 +32,9 @@ export async function completeAnthropicMessage(
   req: ModelRequest,
   handlers: StreamHandlers = {},
 ): Promise<ModelResponse> {
-  const url = anthropicMessagesUrl(cfg.baseUrl, cfg.id);
-  const res = await requestJson(
-    cfg,
-    {
-      url,
-      body: JSON.stringify(buildAnthropicBody(req, false, cfg.thinkingBudgetTokens)),
-      headers: { 'anthropic-version': ANTHROPIC_VERSION },
-      auth: 'x-api-key',
-    },
-    handlers,
-  );
+  const http = anthropicHttpRequest(cfg, req, false);
+  const { url } = http;
+  const res = await requestJson(cfg, http, handlers);
   const key = cfg.apiKeyEnv !== undefined && cfg.apiKeyEnv !== '' ? process.env[cfg.apiKeyEnv] : undefined;
   const ctx: FailureContext = {
     providerId: cfg.id,

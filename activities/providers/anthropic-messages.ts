@@ -7,7 +7,7 @@
  * Every failure is a typed {@link ProviderError}; the caller decides retries.
  */
 import { anthropicError } from './anthropic-errors.js';
-import { ANTHROPIC_VERSION, anthropicMessagesUrl, buildAnthropicBody } from './anthropic-request.js';
+import { anthropicHttpRequest } from './anthropic-request.js';
 import { AnthropicStreamState } from './anthropic-stream.js';
 import { openEventStream } from './sse-transport.js';
 import type { ModelRequest, ModelResponse, ProviderConfig, StreamHandlers } from './types.js';
@@ -85,15 +85,11 @@ export async function streamAnthropicMessages(
   req: ModelRequest,
   handlers: StreamHandlers = {},
 ): Promise<ModelResponse> {
-  const url = anthropicMessagesUrl(cfg.baseUrl, cfg.id);
   const state = new AnthropicStreamState({ provider: cfg.id, model: req.model }, handlers);
   const stream = await openEventStream(
     cfg,
     {
-      url,
-      body: JSON.stringify(buildAnthropicBody(req, true, cfg.thinkingBudgetTokens)),
-      headers: { 'anthropic-version': ANTHROPIC_VERSION },
-      auth: 'x-api-key',
+      ...anthropicHttpRequest(cfg, req, true),
       terminal: TERMINAL,
       isComplete: () => state.complete,
     },

@@ -4,7 +4,7 @@
  */
 import type { AssistantPart, ModelMessage, ToolSpec } from '../../core/messages.js';
 import { endpointUrl } from './endpoint.js';
-import type { ModelRequest } from './types.js';
+import type { ModelRequest, ProviderConfig } from './types.js';
 
 /** `max_tokens` sent on every request (the API requires it); output tokens, not a context size. */
 export const DEFAULT_MAX_TOKENS = 8192;
@@ -188,4 +188,22 @@ export function buildAnthropicBody(
  */
 export function anthropicMessagesUrl(baseUrl: string, providerId?: string): URL {
   return endpointUrl(baseUrl, '/messages', providerId);
+}
+
+/**
+ * The HTTP request of one Messages call (streaming or not): `{baseUrl}/messages`,
+ * the body of {@link buildAnthropicBody} with the provider's thinking budget,
+ * `anthropic-version` and `x-api-key` auth.
+ */
+export function anthropicHttpRequest(
+  cfg: ProviderConfig,
+  req: ModelRequest,
+  stream: boolean,
+): { url: URL; body: string; headers: Record<string, string>; auth: 'x-api-key' } {
+  return {
+    url: anthropicMessagesUrl(cfg.baseUrl, cfg.id),
+    body: JSON.stringify(buildAnthropicBody(req, stream, cfg.thinkingBudgetTokens)),
+    headers: { 'anthropic-version': ANTHROPIC_VERSION },
+    auth: 'x-api-key',
+  };
 }

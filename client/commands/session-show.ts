@@ -1,5 +1,5 @@
 import { ZunoError } from '../../core/errors.js';
-import type { ProjectionStore, Transcript } from '../../activities/projection/types.js';
+import type { Transcript } from '../../activities/projection/types.js';
 import { openStore, resolvePaths } from '../context.js';
 import { processSink, type Sink } from '../render.js';
 import { USAGE_EVENT } from '../../activities/session/usage-record.js';
@@ -20,7 +20,9 @@ export async function sessionShowCommand(sessionId: string, opts: { json?: boole
     const t = await store.loadTranscript(sessionId);
     if (!t) throw new ZunoError('session_not_found', `no session ${sessionId} in the projection`);
     const usage = (await store.lastEvent(sessionId, USAGE_EVENT))?.data as UsageRecord | undefined;
-    const background = await backgroundOutcomes(store, sessionId);
+    const background = (await store.eventsOfType(sessionId, 'bg.completed')).map(
+      (e) => e.data as unknown as BackgroundOutcome,
+    );
     sink.out(
       opts.json
         ? `${JSON.stringify({ ...t, background, usage: usage ? { cumulative: usage.cumulative, snapshot: usage.snapshot } : null }, null, 2)}\n`
@@ -39,17 +41,6 @@ interface BackgroundOutcome {
   exitCode: number | null;
   totalWritten: number;
   durationMs: number;
-}
-
-/** Every `bg.completed` event of a session, in order. */
-async function backgroundOutcomes(store: ProjectionStore, sessionId: string): Promise<BackgroundOutcome[]> {
-  const found: BackgroundOutcome[] = [];
-  for (let after = 0; ;) {
-    const page = await store.listEvents(sessionId, after, 500);
-    for (const e of page) if (e.type === 'bg.completed') found.push(e.data as unknown as BackgroundOutcome);
-    if (page.length < 500) return found;
-    after = page.at(-1)!.seq;
-  }
 }
 
 /** Human rendering of background task outcomes (BG6): one line per task. */
