@@ -29,6 +29,20 @@ export const ZunoKind = defineSearchAttributeKey('ZunoKind', SearchAttributeType
 export const ZunoSessionId = defineSearchAttributeKey('ZunoSessionId', SearchAttributeType.KEYWORD);
 export const ZunoModel = defineSearchAttributeKey('ZunoModel', SearchAttributeType.KEYWORD);
 
+/**
+ * Checks a session id given on the command line before anything is contacted.
+ * @throws ZunoError `session_id_invalid` for an empty or malformed id (expected `ses_…`).
+ */
+export function checkSessionId(id: string): string {
+  if (!/^ses_[0-9A-Za-z_-]{1,100}$/.test(id)) {
+    throw new ZunoError(
+      'session_id_invalid',
+      `"${id.slice(0, 60)}" is not a session id (expected ses_…, as zuno run prints it)`,
+    );
+  }
+  return id;
+}
+
 /** A new session id: `ses_` + time (base36) + 8 random hex chars; sortable by creation time. */
 export function newSessionId(): string {
   return `ses_${Date.now().toString(36)}${randomBytes(4).toString('hex')}`;

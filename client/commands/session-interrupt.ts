@@ -1,7 +1,7 @@
 import { INTERRUPT_COOPERATIVE_WINDOW_MS, INTERRUPT_FORCE_AFTER_MS } from '../../core/session-contract.js';
 import { connectTemporal, resolvePaths } from '../context.js';
 import { processSink, type Sink } from '../render.js';
-import { interruptSession } from '../session-start.js';
+import { checkSessionId, interruptSession } from '../session-start.js';
 
 /**
  * `zuno session interrupt <id> [--json]`: hard-interrupts the session's
@@ -14,6 +14,7 @@ export async function sessionInterruptCommand(
   opts: { json?: boolean },
   sink: Sink = processSink,
 ): Promise<number> {
+  checkSessionId(sessionId);
   const temporal = await connectTemporal(resolvePaths(), opts.json ? null : (line) => sink.err(`${line}\n`));
   try {
     const receipt = await interruptSession(temporal.client, sessionId, 'cli:session interrupt');

@@ -2,6 +2,7 @@ import { ZunoError } from '../../core/errors.js';
 import type { Transcript } from '../../activities/projection/types.js';
 import { openStore, resolvePaths } from '../context.js';
 import { processSink, type Sink } from '../render.js';
+import { checkSessionId } from '../session-start.js';
 import { USAGE_EVENT } from '../../activities/session/usage-record.js';
 import { BUCKETS, type ContextUsageSnapshot, type CumulativeUsage } from '../../activities/session/usage.js';
 
@@ -15,6 +16,7 @@ const OUTPUT_PREVIEW_CHARS = 400;
  * @throws ZunoError `session_not_found`.
  */
 export async function sessionShowCommand(sessionId: string, opts: { json?: boolean }, sink: Sink = processSink) {
+  checkSessionId(sessionId);
   const store = await openStore(resolvePaths());
   try {
     const t = await store.loadTranscript(sessionId);

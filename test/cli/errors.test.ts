@@ -257,6 +257,19 @@ describe('zuno session show', () => {
     const r = await runZuno(['session', 'show', 'ses_doesnotexist'], { home });
     expect(expectTypedFailure(r, 'session_not_found')).toBe('no session ses_doesnotexist in the projection');
   });
+
+  it('an empty or malformed session id is refused before anything is contacted', async () => {
+    const { home } = makeHome({ address });
+    for (const args of [
+      ['session', 'show', ''],
+      ['session', 'interrupt', ''],
+      ['session', 'interrupt', '../x'],
+    ]) {
+      const r = await runZuno(args, { home, env: { TEMPORAL_ADDRESS: address } });
+      expect(expectTypedFailure(r, 'session_id_invalid'), args.join(' ')).toContain('is not a session id');
+    }
+    expectNothingWritten(home);
+  });
 });
 
 describe('empty prompt', () => {
