@@ -129,6 +129,7 @@ export const bgDeclaration: BgDeclaration = {
   concurrency: 'ParallelSafe',
   args: bgArgs,
   effectOf: bgEffect,
+  onSchedule: (args) => (args.action === 'cancel' ? { cancelsBackgroundTask: args.taskID } : undefined),
   summarize(args) {
     switch (args.action) {
       case 'list':

@@ -29,6 +29,18 @@ export interface ToolDeclaration<Args = unknown> {
    * its arguments; recorded in an uncertain outcome (GP9 `paths`).
    */
   affectedPaths?(args: Args): string[];
+  /**
+   * What the session workflow does, deterministically, when it schedules a
+   * validated call of this tool, before the activity runs. `cancelsBackgroundTask`:
+   * the call stops that background task's scope (BG1 `bg cancel`). Absent: nothing.
+   */
+  onSchedule?(args: Args): ScheduleEffect | undefined;
+}
+
+/** Workflow-side effect of scheduling one call (see {@link ToolDeclaration.onSchedule}). */
+export interface ScheduleEffect {
+  /** A background task id whose cancellation scope the workflow cancels (BG1). */
+  cancelsBackgroundTask?: string;
 }
 
 /** TD8 categories of a rejected (blocked) call. */
