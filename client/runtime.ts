@@ -15,8 +15,36 @@ export function installRuntime(level: LogLevel): void {
   Runtime.install({
     shutdownSignals: [],
     logger: new DefaultLogger(level, (entry) => {
-      process.stderr.write(`[temporal ${entry.level.toLowerCase()}] ${entry.message}\n`);
+      process.stderr.write(`[temporal ${entry.level.toLowerCase()}] ${entry.message}${formatLogMeta(entry.meta)}\n`);
     }),
     telemetryOptions: { logging: { filter: { core: level, other: level }, forward: {} } },
   });
+}
+
+/** Metadata keys worth a log line, in print order (Temporal's log attributes). */
+const META_KEYS = ['workflowId', 'workflowType', 'activityType', 'activityId', 'attempt', 'taskQueue'] as const;
+
+/**
+ * Renders a Temporal log entry's metadata as ` key=value …` on one line:
+ * workflow id, activity type, attempt and the error's message (type and
+ * first line), so `Activity failed` says which activity failed and why.
+ * Values are single-lined and bounded to 300 characters. Empty when nothing is known.
+ */
+export function formatLogMeta(meta: Record<string, unknown> | undefined): string {
+  if (!meta) return '';
+  const parts: string[] = [];
+  for (const k of META_KEYS)
+    if (meta[k] !== undefined && meta[k] !== null) parts.push(`${k}=${oneLine(String(meta[k]))}`);
+  const err = meta.error ?? meta.failure;
+  if (err !== undefined && err !== null) {
+    const e = err as { name?: string; type?: string; message?: string };
+    const what = typeof err === 'object' ? `${e.type ?? e.name ?? 'Error'}: ${e.message ?? ''}` : String(err);
+    parts.push(`error=${JSON.stringify(oneLine(what))}`);
+  }
+  return parts.length > 0 ? ` ${parts.join(' ')}` : '';
+}
+
+function oneLine(s: string): string {
+  const flat = s.replace(/\s+/g, ' ').trim();
+  return flat.length <= 300 ? flat : `${flat.slice(0, 299)}…`;
 }

@@ -1,17 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import {
+  ApplicationFailure,
   type Client,
   WithStartWorkflowOperation,
+  WorkflowFailedError,
+  type WorkflowHandle,
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
 } from '@temporalio/client';
 import { ZunoError } from '../core/errors.js';
-import {
-  type Workflow,
-  defineSearchAttributeKey,
-  SearchAttributeType,
-  TypedSearchAttributes,
-} from '@temporalio/common';
+import { type Workflow, TypedSearchAttributes } from '@temporalio/common';
+import { DEFAULT_AGENT, ZunoAgent, ZunoKind, ZunoModel, ZunoSessionId, ZunoStatus } from '../core/search-attributes.js';
 import { sessionWorkflowId } from '../core/ids.js';
 import type {
   AdmissionReceipt,
@@ -23,11 +22,6 @@ import type {
   SubmitInputRequest,
 } from '../core/session-contract.js';
 import { INTERRUPT_UPDATE, SUBMIT_INPUT_UPDATE } from '../core/session-contract.js';
-
-/** Search attribute keys Zuno sets on its workflows (DESIGN.md §3 ops view). */
-export const ZunoKind = defineSearchAttributeKey('ZunoKind', SearchAttributeType.KEYWORD);
-export const ZunoSessionId = defineSearchAttributeKey('ZunoSessionId', SearchAttributeType.KEYWORD);
-export const ZunoModel = defineSearchAttributeKey('ZunoModel', SearchAttributeType.KEYWORD);
 
 /**
  * Checks a session id given on the command line before anything is contacted.
@@ -75,13 +69,15 @@ export async function startSession(
       { key: ZunoKind, value: 'session' },
       { key: ZunoSessionId, value: meta.sessionId },
       { key: ZunoModel, value: `${meta.provider.id}/${meta.model}` },
+      { key: ZunoAgent, value: meta.agent ?? DEFAULT_AGENT },
+      { key: ZunoStatus, value: 'running' },
     ]),
   });
   let receipt: AdmissionReceipt;
   try {
     receipt = await client.workflow.executeUpdateWithStart<Workflow, AdmissionReceipt, [SubmitInputRequest]>(
       SUBMIT_INPUT_UPDATE,
-      { args: [first], startWorkflowOperation: startOp },
+      { args: [withClientMessageId(first)], startWorkflowOperation: startOp },
     );
   } catch (err) {
     // Update-with-start starts the workflow even when the validator rejects the
@@ -95,7 +91,36 @@ export async function startSession(
     throw err;
   }
   const handle = await startOp.workflowHandle();
-  return { receipt, workflowId, result: () => handle.result() as Promise<SessionResult> };
+  return { receipt, workflowId, result: () => sessionResultOf(handle) };
+}
+
+/**
+ * The result of a session workflow, however it ended: a completed or
+ * interrupted session completes with its SessionResult; a failed, paused or
+ * blocked one fails with an ApplicationFailure (type = Zuno error code) whose
+ * first detail is the SessionResult, which this returns.
+ * @throws WorkflowFailedError for any other failure (terminated, timed out, a
+ *   failure without a SessionResult); whatever `handle.result()` throws otherwise.
+ */
+export async function sessionResultOf(handle: WorkflowHandle): Promise<SessionResult> {
+  try {
+    return (await handle.result()) as SessionResult;
+  } catch (err) {
+    if (err instanceof WorkflowFailedError && err.cause instanceof ApplicationFailure) {
+      const d = err.cause.details?.[0] as Partial<SessionResult> | undefined;
+      if (d && typeof d.sessionId === 'string' && typeof d.status === 'string') return d as SessionResult;
+    }
+    throw err;
+  }
+}
+
+/**
+ * SE2: every input a Zuno client sends carries a client message id, so a
+ * resend (the client's own retry) is answered with the original receipt;
+ * one the caller gave is kept.
+ */
+export function withClientMessageId(req: SubmitInputRequest): SubmitInputRequest {
+  return req.clientMessageId !== undefined ? req : { ...req, clientMessageId: `cmi_${randomBytes(8).toString('hex')}` };
 }
 
 /** Shortens a prompt to a one-line title of at most 80 characters. */
@@ -118,7 +143,7 @@ export async function submitInput(
 ): Promise<AdmissionReceipt> {
   return client.workflow
     .getHandle(sessionWorkflowId(sessionId))
-    .executeUpdate<AdmissionReceipt, [SubmitInputRequest]>(SUBMIT_INPUT_UPDATE, { args: [req] });
+    .executeUpdate<AdmissionReceipt, [SubmitInputRequest]>(SUBMIT_INPUT_UPDATE, { args: [withClientMessageId(req)] });
 }
 
 /** How long `interruptSession` waits for a worker to take the interrupt, in ms. */

@@ -19,9 +19,9 @@ export interface ActivityDefaults {
 /** The defaults used when temporal.yaml leaves a key out. */
 export const DEFAULT_ACTIVITY_DEFAULTS: ActivityDefaults = {
   // PR5: native providers have no whole-request deadline; the heartbeat catches a dead worker, this only a runaway stream.
-  model: { startToCloseTimeoutMs: 21_600_000, heartbeatTimeoutMs: 60_000 },
+  model: { startToCloseTimeoutMs: 21_600_000, heartbeatTimeoutMs: 10_000 },
   // Longer than the shell's longest timeout (600 s) plus its 2 s cancel window.
-  tool: { startToCloseTimeoutMs: 660_000, heartbeatTimeoutMs: 10_000 },
+  tool: { startToCloseTimeoutMs: 660_000, heartbeatTimeoutMs: 8_000 },
   safeRetry: {
     initialIntervalMs: 1_000,
     backoffCoefficient: 2,

@@ -21,6 +21,8 @@ export interface SessionMeta {
   /** TD6 `concurrency.tool_calls`, 1..64 (default 8). */
   toolConcurrency: number;
   activityDefaults: ActivityDefaults;
+  /** The agent role this session runs as (search attribute `ZunoAgent`); absent in sessions started before it existed: `build`. */
+  agent?: string;
 }
 
 /** Input of the session workflow (also the continue-as-new carrier). */
@@ -37,9 +39,22 @@ export interface CarriedState {
   nextTurn: number;
   nextInputSeq: number;
   pending: AdmittedInput[];
-  /** clientMessageId → receipt, bounded to the newest 256. */
+  /**
+   * Runs recorded before the client-id table existed: clientMessageId →
+   * receipt, the newest 256. Read once into {@link CarriedState.clientIds}.
+   */
   seenClientIds: [string, AdmissionReceipt][];
+  /** SE2 client-id table for the session's life, compact entries (see workflows/client-ids.ts). */
+  clientIds?: string[];
+  /**
+   * Update id → receipt of the newest inputs admitted by the run that
+   * continued-as-new: an Update the server delivers again to this run
+   * (temporalio/temporal#6375) returns its receipt instead of being admitted twice.
+   */
+  recentUpdates?: [string, AdmissionReceipt][];
   lastFinalText: string | null;
+  /** How the last turn ended (absent before the first turn, and in runs recorded before it existed). */
+  lastOutcome?: TurnOutcome;
 }
 
 /** Update `submitInput` argument (SE1). */
@@ -72,17 +87,74 @@ export interface AdmittedInput {
   admittedAtMs: number;
 }
 
+/**
+ * The session's orchestration phase (workflows/session-machine.ts): what the
+ * session is doing and which transitions it accepts. `ZunoStatus` in the
+ * Temporal UI is derived from it (see {@link ZunoStatusValue}).
+ */
+export type SessionPhase =
+  'idle' | 'running_turn' | 'interrupting' | 'waiting_background' | 'paused' | 'blocked' | 'closed';
+
+/**
+ * Values of the `ZunoStatus` keyword search attribute, upserted at every
+ * phase change: `idle` (waiting for input), `running` (a turn runs),
+ * `interrupting` (a hard interrupt is settling the turn), `waiting_background`
+ * (the turn ended, background tasks still run and will report), and the
+ * final values `completed`, `failed`, `paused`, `blocked`, `interrupted`.
+ */
+export type ZunoStatusValue =
+  | 'idle'
+  | 'running'
+  | 'interrupting'
+  | 'waiting_background'
+  | 'completed'
+  | 'failed'
+  | 'paused'
+  | 'blocked'
+  | 'interrupted';
+
+/** What a running turn is doing right now (for the status line and the interrupt receipt). */
+export type TurnActivity = 'idle' | 'model' | 'tools' | 'interrupting';
+
 /** Query `state` result. */
 export interface SessionState {
   sessionId: string;
-  phase: 'idle' | 'model' | 'tools' | 'interrupting' | 'completed' | 'failed';
+  /** The session's phase. */
+  phase: SessionPhase;
+  /** Inside a turn: whether a model step or tool calls run; `idle` between turns. */
+  activity: TurnActivity;
   turn: number;
   step: number;
   pending: { inputId: string; admission: AdmissionReceipt['status']; kind?: 'report' }[];
   /** Background tasks this run is executing (BG1). */
   background: string[];
   lastFinalText: string | null;
+  /** How the last turn ended; null before the first turn ended. */
+  lastOutcome: TurnOutcome | null;
 }
+
+/**
+ * How one turn ended — the typed turn outcome that the session returns to
+ * whoever drove the turn (the CLI today; Goal, Council and delegation
+ * workflows next). `turn` is 0-based; `steps` counts the model steps it ran;
+ * `inputIds` are the inputs it carried (SE2).
+ * - `final_answer`: the model answered (text in the projection, `textLength` UTF-16 units).
+ * - `failed`: a typed failure (`code`, e.g. `provider_bad_request`, `model_step_timeout`).
+ * - `paused`: a person must act before the session can go on (PR3: `provider_auth`).
+ * - `blocked`: the setup is broken (PR3: `provider_protocol`, `provider_config`, …).
+ * - `interrupted`: a hard interrupt (TD10) stopped the turn.
+ * - `limit`: the turn hit a runaway guard (`turn_step_limit`).
+ */
+export type TurnOutcome = { turn: number; steps: number; inputIds: string[] } & TurnEnd;
+
+/** How a turn ended, without its position (see {@link TurnOutcome}). */
+export type TurnEnd =
+  | { kind: 'final_answer'; textLength: number }
+  | { kind: 'failed'; code: string; message: string }
+  | { kind: 'paused'; reason: string; message: string }
+  | { kind: 'blocked'; code: string; message: string }
+  | { kind: 'interrupted'; source?: string }
+  | { kind: 'limit'; limit: 'turn_step_limit'; message: string };
 
 /** Input of the modelStep activity. */
 export interface ModelStepInput {
@@ -215,12 +287,20 @@ export interface FinishSessionInput {
   background?: string[];
 }
 
-/** Result of the session workflow. */
+/**
+ * Result of the session workflow. A `completed` or `interrupted` session
+ * completes its workflow with this value; a `failed`, `paused` or `blocked`
+ * one fails it with an ApplicationFailure whose type is the Zuno error code
+ * and whose first detail is this value (client/session-start.ts
+ * `sessionResultOf` reads both).
+ */
 export interface SessionResult {
   sessionId: string;
   status: 'completed' | 'failed' | 'paused' | 'blocked' | 'interrupted';
   turns: number;
   error?: { code: string; message: string };
+  /** How the last turn ended (absent in results recorded before it existed). */
+  outcome?: TurnOutcome;
 }
 
 /** Activity functions the session workflow calls (implemented in activities/). */
@@ -271,23 +351,40 @@ export interface InterruptReceipt {
   interrupted: boolean;
   turn: number;
   /** What the turn was doing when the interrupt arrived. */
-  phase: SessionState['phase'];
+  phase: TurnActivity;
   /** true when an earlier interrupt of this turn is already in progress. */
   alreadyRequested: boolean;
   /** With no turn running: the background tasks this interrupt stopped (their outcome is recorded, no report turn follows). */
   backgroundCancelled: string[];
 }
 
-/**
- * TD10: after a hard interrupt, how long the workflow waits for a running
- * activity to settle on its own before recording it forced + uncertain, in
- * ms. The tool side has the 2 s cooperative window (SH5: SIGTERM, 2 s, then
- * SIGKILL); the rest covers delivering the cancellation on the next
- * heartbeat and writing the tool's own final report.
- */
-export const INTERRUPT_FORCE_AFTER_MS = 5_000;
-/** TD10 cooperative window a tool gets after cancellation, in ms. */
+/** TD10 cooperative window a tool gets after the cancellation reaches it, in ms. */
 export const INTERRUPT_COOPERATIVE_WINDOW_MS = 2_000;
+/**
+ * Longest delay between the interrupt update and the cancellation reaching a
+ * running activity, in ms: the worker delivers heartbeats at least every
+ * second (worker/worker.ts `maxHeartbeatThrottleInterval`) and the cancel
+ * request rides on the next heartbeat's response.
+ */
+export const INTERRUPT_DELIVERY_MS = 1_000;
+/** Allowance for a tool that settled inside its window to write its own report, in ms. */
+export const INTERRUPT_REPORT_MS = 500;
+/**
+ * TD10 as Zuno measures it. The contract's window is 2 s *after the
+ * interrupt reaches the call*: the tool activity measures that itself from
+ * the moment its cancellation signal fires, and labels its report
+ * `cancellation.kind: cooperative` only when it settled inside those 2 s
+ * (otherwise `forced`, outcome uncertain). The workflow cannot observe that
+ * moment, so it stops waiting {@link INTERRUPT_DELIVERY_MS} +
+ * {@link INTERRUPT_COOPERATIVE_WINDOW_MS} + {@link INTERRUPT_REPORT_MS} =
+ * 3.5 s after the interrupt and records a call that has not reported forced
+ * + uncertain: a call that settled inside its own window always reports
+ * before then. Sessions recorded before this rule used 5 s
+ * ({@link INTERRUPT_FORCE_AFTER_V1_MS}).
+ */
+export const INTERRUPT_FORCE_AFTER_MS = INTERRUPT_DELIVERY_MS + INTERRUPT_COOPERATIVE_WINDOW_MS + INTERRUPT_REPORT_MS;
+/** The force deadline of sessions recorded before TD10 was measured from delivery, in ms. */
+export const INTERRUPT_FORCE_AFTER_V1_MS = 5_000;
 
 /** Name of the session state query. */
 export const STATE_QUERY = 'state';

@@ -75,6 +75,7 @@ export const REQUIRED_SEARCH_ATTRIBUTES = {
   ZunoGoalStatus: 'Keyword',
   ZunoAgent: 'Keyword',
   ZunoModel: 'Keyword',
+  ZunoStatus: 'Keyword',
 } as const;
 
 /**

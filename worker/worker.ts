@@ -5,11 +5,14 @@ import { createModelStep } from '../activities/session/model-step.js';
 import { createToolActivities } from '../activities/session/tool-activity.js';
 import type { ProjectionStore } from '../activities/projection/types.js';
 import { toolImplementations, toolSpecs } from '../activities/tools/index.js';
+import { INTERRUPT_DELIVERY_MS } from '../core/session-contract.js';
 import { workflowBundlePath } from './workflow-bundle.js';
 
 /** Options of {@link createZunoWorker}. */
 /** Longest delay between a running activity's heartbeat and its delivery to the server, in ms (TD10). */
-const HEARTBEAT_THROTTLE_MAX_MS = 1_000;
+const HEARTBEAT_THROTTLE_MAX_MS = INTERRUPT_DELIVERY_MS;
+/** How long a workflow task waits on this worker's sticky queue before any worker may take it, in ms. */
+const STICKY_QUEUE_TIMEOUT_MS = 3_000;
 
 export interface ZunoWorkerOptions {
   address: string;
@@ -40,6 +43,9 @@ export async function createZunoWorker(opts: ZunoWorkerOptions): Promise<{ worke
     // TD10: a cancellation reaches a running activity only in a heartbeat response, so heartbeats
     // go out at least every second (default: 80 % of the heartbeat timeout) to keep the 2 s window.
     maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE_MAX_MS,
+    // A workflow task parked on a dead worker's sticky queue moves to the shared queue after this
+    // (default 10 s): a killed worker delays its sessions' next decision by 3 s, not 10 s.
+    stickyQueueScheduleToStartTimeout: STICKY_QUEUE_TIMEOUT_MS,
     activities: {
       modelStep: createModelStep({ store: opts.store, toolSpecs: toolSpecs() }),
       finishTurn: createFinishTurn(opts.store),

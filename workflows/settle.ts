@@ -1,5 +1,5 @@
 import { ActivityFailure, ApplicationFailure, CancelledFailure, TimeoutFailure } from '@temporalio/workflow';
-import { INTERRUPT_FORCE_AFTER_MS, type PlannedToolCall, type SettledOutcome } from '../core/session-contract.js';
+import type { PlannedToolCall, SettledOutcome } from '../core/session-contract.js';
 import type { ToolDeclaration } from '../core/tools/types.js';
 
 /**
@@ -39,7 +39,7 @@ export function settleLostCall(
 
 /**
  * TD10 forced interrupt: the call's activity did not settle within
- * {@link INTERRUPT_FORCE_AFTER_MS} of a hard interrupt, so the workflow stops
+ * `forceAfterMs` of a hard interrupt, so the workflow stops
  * waiting and records it `uncertain` with cause `interrupted` — whatever its
  * replay policy, nobody knows how far it got. Pure.
  */
@@ -47,6 +47,7 @@ export function settleForcedInterrupt(
   call: PlannedToolCall,
   decl: Pick<ToolDeclaration, 'affectedPaths'>,
   nowMs: number,
+  forceAfterMs: number,
 ): SettledOutcome {
   return {
     rowId: call.rowId,
@@ -55,7 +56,7 @@ export function settleForcedInterrupt(
     outcome: 'uncertain',
     cause: 'interrupted',
     failureType: 'forced_interrupt',
-    message: `a hard interrupt did not get the call's own report within ${INTERRUPT_FORCE_AFTER_MS} ms; it was abandoned`,
+    message: `a hard interrupt did not get the call's own report within ${forceAfterMs} ms; it was abandoned`,
     observedAtMs: nowMs,
     paths: decl.affectedPaths && !call.argsInProjection ? decl.affectedPaths(call.args as never) : [],
   };

@@ -31,7 +31,7 @@ export interface TestDevServer {
   start(): Promise<void>;
 }
 
-const SEARCH_ATTRIBUTES = ['ZunoKind', 'ZunoSessionId', 'ZunoGoalStatus', 'ZunoAgent', 'ZunoModel'];
+const SEARCH_ATTRIBUTES = ['ZunoKind', 'ZunoSessionId', 'ZunoGoalStatus', 'ZunoAgent', 'ZunoModel', 'ZunoStatus'];
 
 /**
  * Starts the pinned `temporal server start-dev` on free ports with a

@@ -1,0 +1,20 @@
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+
+/**
+ * The custom search attributes Zuno sets on its workflows (DESIGN.md §3, the
+ * ops view is the Temporal UI). Registered from temporal.yaml
+ * `searchAttributes`; deterministic, shared by workflows and clients.
+ */
+/** `session` (later `goal`, `council`). */
+export const ZunoKind = defineSearchAttributeKey('ZunoKind', SearchAttributeType.KEYWORD);
+/** The session id (`ses_…`). */
+export const ZunoSessionId = defineSearchAttributeKey('ZunoSessionId', SearchAttributeType.KEYWORD);
+/** `provider/model` the session is frozen with. */
+export const ZunoModel = defineSearchAttributeKey('ZunoModel', SearchAttributeType.KEYWORD);
+/** The agent role (`build` by default). */
+export const ZunoAgent = defineSearchAttributeKey('ZunoAgent', SearchAttributeType.KEYWORD);
+/** The session's status, upserted at every phase change (core/session-contract.ts `ZunoStatusValue`). */
+export const ZunoStatus = defineSearchAttributeKey('ZunoStatus', SearchAttributeType.KEYWORD);
+
+/** The agent a session runs as when none was chosen. */
+export const DEFAULT_AGENT = 'build';

@@ -1,0 +1,79 @@
+import type { AdmissionReceipt, SessionPhase, SubmitInputRequest } from '../core/session-contract.js';
+import type { ClientIdTable } from './client-ids.js';
+
+/** Largest accepted input text, in UTF-16 units. */
+export const MAX_INPUT_CHARS = 1_000_000;
+
+/** What the session looks like to an arriving input. */
+export interface AdmissionView {
+  phase: SessionPhase;
+  /** true while a running turn will still take a steered input at its next step (SE1). */
+  turnTakesSteering: boolean;
+  /** Inputs already waiting in the inbox. */
+  queued: number;
+  clientIds: ClientIdTable;
+  /** The receipt an earlier run gave this very Update (redelivered across continue-as-new), if any. */
+  redelivered?: AdmissionReceipt;
+}
+
+/** The decision for one `submitInput` Update (SE1, SE2). */
+export type AdmissionDecision =
+  | { kind: 'reject'; code: 'input_invalid' | 'session_closed' | 'client_ids_exhausted'; message: string }
+  | { kind: 'duplicate'; receipt: AdmissionReceipt }
+  | { kind: 'admit'; status: AdmissionReceipt['status'] };
+
+/**
+ * Input admission (SE1, SE2), one pure function: rejects a malformed payload
+ * or an input for a session that is ending; returns the original receipt for
+ * an Update delivered again or a client message id seen before (never a
+ * second admission); otherwise admits with the status the receipt reports:
+ * `steered` when a running turn will take it at its next step, `driven` when
+ * it drives the next turn at once, `pending` when it queues behind others.
+ * Called by the Update's validator (a `reject` throws there, nothing is
+ * recorded) and again by its handler.
+ */
+export function decideAdmission(req: unknown, view: AdmissionView): AdmissionDecision {
+  if (typeof req !== 'object' || req === null || Array.isArray(req)) {
+    return { kind: 'reject', code: 'input_invalid', message: 'input must be an object {text, clientMessageId?}' };
+  }
+  const { text, clientMessageId } = req as Partial<Record<keyof SubmitInputRequest, unknown>>;
+  if (typeof text !== 'string' || text.trim() === '') {
+    return { kind: 'reject', code: 'input_invalid', message: 'input.text must be a non-empty string' };
+  }
+  if (text.length > MAX_INPUT_CHARS) {
+    return { kind: 'reject', code: 'input_invalid', message: `input.text exceeds ${MAX_INPUT_CHARS} characters` };
+  }
+  if (clientMessageId !== undefined && (typeof clientMessageId !== 'string' || clientMessageId === '')) {
+    return {
+      kind: 'reject',
+      code: 'input_invalid',
+      message: 'input.clientMessageId must be a non-empty string when given',
+    };
+  }
+  if (view.redelivered) return { kind: 'duplicate', receipt: { ...view.redelivered, duplicate: true } };
+  const seen = clientMessageId !== undefined ? view.clientIds.lookup(clientMessageId) : undefined;
+  if (seen) return { kind: 'duplicate', receipt: seen };
+  if (view.phase === 'closed' || view.phase === 'paused' || view.phase === 'blocked') {
+    return { kind: 'reject', code: 'session_closed', message: `the session is ${view.phase}; it takes no more input` };
+  }
+  if (clientMessageId !== undefined && view.clientIds.full()) {
+    return {
+      kind: 'reject',
+      code: 'client_ids_exhausted',
+      message: 'this session has remembered as many client message ids as it can; start a new session',
+    };
+  }
+  return { kind: 'admit', status: admissionStatusOf(view) };
+}
+
+/**
+ * The admission status of an input that is admitted now (SE1): `steered`
+ * while a running turn will take it at its next step, else `driven` when
+ * nothing waits before it, else `pending`. Also used for background reports
+ * the workflow admits itself (BG6).
+ */
+export function admissionStatusOf(
+  view: Pick<AdmissionView, 'turnTakesSteering' | 'queued'>,
+): AdmissionReceipt['status'] {
+  return view.turnTakesSteering ? 'steered' : view.queued === 0 ? 'driven' : 'pending';
+}

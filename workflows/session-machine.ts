@@ -1,0 +1,372 @@
+import {
+  ApplicationFailure,
+  CancellationScope,
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  currentUpdateInfo,
+  patched,
+  proxyActivities,
+  setCurrentDetails,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { ZunoStatus } from '../core/search-attributes.js';
+import {
+  type AdmissionReceipt,
+  type AdmittedInput,
+  INTERRUPT_FORCE_AFTER_MS,
+  INTERRUPT_FORCE_AFTER_V1_MS,
+  type InterruptReceipt,
+  type InterruptRequest,
+  type SessionActivities,
+  type SessionPhase,
+  type SessionResult,
+  type SessionState,
+  type SessionWorkflowInput,
+  type SettledOutcome,
+  type TurnActivity,
+  type TurnOutcome,
+  type ZunoStatusValue,
+} from '../core/session-contract.js';
+import { admissionStatusOf, decideAdmission, type AdmissionView } from './admission.js';
+import { BackgroundTasks } from './background.js';
+import { ClientIdTable } from './client-ids.js';
+import { describeOutcome, statusLine } from './status-line.js';
+import { errorOf, runTurn, statusOf, type TurnHost } from './turn.js';
+import { newTurnControl, type TurnControl } from './turn-control.js';
+
+/**
+ * `patched()` id of the state-machine session (issue 8): ZunoStatus upserts,
+ * failed/paused/blocked sessions ending their workflow Failed, steered inputs
+ * taken before a turn ends, the TD10 force deadline measured from delivery.
+ * Histories recorded before it replay the old command sequence.
+ */
+export const STATE_MACHINE_PATCH = 'zuno-session-state-machine-v2';
+/** Update ids of this run remembered for the next run (temporalio/temporal#6375 redelivery). */
+const RECENT_UPDATES_KEPT = 1024;
+
+/**
+ * The session's orchestration state and its transitions (SE1–SE8, TD10,
+ * BG6): one phase that drives what happens next, the durable FIFO inbox,
+ * admission, the interrupt, the turn loop and continue-as-new. The workflow
+ * function only wires Temporal handlers to it. Deterministic.
+ *
+ * Phases: `idle` ⇄ `running_turn` → `interrupting` → (turn ends) →
+ * `idle` | `waiting_background` | `paused` | `blocked` | `closed`.
+ */
+export class SessionMachine implements TurnHost {
+  phase: SessionPhase = 'idle';
+  activity: TurnActivity = 'idle';
+  step = 0;
+  settled: SettledOutcome[] = [];
+  readonly meta: SessionWorkflowInput['meta'];
+  readonly inbox: AdmittedInput[];
+  readonly background: BackgroundTasks;
+  readonly takeSteeringAtEnd: boolean;
+  private readonly v2: boolean;
+  private turn: number;
+  private nextInputSeq: number;
+  private lastFinalText: string | null;
+  private lastOutcome: TurnOutcome | null;
+  private readonly clientIds: ClientIdTable;
+  private readonly previousRunUpdates: Map<string, AdmissionReceipt>;
+  private readonly recentUpdates = new Map<string, AdmissionReceipt>();
+  private turnCtl: TurnControl | null = null;
+  private takesSteering = false;
+  /** An interrupt arrived between turns and stopped background tasks. */
+  private idleInterrupted = false;
+  private zunoStatus: ZunoStatusValue | null = null;
+  private readonly activities: SessionActivities;
+
+  constructor(private readonly input: SessionWorkflowInput) {
+    this.v2 = patched(STATE_MACHINE_PATCH);
+    this.takeSteeringAtEnd = this.v2;
+    this.meta = input.meta;
+    const c = input.carried;
+    this.inbox = [...(c?.pending ?? [])];
+    this.turn = c?.nextTurn ?? 0;
+    this.nextInputSeq = c?.nextInputSeq ?? 0;
+    this.lastFinalText = c?.lastFinalText ?? null;
+    this.lastOutcome = c?.lastOutcome ?? null;
+    this.clientIds = new ClientIdTable(this.meta.sessionId, c?.clientIds, c?.seenClientIds);
+    this.previousRunUpdates = new Map(c?.recentUpdates ?? []);
+    this.activities = proxyActivities<SessionActivities>({
+      startToCloseTimeout: this.meta.activityDefaults.projection.startToCloseTimeoutMs,
+    });
+    this.background = new BackgroundTasks({
+      meta: this.meta,
+      root: CancellationScope.current(),
+      admitReport: (taskID, text) => {
+        this.inbox.push({
+          inputId: `in_${this.nextInputSeq++}`,
+          text: `<background_report taskID="${taskID}">\n${text}\n</background_report>`,
+          kind: 'report',
+          taskID,
+          admission: admissionStatusOf({ turnTakesSteering: this.takesSteering, queued: this.inbox.length }),
+          admittedAtMs: Date.now(),
+        });
+      },
+      revokeReport: (taskID) => {
+        const at = this.inbox.findIndex((i) => i.kind === 'report' && i.taskID === taskID);
+        if (at >= 0) this.inbox.splice(at, 1);
+        return at >= 0;
+      },
+    });
+  }
+
+  /** Update validator of `submitInput`: throws a typed ApplicationFailure for a rejected input; records nothing. */
+  validateInput(req: unknown): void {
+    const d = decideAdmission(req, this.admissionView());
+    if (d.kind === 'reject') throw ApplicationFailure.nonRetryable(d.message, d.code);
+  }
+
+  /** Update handler of `submitInput` (SE1, SE2): admits the input to the inbox, or returns the receipt it already has. */
+  admit(req: { text: string; clientMessageId?: string }): AdmissionReceipt {
+    const d = decideAdmission(req, this.admissionView());
+    if (d.kind === 'reject') throw ApplicationFailure.nonRetryable(d.message, d.code);
+    if (d.kind === 'duplicate') return d.receipt;
+    const inputId = `in_${this.nextInputSeq++}`;
+    const receipt: AdmissionReceipt = { inputId, sessionId: this.meta.sessionId, status: d.status, duplicate: false };
+    this.inbox.push({
+      inputId,
+      text: req.text,
+      admission: d.status,
+      admittedAtMs: Date.now(),
+      ...(req.clientMessageId !== undefined ? { clientMessageId: req.clientMessageId } : {}),
+    });
+    if (req.clientMessageId !== undefined) this.clientIds.remember(req.clientMessageId, receipt);
+    const updateId = currentUpdateInfo()?.id;
+    if (updateId) {
+      this.recentUpdates.set(updateId, receipt);
+      if (this.recentUpdates.size > RECENT_UPDATES_KEPT)
+        this.recentUpdates.delete(this.recentUpdates.keys().next().value!);
+    }
+    return receipt;
+  }
+
+  /** Update validator of `interrupt`: a malformed request or a session that is ending is a typed rejection. */
+  validateInterrupt(req: unknown): void {
+    if (req !== undefined && (typeof req !== 'object' || req === null || Array.isArray(req))) {
+      throw ApplicationFailure.nonRetryable('interrupt request must be an object {source?}', 'input_invalid');
+    }
+    const source = (req as InterruptRequest | undefined)?.source;
+    if (source !== undefined && typeof source !== 'string') {
+      throw ApplicationFailure.nonRetryable('interrupt.source must be a string when given', 'input_invalid');
+    }
+    if (this.isEnding()) {
+      throw ApplicationFailure.nonRetryable(
+        `the session is ${this.phase}; there is nothing to interrupt`,
+        'session_closed',
+      );
+    }
+  }
+
+  /**
+   * Update handler of `interrupt` (TD10): cancels the running turn's scope
+   * (each running call gets its cooperative window, the force deadline
+   * bounds the wait); between turns it stops the background tasks instead.
+   */
+  interrupt(req: InterruptRequest | undefined): InterruptReceipt {
+    const seen = { sessionId: this.meta.sessionId, turn: this.turn, phase: this.activity, backgroundCancelled: [] };
+    const ctl = this.turnCtl;
+    if (!ctl) {
+      // Idle: what runs is background work; stop it (a `zuno run` then ends as interrupted).
+      const stopped = this.background.interruptAll();
+      if (stopped.length > 0) this.idleInterrupted = true;
+      return { ...seen, interrupted: stopped.length > 0, alreadyRequested: false, backgroundCancelled: stopped };
+    }
+    const alreadyRequested = ctl.interruptedAtMs !== null;
+    if (!alreadyRequested) {
+      ctl.interruptedAtMs = Date.now();
+      if (typeof req?.source === 'string') ctl.interruptSource = req.source;
+      this.activity = 'interrupting';
+      this.enter('interrupting');
+      setCurrentDetails(statusLine.interrupting(this.turn, Date.now()));
+      ctl.scope.cancel();
+    }
+    return { ...seen, interrupted: true, alreadyRequested };
+  }
+
+  /** Query `state`. */
+  state(): SessionState {
+    return {
+      sessionId: this.meta.sessionId,
+      phase: this.phase,
+      activity: this.activity,
+      turn: this.turn,
+      step: this.step,
+      pending: this.inbox.map((i) => ({
+        inputId: i.inputId,
+        admission: i.admission,
+        ...(i.kind ? { kind: i.kind } : {}),
+      })),
+      background: this.background.ids(),
+      lastFinalText: this.lastFinalText,
+      lastOutcome: this.lastOutcome,
+    };
+  }
+
+  /** TurnHost: the running turn takes no more steered input. */
+  stopSteering(): void {
+    this.takesSteering = false;
+  }
+
+  /**
+   * The session's life: wait for input, run one turn per wake (SE3: one wake
+   * claims every pending report at the head; a user input drives a turn
+   * alone), continue-as-new when Temporal suggests it, end as the last turn
+   * outcome says. Returns the result of a completed or interrupted session;
+   * @throws ApplicationFailure (type = Zuno error code, details = [SessionResult])
+   *   when the session ends failed, paused or blocked (sessions recorded before
+   *   {@link STATE_MACHINE_PATCH} return those too).
+   */
+  async run(): Promise<SessionResult> {
+    for (;;) {
+      if (!this.readyToAct()) this.betweenTurns();
+      // Always yield here, even when ready: an Update admitted in this activation completes first.
+      await condition(() => this.readyToAct());
+      if (this.doneWhenIdle()) return this.closeWhenIdle();
+      if (this.inbox.length === 0 || this.mayContinueAsNew()) {
+        if (this.inbox.length === 0 && !this.mayContinueAsNew()) continue; // background work ended without a report
+        await condition(allHandlersFinished);
+        await continueAsNew<(i: SessionWorkflowInput) => Promise<SessionResult>>({
+          ...this.input,
+          carried: {
+            nextTurn: this.turn,
+            nextInputSeq: this.nextInputSeq,
+            pending: this.inbox,
+            seenClientIds: [],
+            clientIds: this.clientIds.toCarried(),
+            recentUpdates: [...this.recentUpdates],
+            lastFinalText: this.lastFinalText,
+            ...(this.lastOutcome ? { lastOutcome: this.lastOutcome } : {}),
+          },
+        });
+      }
+      const ended = await this.runOneTurn();
+      if (ended) return ended;
+    }
+  }
+
+  /** Runs the turn the inbox's head drives; returns the session's result when the session ends with it. */
+  private async runOneTurn(): Promise<SessionResult | null> {
+    this.takesSteering = true;
+    this.enter('running_turn');
+    const ctl = newTurnControl(this.v2 ? INTERRUPT_FORCE_AFTER_MS : INTERRUPT_FORCE_AFTER_V1_MS);
+    this.turnCtl = ctl;
+    const head = this.inbox[0]!.kind === 'report' ? this.inbox.findIndex((i) => i.kind !== 'report') : 1;
+    const first = this.inbox.splice(0, head < 0 ? this.inbox.length : head);
+    const run = await runTurn(this, ctl, this.turn, first);
+    this.turnCtl = null;
+    const finished = await this.activities.finishTurn({
+      sessionId: this.meta.sessionId,
+      turn: this.turn,
+      ...run.finish,
+      ...(this.background.busy() ? { background: this.background.ids() } : {}),
+    });
+    this.settled = [];
+    this.lastFinalText = finished.finalText;
+    this.lastOutcome = run.outcome;
+    this.activity = 'idle';
+    this.turn += 1;
+    const status = statusOf(run.outcome);
+    if (status === 'completed' || (status === 'interrupted' && !this.input.exitWhenIdle)) return null;
+    await this.background.stopAll();
+    await condition(allHandlersFinished);
+    return this.close(status);
+  }
+
+  /** `zuno run`'s end: a turn has run, nothing is queued and no background task can still report. */
+  private async closeWhenIdle(): Promise<SessionResult> {
+    if (!this.idleInterrupted) return this.close('completed');
+    await this.activities.finishTurn({
+      sessionId: this.meta.sessionId,
+      status: 'interrupted',
+      turn: this.turn,
+      step: 0,
+      inputIds: [],
+    });
+    return this.close('interrupted');
+  }
+
+  /** Ends the session: the final ZunoStatus, and a Failed workflow for failed, paused and blocked sessions. */
+  private close(status: SessionResult['status']): SessionResult {
+    const error = this.lastOutcome && status !== 'completed' ? errorOf(this.lastOutcome) : undefined;
+    const result: SessionResult = {
+      sessionId: this.meta.sessionId,
+      status,
+      turns: this.turn,
+      ...(error ? { error } : {}),
+      ...(this.lastOutcome ? { outcome: this.lastOutcome } : {}),
+    };
+    if (!this.v2) return result;
+    this.enter(status === 'paused' ? 'paused' : status === 'blocked' ? 'blocked' : 'closed', status);
+    setCurrentDetails(statusLine.closed(this.turn, this.lastOutcome));
+    if (status === 'completed' || status === 'interrupted') return result;
+    const summary = this.lastOutcome ? describeOutcome(this.lastOutcome) : status;
+    throw ApplicationFailure.create({
+      type: error?.code ?? `session_${status}`,
+      message: `session ${status}: ${summary}`,
+      details: [result],
+      nonRetryable: true,
+    });
+  }
+
+  /** Between turns: `waiting_background` while background tasks still run (they will report), else `idle`. */
+  private betweenTurns(): void {
+    this.enter(this.background.busy() ? 'waiting_background' : 'idle');
+    setCurrentDetails(statusLine.idle(this.turn, this.lastOutcome, this.background.ids(), Date.now()));
+  }
+
+  /** Moves to `phase` and, in sessions under {@link STATE_MACHINE_PATCH}, upserts `ZunoStatus` when it changes. */
+  private enter(phase: SessionPhase, closedAs?: SessionResult['status']): void {
+    this.phase = phase;
+    if (!this.v2) return;
+    const status: ZunoStatusValue =
+      phase === 'running_turn'
+        ? 'running'
+        : phase === 'closed'
+          ? (closedAs ?? 'completed')
+          : phase === 'interrupting' || phase === 'paused' || phase === 'blocked' || phase === 'waiting_background'
+            ? phase
+            : 'idle';
+    if (status === this.zunoStatus) return;
+    this.zunoStatus = status;
+    upsertSearchAttributes([{ key: ZunoStatus, value: status }]);
+  }
+
+  private readyToAct(): boolean {
+    return (
+      this.inbox.length > 0 ||
+      this.mayContinueAsNew() ||
+      this.doneWhenIdle() ||
+      (this.v2 && this.phase === 'waiting_background' && !this.background.busy())
+    );
+  }
+
+  private doneWhenIdle(): boolean {
+    return this.input.exitWhenIdle && this.turn > 0 && this.inbox.length === 0 && !this.background.busy();
+  }
+
+  /** Background tasks pin the run: continue-as-new cannot carry a running activity. */
+  private mayContinueAsNew(): boolean {
+    return workflowInfo().continueAsNewSuggested && !this.background.busy();
+  }
+
+  private isEnding(): boolean {
+    return this.phase === 'closed' || this.phase === 'paused' || this.phase === 'blocked';
+  }
+
+  private admissionView(): AdmissionView {
+    const updateId = currentUpdateInfo()?.id;
+    const redelivered = updateId ? this.previousRunUpdates.get(updateId) : undefined;
+    return {
+      phase: this.phase,
+      turnTakesSteering: this.takesSteering,
+      queued: this.inbox.length,
+      clientIds: this.clientIds,
+      ...(redelivered ? { redelivered } : {}),
+    };
+  }
+}

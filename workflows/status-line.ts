@@ -1,0 +1,63 @@
+import type { PlannedToolCall, TurnOutcome } from '../core/session-contract.js';
+
+/**
+ * The Temporal UI's "current details" of a session, one plain line (turns
+ * and steps 1-based, times UTC), e.g. `turn 3 · shell: npm test · since
+ * 06:41:05 UTC`. Pure; `nowMs` is workflow time.
+ */
+export const statusLine = {
+  /** A model step is running. */
+  model(turn: number, step: number, model: string, nowMs: number): string {
+    return `turn ${turn + 1} · step ${step + 1} · asking ${model} · since ${clock(nowMs)}`;
+  },
+  /** Tool calls of one step are running; `summaries` are their one-line summaries in call order. */
+  tools(turn: number, calls: Pick<PlannedToolCall, 'name' | 'summary'>[], nowMs: number): string {
+    const first = calls[0]?.summary ?? calls[0]?.name ?? 'tools';
+    const more = calls.length > 1 ? ` (+${calls.length - 1} more)` : '';
+    return `turn ${turn + 1} · ${first}${more} · since ${clock(nowMs)}`;
+  },
+  /** A hard interrupt is settling the turn. */
+  interrupting(turn: number, nowMs: number): string {
+    return `turn ${turn + 1} · interrupting: waiting for running calls to stop · since ${clock(nowMs)}`;
+  },
+  /** Between turns. `taskIds`: background tasks still running. */
+  idle(turns: number, last: TurnOutcome | null, taskIds: string[], nowMs: number): string {
+    const after = last ? ` · last turn: ${describeOutcome(last)}` : '';
+    if (taskIds.length > 0) {
+      const ids = taskIds.slice(0, 3).join(', ') + (taskIds.length > 3 ? ', …' : '');
+      return `waiting for ${taskIds.length} background task${taskIds.length === 1 ? '' : 's'} (${ids})${after} · since ${clock(nowMs)}`;
+    }
+    return `idle after ${turns} turn${turns === 1 ? '' : 's'}${after} · since ${clock(nowMs)}`;
+  },
+  /** The session ended. */
+  closed(turns: number, last: TurnOutcome | null): string {
+    return `ended after ${turns} turn${turns === 1 ? '' : 's'}${last ? `: ${describeOutcome(last)}` : ''}`;
+  },
+};
+
+/** A turn outcome in plain words (`final answer`, `failed: provider_bad_request: …`). */
+export function describeOutcome(o: TurnOutcome): string {
+  switch (o.kind) {
+    case 'final_answer':
+      return 'final answer';
+    case 'failed':
+      return `failed: ${o.code}: ${oneLine(o.message)}`;
+    case 'paused':
+      return `paused (${o.reason}): ${oneLine(o.message)}`;
+    case 'blocked':
+      return `blocked: ${o.code}: ${oneLine(o.message)}`;
+    case 'interrupted':
+      return 'interrupted';
+    case 'limit':
+      return `stopped by a limit: ${oneLine(o.message)}`;
+  }
+}
+
+function oneLine(s: string): string {
+  const flat = s.replace(/\s+/g, ' ').trim();
+  return flat.length <= 160 ? flat : `${flat.slice(0, 159)}…`;
+}
+
+function clock(ms: number): string {
+  return `${new Date(ms).toISOString().slice(11, 19)} UTC`;
+}

@@ -1,0 +1,232 @@
+import { ActivityFailure, isCancellation, proxyActivities, setCurrentDetails } from '@temporalio/workflow';
+import { modelStepOptions, toolActivityOptions } from '../core/activity-policy.js';
+import {
+  type AdmittedInput,
+  type FinishSessionInput,
+  type PlannedToolCall,
+  type SessionActivities,
+  type SessionMeta,
+  type SettledOutcome,
+  type ToolActivityInput,
+  type ToolActivityResult,
+  type TurnActivity,
+  type TurnEnd,
+  type TurnOutcome,
+  toolActivityName,
+} from '../core/session-contract.js';
+import { toolDeclarations } from '../core/tools/registry.js';
+import type { BackgroundTasks } from './background.js';
+import { planBatches, runBounded } from './dispatch.js';
+import { classifyModelFailure } from './model-failure.js';
+import { settleForcedInterrupt, settleLostCall, settleNotRun } from './settle.js';
+import { statusLine } from './status-line.js';
+import { raceForced, type TurnControl } from './turn-control.js';
+
+/** Steps per turn before the turn is ended as runaway. */
+export const MAX_STEPS_PER_TURN = 200;
+
+/** What a turn needs from the session it runs in. */
+export interface TurnHost {
+  readonly meta: SessionMeta;
+  readonly background: BackgroundTasks;
+  /** The session's inbox (FIFO); steered inputs are taken from it between steps. */
+  readonly inbox: AdmittedInput[];
+  /**
+   * true for sessions started by this code (`patched`): a turn whose last
+   * step answered while steered inputs waited takes them in one more step
+   * instead of ending (so a `steered` receipt is true, SE1).
+   */
+  readonly takeSteeringAtEnd: boolean;
+  /** Outcomes settled by the workflow, persisted by the next modelStep or finishTurn. */
+  settled: SettledOutcome[];
+  /** The step now running (for the state query). */
+  step: number;
+  /** What the turn is doing (for the state query and the interrupt receipt). */
+  activity: TurnActivity;
+  /** Called once the turn takes no more steered input (its last step answered). */
+  stopSteering(): void;
+}
+
+/** What {@link runTurn} hands back: the typed outcome and the facts finishTurn records. */
+export interface TurnRun {
+  outcome: TurnOutcome;
+  finish: Omit<FinishSessionInput, 'sessionId' | 'turn' | 'background'>;
+}
+
+/**
+ * Runs one turn (SE1, TD5, TD10): model steps until a final answer, each
+ * step's tool calls dispatched as one activity each (ParallelSafe batches,
+ * Exclusive barriers), inputs admitted meanwhile steered into the next
+ * step. Every activity runs in `ctl.scope`; a hard interrupt cancels it and
+ * the force deadline bounds the wait. Never throws for a model or tool
+ * failure: it ends with a typed {@link TurnOutcome}.
+ * @param first the inputs that drive the turn (taken from the inbox by the caller).
+ */
+export async function runTurn(
+  host: TurnHost,
+  ctl: TurnControl,
+  turn: number,
+  first: AdmittedInput[],
+): Promise<TurnRun> {
+  const { meta } = host;
+  const carriedInputIds: string[] = [];
+  let newInputs = first;
+  let stepInputs: AdmittedInput[] = [];
+  let rollbackStep = false;
+  let stepsRun = 0;
+  let ended: TurnEnd | undefined;
+  const model = `${meta.provider.id}/${meta.model}`;
+
+  const runTool = async (call: PlannedToolCall): Promise<void> => {
+    if (ctl.interruptedAtMs !== null) {
+      host.settled.push(settleNotRun(call, Date.now()));
+      return;
+    }
+    const decl = toolDeclarations[call.name]!;
+    const effect = call.args !== undefined ? decl.onSchedule?.(call.args as never) : undefined;
+    if (effect?.cancelsBackgroundTask) host.background.cancel(effect.cancelsBackgroundTask);
+    const summary = (call.summary ?? decl.summarize(call.args as never)).slice(0, 200);
+    const act = proxyActivities<Record<string, (i: ToolActivityInput) => Promise<ToolActivityResult>>>(
+      toolActivityOptions(decl, meta.activityDefaults, summary),
+    )[toolActivityName(call.name)]!;
+    const outcome = await raceForced(
+      ctl,
+      act({ sessionId: meta.sessionId, workspace: meta.workspace, turn, step: host.step, call }),
+    );
+    if (outcome.kind === 'done') {
+      const bg = outcome.value.background;
+      if (bg?.started && outcome.value.outcome === 'ok' && !outcome.value.late) host.background.start(call, bg.taskID);
+      if (bg?.terminal) host.background.observedTerminal(bg.taskID);
+    } else if (outcome.kind === 'forced') {
+      host.settled.push(settleForcedInterrupt(call, decl, Date.now(), ctl.forceAfterMs));
+    } else {
+      const err = outcome.error;
+      if (err instanceof ActivityFailure) host.settled.push(settleLostCall(call, decl, err, Date.now()));
+      else if (isCancellation(err)) host.settled.push(settleNotRun(call, Date.now()));
+      else throw err;
+    }
+  };
+
+  await ctl.scope.run(async () => {
+    for (host.step = 0; ; host.step++) {
+      const step = host.step;
+      if (ctl.interruptedAtMs !== null) {
+        ended = { kind: 'interrupted', ...(ctl.interruptSource ? { source: ctl.interruptSource } : {}) };
+        return;
+      }
+      if (step >= MAX_STEPS_PER_TURN) {
+        ended = {
+          kind: 'limit',
+          limit: 'turn_step_limit',
+          message: `the turn exceeded ${MAX_STEPS_PER_TURN} model steps`,
+        };
+        return;
+      }
+      carriedInputIds.push(...newInputs.map((i) => i.inputId));
+      stepInputs = newInputs;
+      host.activity = 'model';
+      setCurrentDetails(statusLine.model(turn, step, model, Date.now()));
+      const { modelStep } = proxyActivities<SessionActivities>(
+        modelStepOptions(
+          meta.provider.retry,
+          meta.activityDefaults,
+          `turn ${turn + 1} · step ${step + 1} · model ${model}`,
+        ),
+      );
+      stepsRun += 1;
+      const outcome = await raceForced(ctl, modelStep({ meta, turn, step, newInputs, settled: host.settled }));
+      newInputs = [];
+      if (outcome.kind !== 'done' && ctl.interruptedAtMs !== null) {
+        // The model step was cut: its partial assistant output goes, its inputs stay.
+        ended = { kind: 'interrupted', ...(ctl.interruptSource ? { source: ctl.interruptSource } : {}) };
+        rollbackStep = true;
+        return;
+      }
+      if (outcome.kind === 'forced') throw new Error('unreachable: forced without an interrupt');
+      if (outcome.kind === 'failed') {
+        ended = classifyModelFailure(outcome.error, meta.activityDefaults.model.startToCloseTimeoutMs);
+        return;
+      }
+      const result = outcome.value;
+      host.settled = [];
+      if (result.toolCalls.length === 0) {
+        if (ctl.interruptedAtMs !== null) {
+          ended = { kind: 'interrupted', ...(ctl.interruptSource ? { source: ctl.interruptSource } : {}) };
+          return;
+        }
+        if (host.takeSteeringAtEnd && host.inbox.length > 0) {
+          // SE1: inputs steered while the last step ran are taken before the turn ends.
+          newInputs = host.inbox.splice(0, host.inbox.length);
+          continue;
+        }
+        host.stopSteering();
+        ended = { kind: 'final_answer', textLength: result.textLength };
+        return;
+      }
+      const runnable = result.toolCalls.filter((c) => !c.blocked);
+      if (runnable.length > 0) {
+        host.activity = 'tools';
+        setCurrentDetails(
+          statusLine.tools(
+            turn,
+            runnable.map((c) => ({ name: c.name, summary: c.summary ?? summaryOf(c) })),
+            Date.now(),
+          ),
+        );
+        for (const batch of planBatches(result.toolCalls, (n) => toolDeclarations[n]?.concurrency ?? 'Exclusive')) {
+          await runBounded(batch, meta.toolConcurrency, runTool);
+        }
+      }
+      // Steering (SE1): inputs admitted while this step ran join the next request.
+      newInputs = host.inbox.splice(0, host.inbox.length);
+    }
+  });
+  ctl.over = true;
+  host.stopSteering();
+  if (newInputs.length > 0) host.inbox.unshift(...newInputs); // steered inputs the interrupted turn never sent
+  const outcome: TurnOutcome = { turn, steps: stepsRun, inputIds: carriedInputIds, ...ended! };
+  const error = errorOf(outcome);
+  return {
+    outcome,
+    finish: {
+      status: statusOf(outcome),
+      step: host.step,
+      inputIds: carriedInputIds,
+      ...(error ? { error } : {}),
+      ...(host.settled.length > 0 ? { settled: host.settled } : {}),
+      ...(rollbackStep ? { rollbackStep, stepInputs } : {}),
+    },
+  };
+}
+
+/** The session status a turn outcome leaves (SessionResult / finishTurn `status`). */
+export function statusOf(o: TurnOutcome): FinishSessionInput['status'] {
+  switch (o.kind) {
+    case 'final_answer':
+      return 'completed';
+    case 'limit':
+      return 'failed';
+    default:
+      return o.kind;
+  }
+}
+
+/** The typed error of a turn outcome that is not an answer or an interrupt. */
+export function errorOf(o: TurnOutcome): { code: string; message: string } | undefined {
+  switch (o.kind) {
+    case 'failed':
+    case 'blocked':
+      return { code: o.code, message: o.message };
+    case 'paused':
+      return { code: o.reason, message: o.message };
+    case 'limit':
+      return { code: o.limit, message: o.message };
+    default:
+      return undefined;
+  }
+}
+
+function summaryOf(call: PlannedToolCall): string {
+  const decl = toolDeclarations[call.name];
+  return decl && call.args !== undefined ? decl.summarize(call.args as never) : call.name;
+}
