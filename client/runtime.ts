@@ -1,4 +1,4 @@
-import { DefaultLogger, type LogLevel, Runtime } from '@temporalio/worker';
+import { DefaultLogger, type LogEntry, type LogLevel, Runtime } from '@temporalio/worker';
 
 let installed = false;
 
@@ -14,11 +14,14 @@ export function installRuntime(level: LogLevel): void {
   installed = true;
   Runtime.install({
     shutdownSignals: [],
-    logger: new DefaultLogger(level, (entry) => {
-      process.stderr.write(`[temporal ${entry.level.toLowerCase()}] ${entry.message}${formatLogMeta(entry.meta)}\n`);
-    }),
+    logger: new DefaultLogger(level, (entry) => process.stderr.write(`${logLine(entry)}\n`)),
     telemetryOptions: { logging: { filter: { core: level, other: level }, forward: {} } },
   });
+}
+
+/** One stderr line for a Temporal log entry: `[temporal warn] Activity failed workflowId=… activityType=… attempt=… error="…"`. */
+export function logLine(entry: LogEntry): string {
+  return `[temporal ${entry.level.toLowerCase()}] ${entry.message}${formatLogMeta(entry.meta)}`;
 }
 
 /** Metadata keys worth a log line, in print order (Temporal's log attributes). */
