@@ -259,7 +259,7 @@ export async function precheck(
     let fuzz: FileChange['fuzz'] = 0;
     if (op.chunks.length > 0) {
       const text = decode(src, src.view.bytes);
-      const r = applyChunks(text.lines, op.chunks);
+      const r = applyChunks(text.lines, op.chunks, text.endings, text.eol);
       if (!r.ok) {
         const b = base(src, digest);
         const done = !src.touched && alreadyApplied(text.lines, op.chunks);
@@ -269,7 +269,7 @@ export async function precheck(
           done ? identicalReplay(b, 'every hunk is found already applied') : contextMismatch(b, r.mismatch),
         );
       }
-      const next: TextFile = { ...styleFor(text), lines: r.lines };
+      const next: TextFile = { ...styleFor(text), lines: r.lines, ...(r.endings ? { endings: r.endings } : {}) };
       bytes = encodeText(next);
       fuzz = r.fuzz;
       diff = unifiedDiff(

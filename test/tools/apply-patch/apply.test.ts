@@ -236,6 +236,32 @@ describe('formatting is kept: BOM, CRLF, final newline (FT3)', () => {
   });
 });
 
+describe('line endings are kept per line, the BOM once per file (FT3)', () => {
+  it('a replaced line keeps the ending of the line it replaces in a mixed CRLF/LF file, matched exactly', async () => {
+    const ws = tempDir();
+    writeTree(ws, { 'm.txt': 'a\r\nb\r\nc\r\nd\n' });
+    const store = await new CredentialStore().read(ws, 'm.txt');
+    const r = applied(await apply(ws, patch('*** Update File: m.txt', '@@', ' a', '-b', '+B', ' c'), store));
+    expect(readFileSync(join(ws, 'm.txt'), 'latin1')).toBe('a\r\nB\r\nc\r\nd\n');
+    expect(r.changes[0]!.fuzz).toBe(0);
+  });
+
+  it('an added line takes the ending of the line it follows (or, at the top, of the line it precedes)', async () => {
+    const ws = tempDir();
+    writeTree(ws, { 'm.txt': 'a\r\nb\nc\r\nd\n' });
+    const store = await new CredentialStore().read(ws, 'm.txt');
+    applied(
+      await apply(
+        ws,
+        patch('*** Update File: m.txt', '@@', '+top', ' a', '-b', '+B', '+B2', ' c', '+c2', ' d', '+e'),
+        store,
+      ),
+    );
+    // top precedes a (CRLF); B replaces b (LF); B2 follows B (LF); c2 follows c (CRLF); e follows d (LF)
+    expect(readFileSync(join(ws, 'm.txt'), 'latin1')).toBe('top\r\na\r\nB\nB2\nc\r\nc2\r\nd\ne\n');
+  });
+});
+
 describe('conflicts are typed and write nothing (FT3)', () => {
   it('ReadRequired: updating a file that was never read', async () => {
     const ws = tempDir();
