@@ -10,7 +10,8 @@
  *   match at two or more places are ambiguous (`ContextMismatch`, reason
  *   `ambiguous`); with a header, they are ambiguous only if matches follow two
  *   different occurrences of the header.
- * - `*** End of File`: the lines must end the file.
+ * - `*** End of File`: the lines must end the file; a hunk anchored by a
+ *   copied BOM (bom.ts) must start it.
  * - A hunk with no old lines (only `+`) inserts after its header, or, without
  *   a header, at the end of the file (Codex appends there too).
  * - If the old lines end with an empty line that is not in the file (the
@@ -22,7 +23,7 @@
  *   ({@link pairOrigins}; the rule is in text.ts, FT3 notes).
  */
 import type { PatchChunk } from './parse.js';
-import { seekLines, type Fuzz } from './match.js';
+import { seekAtStart, seekLines, type Fuzz } from './match.js';
 import { resolveEndings, type Eol } from './text.js';
 
 /** One region to replace: `oldLen` lines at `start` become `newLines`. */
@@ -131,14 +132,15 @@ export function applyChunks(lines: string[], chunks: PatchChunk[], endings?: Eol
     let pattern = chunk.oldLines;
     let repl = chunk.newLines;
     let contextOf = chunk.contextOf;
-    let found = seekLines(lines, pattern, from, chunk.endOfFile);
+    const seek = (p: string[]) => (chunk.startOfFile ? seekAtStart : seekLines)(lines, p, from, chunk.endOfFile);
+    let found = seek(pattern);
     if (!found && pattern[pattern.length - 1] === '') {
       pattern = pattern.slice(0, -1);
       if (repl[repl.length - 1] === '') {
         repl = repl.slice(0, -1);
         contextOf = contextOf.slice(0, -1);
       }
-      found = seekLines(lines, pattern, from, chunk.endOfFile);
+      found = seek(pattern);
     }
     if (!found) return mismatch(chunk, k, 'context_not_found');
     const ambiguous = headers ? scopesHit(headers, found.positions) > 1 : found.positions.length > 1;
@@ -194,6 +196,7 @@ function reverseChunks(chunks: PatchChunk[]): PatchChunk[] {
       newLines: c.oldLines,
       contextOf,
       endOfFile: c.endOfFile || appendedAtEnd,
+      ...(c.startOfFile ? { startOfFile: true } : {}),
       line: c.line,
     };
     if (c.header !== undefined) r.header = c.header;

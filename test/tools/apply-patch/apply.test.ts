@@ -260,6 +260,18 @@ describe('line endings are kept per line, the BOM once per file (FT3)', () => {
     // top precedes a (CRLF); B replaces b (LF); B2 follows B (LF); c2 follows c (CRLF); e follows d (LF)
     expect(readFileSync(join(ws, 'm.txt'), 'latin1')).toBe('top\r\na\r\nB\nB2\nc\r\nc2\r\nd\ne\n');
   });
+
+  it('a hunk whose first lines carry the BOM edits a BOM file exactly and keeps one BOM', async () => {
+    const ws = tempDir();
+    writeTree(ws, { 'b.txt': '\uFEFFfirst\nnext\n' });
+    const store = await new CredentialStore().read(ws, 'b.txt');
+    const r = applied(
+      await apply(ws, patch('*** Update File: b.txt', '@@', '-\uFEFFfirst', '+\uFEFFFIRST', ' next'), store),
+    );
+    expect(readFileSync(join(ws, 'b.txt'))).toEqual(Buffer.from('\uFEFFFIRST\nnext\n'));
+    expect(r.changes[0]!.fuzz).toBe(0);
+    expect(renderApplyPatchResult(r).output).toBe('Success. Updated the following files:\nM b.txt');
+  });
 });
 
 describe('conflicts are typed and write nothing (FT3)', () => {
