@@ -11,7 +11,12 @@ export interface ReplayCounts {
   reasoningReplay: 'off' | 'encrypted';
   /** Capsules the adapter puts on the wire in this request. */
   replayedReasoningCapsules: number;
-  /** Capsules kept back (other provider/model, too old, replay off, or no output after them). */
+  /**
+   * Reasoning parts kept back: a capsule for another provider/model/surface,
+   * too old, with replay off, or with no output after it; and a reasoning
+   * part without any capsule, which no surface can replay. Every reasoning
+   * part of the request is counted here or in `replayedReasoningCapsules`.
+   */
   withheldReasoningCapsules: number;
   /** Always 0: Zuno has no prompt receipts to rebuild boundaries from (no Goal continuation yet). */
   restoredReasoningReplayBoundaries: number;
@@ -46,8 +51,10 @@ function eligible(c: ProviderReasoning, t: ReplayTarget): boolean {
  * "encrypted"` and within `reasoning_replay_max_age_ms`, and only when some
  * output (text or a tool call) follows it in the same message — a capsule
  * with nothing after it is withheld. A withheld capsule's part loses its
- * `providerReasoning` (adapters then drop or downgrade the part). Order and
- * every other part are untouched. Pure.
+ * `providerReasoning` (adapters then drop or downgrade the part). A reasoning
+ * part that has no capsule at all is never replayed either (the adapters drop
+ * it) and is counted as withheld too. Order and every other part are
+ * untouched. Pure.
  * @returns the messages to send and the counts for the request event.
  */
 export function applyReasoningReplay(
@@ -64,7 +71,12 @@ export function applyReasoningReplay(
   const out = messages.map((m): ModelMessage => {
     if (m.role !== 'assistant' || !m.parts) return m;
     const parts = m.parts.map((p, i): AssistantPart => {
-      if (p.kind !== 'reasoning' || !p.providerReasoning) return p;
+      if (p.kind !== 'reasoning') return p;
+      if (!p.providerReasoning) {
+        // No capsule: no adapter puts it on the wire (Responses drops it, Anthropic sends no unsigned thinking).
+        counts.withheldReasoningCapsules += 1;
+        return p;
+      }
       const followed = m.parts!.slice(i + 1).some((q) => q.kind !== 'reasoning');
       if (followed && eligible(p.providerReasoning, target)) {
         counts.replayedReasoningCapsules += 1;

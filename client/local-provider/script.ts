@@ -3,10 +3,10 @@
  *
  * A script is an ordered list of replies. Each model request — on any of the
  * three surfaces the server speaks (`POST …/chat/completions`, `…/responses`,
- * `…/messages`) — takes the next reply, rendered in the wire format of the
- * surface that was called; a reply with a `fault` first answers with that
- * fault (`times` requests), so retries of the same request see the fault and
- * then the reply. See `README.md` in this folder for a worked example.
+ * `…/messages`) — gets the reply of its conversation position (`replyBy`,
+ * `position.ts`), rendered in the wire format of the surface that was called;
+ * a reply with a `fault` first answers with that fault (`times` requests), so
+ * retries of the same request see the fault and then the reply. See `README.md` in this folder for a worked example.
  *
  * Files are JSON (`.json`) or YAML (anything else, e.g. `.yaml`/`.yml`);
  * unknown keys are rejected so a typo fails loudly with its key path.
@@ -284,7 +284,18 @@ export const ScriptSchema = z
      * providers do), so tests can prove the client redacts it.
      */
     apiKey: z.string().min(1).optional(),
-    /** Replies, served in order, one per successful request. */
+    /**
+     * How a request picks its reply. `position` (default): by the request's
+     * conversation position (`position.ts`: model steps and user turns in its
+     * history) — the first request at a new position takes the next reply not
+     * yet given to any position, every later request at that position (a retry
+     * of the same step, after a fault or a crash) gets that same reply again.
+     * `arrival`: each request takes the next reply not yet served in full, in
+     * arrival order, whatever its body (for wire tests that send one fixed
+     * request over and over).
+     */
+    replyBy: z.enum(['position', 'arrival']).optional(),
+    /** Replies, given out in order (see `replyBy`); a faulted request keeps its reply current. */
     replies: z.array(ScriptReplySchema),
   })
   .describe('zuno local provider script');

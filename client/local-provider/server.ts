@@ -2,8 +2,9 @@
  * Local provider server: a loopback HTTP server speaking the real wire
  * formats of OpenAI Chat Completions, OpenAI Responses and Anthropic
  * Messages (JSON requests, SSE streams), replaying a {@link Script}: each
- * model request takes the next reply, rendered for the surface called, or a
- * recorded stream replayed byte-for-byte. Backs provider tests and the
+ * model request gets the reply of its conversation position (a retried step
+ * gets the same reply; `replyBy: "arrival"`: the next reply), rendered for
+ * the surface called, or a recorded stream replayed byte-for-byte. Backs provider tests and the
  * offline demo (DESIGN.md §6 "Models"); exercises PR2/PR4/PR5/PR6 through faults.
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -11,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WireSurface } from '../../core/messages.js';
 import { openAiErrorBody } from './openai-errors.js';
+import { conversationPosition, positionKey } from './position.js';
 import { loadReplays, type Replay } from './replay.js';
 import { loadScript, parseScript, withReplayPathsFrom, type Script, type ScriptReply } from './script.js';
 import { frame, type RenderCtx, type SurfaceCodec, type WireEvent } from './surface.js';
@@ -64,7 +66,7 @@ export interface LocalProvider {
   requestHeaders: IncomingHttpHeaders[];
   /** The surface each request came on, index-aligned with `requests`. */
   requestSurfaces: WireSurface[];
-  /** Number of replies fully consumed so far (0..script.replies.length). */
+  /** Number of distinct replies served in full so far (0..script.replies.length). */
   readonly served: number;
   /** Stop listening, drop open connections and pending delays. Idempotent. */
   close(): Promise<void>;
@@ -75,16 +77,18 @@ export interface LocalProvider {
  *
  * Routes (any path prefix, normally `/v1`): `POST …/chat/completions` (Chat
  * Completions), `POST …/responses` (Responses), `POST …/messages` (Anthropic
- * Messages) each take the next scripted reply — SSE when the body has
+ * Messages) each take a scripted reply (by conversation position, see
+ * `ScriptSchema.replyBy` and `position.ts`) — SSE when the body has
  * `stream: true`, else the surface's JSON object; `GET …/models` lists
  * `script.model ?? 'zuno-local'`; anything else is a 404 JSON error.
  *
  * A body that is not JSON, or misses what the surface requires (Chat:
  * `model` + `messages`; Responses: `model` + `input`; Anthropic: `model` +
  * `messages` + `max_tokens` and an `anthropic-version` header) gets 400 in
- * the surface's error shape. Once every reply is served, further requests
- * get HTTP 500 with code (Anthropic: type) `script_exhausted` at once (never
- * a hang). Each response carries `x-request-id: req_local_<n>` (Anthropic:
+ * the surface's error shape. A request for which no reply is left (a new
+ * position once every reply is given out; `arrival`: once every reply is
+ * served) gets HTTP 500 with code (Anthropic: type) `script_exhausted` at
+ * once (never a hang). Each response carries `x-request-id: req_local_<n>` (Anthropic:
  * `request-id`), n = 1-based request number.
  *
  * Reply/fault semantics: see `ScriptReplySchema` / `ScriptFaultSchema` in
@@ -109,8 +113,24 @@ export async function startLocalProvider(opts: LocalProviderOptions): Promise<Lo
   const requestSurfaces: WireSurface[] = [];
   const faultUses = new Map<number, number>();
   const life = new AbortController();
+  const byPosition = new Map<string, number>();
+  const served = new Set<number>();
+  /** `position`: the next reply no position holds yet; `arrival`: the next reply not yet served in full. */
   let cursor = 0;
   let requestNo = 0;
+
+  /** The reply a request gets (see `ScriptSchema.replyBy`), or undefined when the script has none left for it. */
+  const pickReply = (codec: SurfaceCodec, body: Record<string, unknown>): { index?: number; at: string } => {
+    if (script.replyBy === 'arrival') return { index: cursor < script.replies.length ? cursor : undefined, at: '' };
+    const key = positionKey(conversationPosition(codec.surface, body));
+    const at = ` at position ${key}`;
+    const held = byPosition.get(key);
+    if (held !== undefined) return { index: held, at };
+    if (cursor >= script.replies.length) return { at };
+    byPosition.set(key, cursor);
+    cursor += 1;
+    return { index: cursor - 1, at };
+  };
 
   const handleModel = async (
     codec: SurfaceCodec,
@@ -168,24 +188,25 @@ export async function startLocalProvider(opts: LocalProviderOptions): Promise<Lo
       }
     }
 
-    if (cursor >= script.replies.length) {
+    const picked = pickReply(codec, b);
+    if (picked.index === undefined) {
       answer(
         500,
         codec.errorBody(
           500,
           rid,
-          `zuno local provider: script exhausted: all ${script.replies.length} scripted replies were served; request #${n} has no reply`,
+          `zuno local provider: script exhausted: all ${script.replies.length} scripted replies were given out; request #${n}${picked.at} has no reply`,
           'script_exhausted',
         ),
       );
-      log(`${what} -> 500 script exhausted`);
+      log(`${what} -> 500 script exhausted${picked.at}`);
       return;
     }
 
-    const replyIndex = cursor;
+    const replyIndex = picked.index;
     const reply = script.replies[replyIndex] as ScriptReply;
     const fault = reply.fault;
-    const label = `reply ${replyIndex + 1}/${script.replies.length}`;
+    const label = `reply ${replyIndex + 1}/${script.replies.length}${picked.at}`;
 
     // Repeating faults (status / cutStream / malformedChunk / streamError): the reply stays current.
     let partial: 'cut-end' | 'cut-destroy' | 'malformed' | 'stream-error' | undefined;
@@ -210,7 +231,10 @@ export async function startLocalProvider(opts: LocalProviderOptions): Promise<Lo
               : 'malformed';
       }
     }
-    if (partial === undefined) cursor += 1;
+    if (partial === undefined) {
+      served.add(replyIndex);
+      if (script.replyBy === 'arrival') cursor += 1;
+    }
 
     const closed = new AbortController();
     res.on('close', () => closed.abort());
@@ -353,7 +377,7 @@ export async function startLocalProvider(opts: LocalProviderOptions): Promise<Lo
     requestHeaders,
     requestSurfaces,
     get served() {
-      return cursor;
+      return served.size;
     },
     close(): Promise<void> {
       if (closing === undefined) {

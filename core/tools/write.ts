@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import type { ToolDeclaration } from './types.js';
 import { summaryLine } from './summary.js';
+import { tempFilePattern } from './temp-files.js';
 
 /** Arguments of `write`. */
 export const writeArgs = z.strictObject({
@@ -36,5 +37,6 @@ export const writeDeclaration: ToolDeclaration<WriteArgs> = {
   summarize(args) {
     return summaryLine(`write: ${args.path}`);
   },
-  affectedPaths: (args) => [args.path],
+  /** The target and its temp-file pattern (a killed worker may leave one, see temp-files.ts). */
+  affectedPaths: (args) => [args.path, tempFilePattern(args.path)],
 };

@@ -57,7 +57,12 @@ export function expectNoSecrets(err: unknown, extraSecrets: string[] = []): void
 
 /** What {@link useLocalProviders} hands a test file (or `describe` block). */
 export interface LocalProviderHarness {
-  /** Start a local provider serving `script`; it is closed after the test. */
+  /**
+   * Start a local provider serving `script`; it is closed after the test.
+   * Replies go out in arrival order (`replyBy: "arrival"`) unless the script
+   * says otherwise: these tests repeat one fixed request, whose conversation
+   * position never moves.
+   */
   serve(script: Script): Promise<LocalProvider>;
   /** Await a promise that must reject with a {@link ProviderError}; the error is checked for secrets after all tests (PR6). */
   failureOf(p: Promise<unknown>): Promise<ProviderError>;
@@ -84,7 +89,8 @@ export function useLocalProviders(opts: { testKey?: boolean; moreErrorsThan?: nu
   });
   return {
     async serve(script) {
-      const s = await startLocalProvider({ script });
+      // Wire tests send one fixed request over and over and expect the script's replies in turn.
+      const s = await startLocalProvider({ script: { replyBy: 'arrival', ...script } });
       open.push(s);
       return s;
     },

@@ -277,7 +277,8 @@ describe('wire behaviour', () => {
     try {
       const lines = await dataLines(await post(server.url, { model: 'm', messages: [], stream: true }));
       expect(lines.some((l) => l.includes('"usage"'))).toBe(false);
-      const res = await post(server.url, { model: 'm', messages: [] });
+      // the next step: one assistant message in the history
+      const res = await post(server.url, { model: 'm', messages: [{ role: 'assistant', content: 'a b' }] });
       const body = (await res.json()) as Record<string, any>;
       expect(body.object).toBe('chat.completion');
       expect(body.choices[0].message).toEqual({ role: 'assistant', content: 'c d' });
@@ -301,7 +302,8 @@ describe('wire behaviour', () => {
       expect((await post(server.url, { messages: [] })).status).toBe(400);
       expect((await post(server.url, { model: 'm', messages: [], stream: true })).status).toBe(200);
       const t0 = Date.now();
-      const ex = await post(server.url, { model: 'm', messages: [], stream: true });
+      const next = { model: 'm', messages: [{ role: 'assistant', content: 'only one' }], stream: true };
+      const ex = await post(server.url, next);
       expect(ex.status).toBe(500);
       const exBody = (await ex.json()) as any;
       expect(exBody.error.code).toBe('script_exhausted');

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { AssistantPart, ModelMessage, ProviderReasoning } from '../../core/messages.js';
 import { DEFAULT_PROVIDER_RETRY, type ProviderConfig } from '../../core/provider-config.js';
 import { applyReasoningReplay } from '../../activities/session/reasoning-replay.js';
+import { buildResponsesBody } from '../../activities/providers/responses-request.js';
 
 const NOW = 1_800_000_000_000;
 
@@ -143,5 +144,23 @@ describe('PR8 reasoning replay policy', () => {
       applyReasoningReplay(input, { provider: anthropic, model: 'claude-2', nowMs: NOW }).counts
         .withheldReasoningCapsules,
     ).toBe(1);
+  });
+
+  it('a reasoning part without a capsule, dropped from the Responses request, counts as withheld', () => {
+    const input = [
+      assistant([{ kind: 'reasoning', text: 'summary only, no capsule' }, call]),
+      assistant([
+        { kind: 'reasoning', text: 'kept', providerReasoning: capsule() },
+        { ...call, callId: 'call_2' },
+      ]),
+    ];
+    const { messages, counts } = applyReasoningReplay(input, { provider: provider(), model: 'gpt-5', nowMs: NOW });
+    expect(counts).toMatchObject({ replayedReasoningCapsules: 1, withheldReasoningCapsules: 1 });
+    // what the counts say is what the request carries: every reasoning part is replayed or withheld
+    const body = buildResponsesBody(provider(), { model: 'gpt-5', messages, tools: [] });
+    const sent = body.input.filter((i) => i.type === 'reasoning').length;
+    const reasoningParts = kept(input).length;
+    expect(sent).toBe(counts.replayedReasoningCapsules);
+    expect(reasoningParts - sent).toBe(counts.withheldReasoningCapsules);
   });
 });

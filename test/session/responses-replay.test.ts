@@ -260,10 +260,11 @@ describe('Responses session with encrypted reasoning replay (PR8)', () => {
     const t = (await h.store.loadTranscript(run.sessionId))!;
     expect(t.parts.find((p) => p.kind === 'reasoning')!.metadata ?? null).toBeNull();
     const events = await requestEvents(run.sessionId);
+    // the reasoning part has no capsule, so the request drops it: counted as withheld (PR8)
     expect(events[1]).toMatchObject({
       reasoningReplay: 'off',
       replayedReasoningCapsules: 0,
-      withheldReasoningCapsules: 0,
+      withheldReasoningCapsules: 1,
     });
   }, 60_000);
 });

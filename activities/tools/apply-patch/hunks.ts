@@ -10,7 +10,8 @@
  *   match at two or more places are ambiguous (`ContextMismatch`, reason
  *   `ambiguous`); with a header, they are ambiguous only if matches follow two
  *   different occurrences of the header.
- * - `*** End of File`: the lines must end the file.
+ * - `*** End of File`: the lines must end the file; a hunk anchored by a
+ *   copied BOM (bom.ts) must start it.
  * - A hunk with no old lines (only `+`) inserts after its header, or, without
  *   a header, at the end of the file (Codex appends there too).
  * - If the old lines end with an empty line that is not in the file (the
@@ -18,15 +19,24 @@
  *   without it (Codex).
  * - Context lines keep the file's own text (whitespace, stray `\r`), not the
  *   patch's, so fuzzy matching never rewrites lines the hunk did not change.
+ * - Line endings are matched apart from the lines and carried per line
+ *   ({@link pairOrigins}; the rule is in text.ts, FT3 notes).
  */
 import type { PatchChunk } from './parse.js';
-import { seekLines, type Fuzz } from './match.js';
+import { seekAtStart, seekLines, type Fuzz } from './match.js';
+import { resolveEndings, type Eol } from './text.js';
 
 /** One region to replace: `oldLen` lines at `start` become `newLines`. */
 export interface Replacement {
   start: number;
   oldLen: number;
   newLines: string[];
+  /**
+   * For each entry of `newLines`: the offset (from `start`) of the old line
+   * whose line ending it keeps — the same context line, or the removed line it
+   * replaces — or -1 for an added line (see text.ts, FT3 notes).
+   */
+  origins: number[];
   /** 0-based index of the hunk that produced it. */
   chunk: number;
 }
@@ -42,9 +52,10 @@ export interface HunkMismatch {
   candidates?: number[];
 }
 
-/** Result of applying all hunks of a section. */
+/** Result of applying all hunks of a section; `endings` (one per new line) when the old endings were given. */
 export type HunkResult =
-  { ok: true; lines: string[]; replacements: Replacement[]; fuzz: Fuzz } | { ok: false; mismatch: HunkMismatch };
+  | { ok: true; lines: string[]; endings?: Eol[]; replacements: Replacement[]; fuzz: Fuzz }
+  | { ok: false; mismatch: HunkMismatch };
 
 function mismatch(chunk: PatchChunk, k: number, reason: HunkMismatch['reason'], candidates?: number[]): HunkResult {
   const m: HunkMismatch = { index: k + 1, patchLine: chunk.line, reason };
@@ -65,13 +76,39 @@ function scopesHit(headers: number[], matches: number[]): number {
 }
 
 /**
+ * Pairs the new lines of a matched hunk with old lines (see
+ * {@link Replacement.origins}): a context line with itself; within each run
+ * of changed lines between two context lines, the k-th added line with the
+ * k-th removed line; the rest of the added lines with nothing (-1).
+ *
+ * @param contextOf the hunk's `contextOf` (entries outside `[0, oldLen)` are added lines).
+ */
+export function pairOrigins(contextOf: number[], oldLen: number): number[] {
+  const origins = contextOf.map(() => -1);
+  let prevOld = -1;
+  let runStart = 0;
+  for (let j = 0; j <= contextOf.length; j++) {
+    const c = j < contextOf.length ? contextOf[j]! : oldLen;
+    if (j < contextOf.length && (c < 0 || c >= oldLen)) continue;
+    for (let k = 0; runStart + k < j && prevOld + 1 + k < c; k++) origins[runStart + k] = prevOld + 1 + k;
+    if (j < contextOf.length) origins[j] = c;
+    prevOld = c;
+    runStart = j + 1;
+  }
+  return origins;
+}
+
+/**
  * Applies `chunks` to `lines`.
  *
- * @returns the new lines, the replacements (sorted by position, for the
- *   diff) and the loosest matching level used; or the first hunk that did not
- *   apply, with the reason.
+ * @param endings the line ending of each of `lines` (text.ts `TextFile.endings`);
+ *   when given, the result carries the new lines' endings (FT3 notes in text.ts).
+ * @param eol the file's style, for added lines with no neighbour (default `\n`).
+ * @returns the new lines (and endings), the replacements (sorted by position,
+ *   for the diff) and the loosest matching level used; or the first hunk that
+ *   did not apply, with the reason.
  */
-export function applyChunks(lines: string[], chunks: PatchChunk[]): HunkResult {
+export function applyChunks(lines: string[], chunks: PatchChunk[], endings?: Eol[], eol: Eol = '\n'): HunkResult {
   const reps: Replacement[] = [];
   let cursor = 0;
   let fuzz: Fuzz = 0;
@@ -88,21 +125,22 @@ export function applyChunks(lines: string[], chunks: PatchChunk[]): HunkResult {
     }
     if (chunk.oldLines.length === 0) {
       const at = headers ? from : lines.length;
-      reps.push({ start: at, oldLen: 0, newLines: chunk.newLines, chunk: k });
+      reps.push({ start: at, oldLen: 0, newLines: chunk.newLines, origins: chunk.newLines.map(() => -1), chunk: k });
       if (headers) cursor = at;
       continue;
     }
     let pattern = chunk.oldLines;
     let repl = chunk.newLines;
     let contextOf = chunk.contextOf;
-    let found = seekLines(lines, pattern, from, chunk.endOfFile);
+    const seek = (p: string[]) => (chunk.startOfFile ? seekAtStart : seekLines)(lines, p, from, chunk.endOfFile);
+    let found = seek(pattern);
     if (!found && pattern[pattern.length - 1] === '') {
       pattern = pattern.slice(0, -1);
       if (repl[repl.length - 1] === '') {
         repl = repl.slice(0, -1);
         contextOf = contextOf.slice(0, -1);
       }
-      found = seekLines(lines, pattern, from, chunk.endOfFile);
+      found = seek(pattern);
     }
     if (!found) return mismatch(chunk, k, 'context_not_found');
     const ambiguous = headers ? scopesHit(headers, found.positions) > 1 : found.positions.length > 1;
@@ -113,20 +151,36 @@ export function applyChunks(lines: string[], chunks: PatchChunk[]): HunkResult {
       const i = contextOf[j]!;
       return i >= 0 && i < pattern.length ? lines[at + i]! : text;
     });
-    reps.push({ start: at, oldLen: pattern.length, newLines, chunk: k });
+    reps.push({
+      start: at,
+      oldLen: pattern.length,
+      newLines,
+      origins: pairOrigins(contextOf, pattern.length),
+      chunk: k,
+    });
     cursor = at + pattern.length;
   }
   const sorted = reps.map((r, i) => ({ r, i })).sort((a, b) => a.r.start - b.r.start || a.i - b.i);
   const out: string[] = [];
+  const carried: Array<Eol | undefined> = [];
   let pos = 0;
   for (const { r } of sorted) {
     if (r.start < pos) return mismatch(chunks[r.chunk]!, r.chunk, 'overlap');
-    for (let i = pos; i < r.start; i++) out.push(lines[i]!);
+    for (let i = pos; i < r.start; i++) {
+      out.push(lines[i]!);
+      carried.push(endings?.[i]);
+    }
     out.push(...r.newLines);
+    for (const o of r.origins) carried.push(o >= 0 ? endings?.[r.start + o] : undefined);
     pos = r.start + r.oldLen;
   }
-  for (let i = pos; i < lines.length; i++) out.push(lines[i]!);
-  return { ok: true, lines: out, replacements: sorted.map((s) => s.r), fuzz };
+  for (let i = pos; i < lines.length; i++) {
+    out.push(lines[i]!);
+    carried.push(endings?.[i]);
+  }
+  const replacements = sorted.map((s) => s.r);
+  if (!endings) return { ok: true, lines: out, replacements, fuzz };
+  return { ok: true, lines: out, endings: resolveEndings(carried, eol), replacements, fuzz };
 }
 
 /** The hunks with old and new swapped (the patch undone). */
@@ -142,6 +196,7 @@ function reverseChunks(chunks: PatchChunk[]): PatchChunk[] {
       newLines: c.oldLines,
       contextOf,
       endOfFile: c.endOfFile || appendedAtEnd,
+      ...(c.startOfFile ? { startOfFile: true } : {}),
       line: c.line,
     };
     if (c.header !== undefined) r.header = c.header;

@@ -63,3 +63,15 @@ export function seekLines(lines: string[], pattern: string[], from: number, atEn
   }
   return undefined;
 }
+
+/**
+ * {@link seekLines} for a hunk anchored at the start of the file: only
+ * position 0 is tried (with `atEnd`, the pattern must also end the file).
+ *
+ * @returns position 0 at the strictest level that matches there, or undefined
+ *   (also when `from` is past the start).
+ */
+export function seekAtStart(lines: string[], pattern: string[], from: number, atEnd = false): SeekResult | undefined {
+  if (from > 0 || pattern.length > lines.length || (atEnd && pattern.length !== lines.length)) return undefined;
+  return seekLines(lines.slice(0, pattern.length), pattern, 0);
+}

@@ -48,6 +48,8 @@ export interface PatchChunk {
   contextOf: number[];
   /** `*** End of File` followed the hunk: `oldLines` must end the file. */
   endOfFile: boolean;
+  /** `oldLines` must start the file (never set by the parser; see bom.ts). */
+  startOfFile?: boolean;
   /** 1-based line of the patch text where the hunk starts. */
   line: number;
 }

@@ -24,6 +24,7 @@
  * redoing them gives the file back).
  */
 import { decodeText, encodeText, styleFor, type TextFile } from './text.js';
+import { bomAnchoredChunks } from './bom.js';
 import { alreadyApplied, applyChunks } from './hunks.js';
 import { unifiedDiff } from './diff.js';
 import { operationDigest, sha256Hex } from './digest.js';
@@ -259,17 +260,18 @@ export async function precheck(
     let fuzz: FileChange['fuzz'] = 0;
     if (op.chunks.length > 0) {
       const text = decode(src, src.view.bytes);
-      const r = applyChunks(text.lines, op.chunks);
+      const chunks = text.bom ? bomAnchoredChunks(op.chunks) : op.chunks;
+      const r = applyChunks(text.lines, chunks, text.endings, text.eol);
       if (!r.ok) {
         const b = base(src, digest);
-        const done = !src.touched && alreadyApplied(text.lines, op.chunks);
+        const done = !src.touched && alreadyApplied(text.lines, chunks);
         return touchAll(
           [src, target],
           digest,
           done ? identicalReplay(b, 'every hunk is found already applied') : contextMismatch(b, r.mismatch),
         );
       }
-      const next: TextFile = { ...styleFor(text), lines: r.lines };
+      const next: TextFile = { ...styleFor(text), lines: r.lines, ...(r.endings ? { endings: r.endings } : {}) };
       bytes = encodeText(next);
       fuzz = r.fuzz;
       diff = unifiedDiff(

@@ -8,6 +8,9 @@
  * see ../path-authority.ts), never through the path as a string, so a
  * directory swapped for a symlink after authorization cannot redirect it.
  *
+ * - Before its first temp file in a directory, stale temp files a killed
+ *   worker left there are swept (./temp-files.ts: Zuno's exact naming only,
+ *   never one a publish of this process holds).
  * - A failure while preparing (before the first rename) removes the temp
  *   files and created directories: an ordinary `failed` result, original
  *   bytes untouched.
@@ -16,13 +19,13 @@
  * - A failure during the renames/unlinks is `uncertain`: the paths observed to
  *   differ from their pre-check state are listed; nothing is retried.
  */
-import { randomBytes } from 'node:crypto';
 import { open, rename, stat, unlink } from 'node:fs/promises';
 import { removeCreatedDirs, type CreatedDir } from '../path-authority.js';
 import { staleRead, readRequired } from './conflicts.js';
 import { loadDiskState, statChanged, type DiskState } from './fs-state.js';
 import type { PublishPlan, Slot } from './precheck.js';
 import type { PatchApplied, PatchConflictResult, PatchFailed, PatchUncertain } from './result.js';
+import { holdTemp, sweepStaleTemps, type HeldTemp } from './temp-files.js';
 
 /**
  * Observation points for tests that need a real I/O failure at a precise
@@ -37,12 +40,6 @@ export interface PublishHooks {
 }
 
 const errCode = (err: unknown) => (err as NodeJS.ErrnoException).code ?? String(err);
-
-/** A temp file name (no directory) next to a target called `base`. */
-function tempName(base: string): string {
-  const stem = Buffer.byteLength(base) <= 100 ? base : 'file';
-  return `.${stem}.${randomBytes(6).toString('hex')}.zuno-tmp`;
-}
 
 async function writeTemp(path: string, bytes: Buffer, mode: number | undefined): Promise<void> {
   const fh = await open(path, 'wx', 0o666);
@@ -84,19 +81,29 @@ export async function publish(
   plan: PublishPlan,
   hooks: PublishHooks = {},
 ): Promise<PatchApplied | PatchFailed | PatchConflictResult | PatchUncertain> {
-  /** Temp files, as paths through their held parent directory descriptor. */
+  /** Temp files, as paths through their held parent directory descriptor, and their holds. */
   const temps = new Map<Slot, string>();
+  const holds: HeldTemp[] = [];
   const createdDirs: CreatedDir[] = [];
+  const release = () => {
+    for (const h of holds.splice(0)) h.release();
+  };
   const cleanup = async () => {
     for (const t of temps.values()) await unlink(t).catch(() => undefined);
     temps.clear();
+    release();
     removeCreatedDirs(createdDirs);
   };
   try {
+    const swept = new Set<string>();
     for (const w of plan.writes) {
       const authority = w.slot.path.authority;
       authority.ensureParent(createdDirs);
-      const tmp = authority.inParent(tempName(authority.name));
+      const dir = authority.inParent('.');
+      await sweepStaleTemps(dir, Date.now(), swept);
+      const hold = await holdTemp(dir, authority.name);
+      holds.push(hold);
+      const tmp = authority.inParent(hold.name);
       temps.set(w.slot, tmp);
       await writeTemp(tmp, w.bytes, w.mode);
     }
@@ -136,6 +143,7 @@ export async function publish(
       temps.delete(step.slot);
     } catch (err) {
       for (const t of temps.values()) await unlink(t).catch(() => undefined);
+      release();
       const changedPaths = await observeChanged(plan.slots);
       const cause = `${errCode(err)} while publishing ${step.slot.path.rel} (step ${i + 1} of ${steps.length})`;
       return {
@@ -145,6 +153,7 @@ export async function publish(
       };
     }
   }
+  release();
   const changes = plan.changes.map((c) => ({ ...c }));
   for (const s of plan.slots) {
     if (!s.last || s.view.kind !== 'file') continue;

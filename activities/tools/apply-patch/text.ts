@@ -1,19 +1,48 @@
 /**
- * The logical-line model of a text file (FT3): matching is done on lines,
- * while the BOM, the line-ending style (LF or CRLF) and the final-newline
- * state of the original bytes are kept and restored on encoding.
+ * The logical-line model of a text file (FT3 "matching is by logical lines
+ * and keeps BOM, LF/CRLF style and final-newline state").
+ *
+ * FT3 notes — how the formatting of the original bytes survives an edit:
+ * - **BOM**: a file-level fact, never part of the first line; encoding writes
+ *   it exactly once (see ./bom.ts for patch lines that carry it).
+ * - **Line endings are kept per line.** Every line break that is `\r\n` is a
+ *   CRLF ending, every other `\n` an LF ending; a lone `\r` stays inside its
+ *   line. Lines are matched without their endings, so a mixed CRLF/LF file
+ *   matches exactly.
+ *   - A context line keeps its own ending.
+ *   - A replaced line (the k-th `+` line of a run of `-`/`+` lines between two
+ *     context lines, paired with that run's k-th `-` line) keeps the ending of
+ *     the line it replaces.
+ *   - An added line (a `+` line with no `-` line left to pair with) takes the
+ *     ending of the line it follows in the new file; an added line at the top
+ *     of the file takes the ending of the line it precedes; in a file with no
+ *     other line, the file's style ({@link TextFile.eol}).
+ *   - The last line of a file without a final newline has no ending; it keeps
+ *     a latent one (that of the line before it, else the file's style), used
+ *     when a line is appended after it.
+ * - **Final newline**: kept as it was: the last line of the new content ends
+ *   with a line break exactly when the original's did (an empty file counts
+ *   as ending with one).
  */
+
+/** A line break. */
+export type Eol = '\n' | '\r\n';
 
 /** A UTF-8 text file as logical lines plus the formatting facts to restore. */
 export interface TextFile {
   /** The file started with a UTF-8 BOM (EF BB BF). */
   bom: boolean;
-  /** `\r\n` when every line break of the file is CRLF, else `\n` (stray `\r`s then stay inside lines). */
-  eol: '\n' | '\r\n';
+  /** The file's style: `\r\n` when every line break of the file is CRLF, else `\n`; the ending of lines with no neighbour to take one from. */
+  eol: Eol;
   /** The last line ends with a line break. */
   finalNewline: boolean;
   /** The lines, without their line breaks. An empty file has no lines. */
   lines: string[];
+  /**
+   * The line break after each line (same length as `lines`; the last entry
+   * is latent when `finalNewline` is false). Absent: every line ends with `eol`.
+   */
+  endings?: Eol[];
 }
 
 /** Why bytes are not a text file `apply_patch` can edit. */
@@ -22,12 +51,13 @@ export type NotText = 'binary' | 'not_utf8';
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** Formatting of a file created from nothing: no BOM, LF, final newline. */
-export const NEW_FILE_STYLE: Omit<TextFile, 'lines'> = { bom: false, eol: '\n', finalNewline: true };
+export const NEW_FILE_STYLE: Omit<TextFile, 'lines' | 'endings'> = { bom: false, eol: '\n', finalNewline: true };
 
 /**
- * Decodes file bytes into logical lines.
+ * Decodes file bytes into logical lines with their endings.
  *
- * @returns the TextFile, or `'binary'` (a NUL byte) / `'not_utf8'` (invalid UTF-8).
+ * @returns the TextFile (with `endings`), or `'binary'` (a NUL byte) /
+ *   `'not_utf8'` (invalid UTF-8).
  */
 export function decodeText(bytes: Uint8Array): TextFile | NotText {
   if (bytes.includes(0)) return 'binary';
@@ -39,24 +69,36 @@ export function decodeText(bytes: Uint8Array): TextFile | NotText {
   }
   const bom = text.startsWith('\uFEFF');
   if (bom) text = text.slice(1);
-  let lf = 0;
-  let crlf = 0;
-  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) {
-    lf++;
-    if (i > 0 && text.charCodeAt(i - 1) === 13) crlf++;
+  if (text === '') return { bom, eol: '\n', finalNewline: false, lines: [], endings: [] };
+  const pieces = text.split('\n');
+  const finalNewline = pieces[pieces.length - 1] === '';
+  if (finalNewline) pieces.pop();
+  const lines: string[] = [];
+  const endings: Eol[] = [];
+  const breaks = finalNewline ? pieces.length : pieces.length - 1;
+  for (let i = 0; i < breaks; i++) {
+    const p = pieces[i]!;
+    const crlf = p.endsWith('\r');
+    lines.push(crlf ? p.slice(0, -1) : p);
+    endings.push(crlf ? '\r\n' : '\n');
   }
-  const eol = lf > 0 && crlf === lf ? '\r\n' : '\n';
-  if (text === '') return { bom, eol, finalNewline: false, lines: [] };
-  const lines = text.split(eol);
-  const finalNewline = lines[lines.length - 1] === '';
-  if (finalNewline) lines.pop();
-  return { bom, eol, finalNewline, lines };
+  const eol: Eol = breaks > 0 && endings.every((e) => e === '\r\n') ? '\r\n' : '\n';
+  if (!finalNewline) {
+    lines.push(pieces[pieces.length - 1]!);
+    endings.push(endings[endings.length - 1] ?? eol); // latent
+  }
+  return { bom, eol, finalNewline, lines, endings };
 }
 
-/** Encodes logical lines back to bytes with the file's BOM, line ending and final-newline state. */
+/** Encodes logical lines back to bytes with the file's BOM, per-line endings and final-newline state. */
 export function encodeText(file: TextFile): Buffer {
-  const body = file.lines.join(file.eol) + (file.finalNewline && file.lines.length > 0 ? file.eol : '');
-  return Buffer.from((file.bom ? '\uFEFF' : '') + body, 'utf8');
+  const parts: string[] = file.bom ? ['\uFEFF'] : [];
+  const last = file.lines.length - 1;
+  file.lines.forEach((line, i) => {
+    parts.push(line);
+    if (i < last || file.finalNewline) parts.push(file.endings?.[i] ?? file.eol);
+  });
+  return Buffer.from(parts.join(''), 'utf8');
 }
 
 /**
@@ -64,7 +106,20 @@ export function encodeText(file: TextFile): Buffer {
  * lines; an empty file has no final-newline state to keep, so content written
  * into it ends with a line break.
  */
-export function styleFor(file: TextFile | undefined): Omit<TextFile, 'lines'> {
+export function styleFor(file: TextFile | undefined): Omit<TextFile, 'lines' | 'endings'> {
   if (!file) return NEW_FILE_STYLE;
   return { bom: file.bom, eol: file.eol, finalNewline: file.lines.length === 0 ? true : file.finalNewline };
+}
+
+/**
+ * Resolves the endings of an edited file: `carried[i]` is the ending line `i`
+ * keeps (a context or replaced line), undefined for an added line, which
+ * takes the ending of the line before it, else of the first line after it
+ * with one, else `eol` (see the FT3 notes above).
+ */
+export function resolveEndings(carried: Array<Eol | undefined>, eol: Eol): Eol[] {
+  const firstKnown = carried.find((e) => e !== undefined) ?? eol;
+  const out: Eol[] = [];
+  for (const e of carried) out.push(e ?? out[out.length - 1] ?? firstKnown);
+  return out;
 }

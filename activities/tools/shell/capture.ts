@@ -1,8 +1,9 @@
 /**
  * The capture file of one run and what becomes of it (TD9): the command
  * writes stdout and stderr, interleaved, straight into a file (no pipe, no
- * copy in Zuno's memory); afterwards the file is measured in one streaming
- * pass and either read back inline or kept whole as an artifact.
+ * copy in Zuno's memory); afterwards the file is sealed into a private copy
+ * (./seal.ts), measured in the same streaming pass, and either read back
+ * inline or kept whole as an artifact.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
@@ -24,8 +25,10 @@ export interface CaptureStats {
   nulBytes: number;
   /** false when the bytes are not valid UTF-8. */
   utf8: boolean;
-  /** Whether the `marker` passed to {@link measureCapture} occurs in the bytes. */
+  /** Whether the `marker` passed to {@link captureMeter} occurs in the bytes. */
   markerSeen: boolean;
+  /** SHA-256 of the bytes, lowercase hex. */
+  sha256: string;
 }
 
 function digest(text: string): string {
@@ -45,43 +48,65 @@ export async function openCapture(artifactDir: string, sessionId: string, callId
   return { path, handle };
 }
 
+/** Incremental {@link CaptureStats}: feed the bytes in order with `push`, then `finish` once. */
+export interface CaptureMeter {
+  push(chunk: Buffer): void;
+  finish(): CaptureStats;
+}
+
 /**
- * Measures a capture file in one streaming pass: size, lines, NUL bytes,
- * UTF-8 validity, and whether `marker` occurs (found across chunk edges).
+ * Starts measuring a byte stream: size, lines, NUL bytes, UTF-8 validity,
+ * SHA-256, and whether `marker` occurs (found across chunk edges).
  */
-export async function measureCapture(path: string, marker: string): Promise<CaptureStats> {
+export function captureMeter(marker: string): CaptureMeter {
   const needle = Buffer.from(marker, 'utf8');
   const decoder = new TextDecoder('utf-8', { fatal: true });
-  const stats: CaptureStats = { bytes: 0, lines: 0, nulBytes: 0, utf8: true, markerSeen: false };
+  const hash = createHash('sha256');
+  const stats: CaptureStats = { bytes: 0, lines: 0, nulBytes: 0, utf8: true, markerSeen: false, sha256: '' };
   let tail = Buffer.alloc(0);
   let lastByte = -1;
-  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
-    stats.bytes += chunk.length;
-    for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) stats.lines++;
-    for (let i = chunk.indexOf(0); i >= 0; i = chunk.indexOf(0, i + 1)) stats.nulBytes++;
-    if (stats.utf8) {
-      try {
-        decoder.decode(chunk, { stream: true });
-      } catch {
-        stats.utf8 = false;
+  return {
+    push(chunk) {
+      if (chunk.length === 0) return;
+      stats.bytes += chunk.length;
+      hash.update(chunk);
+      for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) stats.lines++;
+      for (let i = chunk.indexOf(0); i >= 0; i = chunk.indexOf(0, i + 1)) stats.nulBytes++;
+      if (stats.utf8) {
+        try {
+          decoder.decode(chunk, { stream: true });
+        } catch {
+          stats.utf8 = false;
+        }
       }
-    }
-    if (!stats.markerSeen && needle.length > 0) {
-      const window = Buffer.concat([tail, chunk]);
-      if (window.includes(needle)) stats.markerSeen = true;
-      tail = window.subarray(Math.max(0, window.length - needle.length + 1));
-    }
-    lastByte = chunk[chunk.length - 1] ?? lastByte;
-  }
-  if (stats.utf8) {
-    try {
-      decoder.decode();
-    } catch {
-      stats.utf8 = false; // ends inside a multi-byte sequence
-    }
-  }
-  if (stats.bytes > 0 && lastByte !== 10) stats.lines++;
-  return stats;
+      if (!stats.markerSeen && needle.length > 0) {
+        const window = Buffer.concat([tail, chunk]);
+        if (window.includes(needle)) stats.markerSeen = true;
+        tail = window.subarray(Math.max(0, window.length - needle.length + 1));
+      }
+      lastByte = chunk[chunk.length - 1] ?? lastByte;
+    },
+    finish() {
+      if (stats.utf8) {
+        try {
+          decoder.decode();
+        } catch {
+          stats.utf8 = false; // ends inside a multi-byte sequence
+        }
+      }
+      if (stats.bytes > 0 && lastByte !== 10) stats.lines++;
+      stats.sha256 = hash.digest('hex');
+      return stats;
+    },
+  };
+}
+
+/** Measures a whole file in one streaming pass (see {@link captureMeter}). */
+export async function measureCapture(path: string, marker: string): Promise<CaptureStats> {
+  const meter = captureMeter(marker);
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>)
+    meter.push(chunk);
+  return meter.finish();
 }
 
 /** Reads the whole capture file (only done for output already known to be small, or accepted as large). */
@@ -90,9 +115,10 @@ export function readCapture(path: string): Promise<Buffer> {
 }
 
 /**
- * Publishes the capture file as the call's artifact without ever replacing
- * an existing file: `<base>.out`, else `<base>-2.out`, … (hard link, then the
- * temporary name is removed).
+ * Publishes a sealed capture (./seal.ts; never the live capture file, which
+ * an escaped process may still write) as the call's artifact without ever
+ * replacing an existing file: `<base>.out`, else `<base>-2.out`, … (hard
+ * link, then the temporary name is removed).
  *
  * @returns the absolute artifact path.
  */

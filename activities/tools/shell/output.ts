@@ -11,6 +11,7 @@ export const NO_OUTPUT = '(no output)';
 
 /** Where the capture file is and what to apply to it. */
 export interface PresentInput {
+  /** The sealed capture (see ./seal.ts): a private copy no process writes to any more. */
   capturePath: string;
   stats: CaptureStats;
   artifactDir: string;
@@ -67,6 +68,7 @@ export async function presentOutput(input: PresentInput): Promise<PresentedOutpu
       lines: stats.lines,
       cap: overBytes ? 'max_bytes' : 'max_lines',
       artifactPath,
+      sha256: stats.sha256,
     };
     return {
       body: withheldNotice(withheldOutput, overBytes ? input.maxBytes : input.maxLines),
@@ -89,6 +91,6 @@ export async function presentOutput(input: PresentInput): Promise<PresentedOutpu
   return {
     body: `${header}\n${lossy}`,
     outputPaths: [artifactPath],
-    binaryOutput: { artifactPath, nulBytes: stats.nulBytes },
+    binaryOutput: { artifactPath, nulBytes: stats.nulBytes, sha256: stats.sha256 },
   };
 }

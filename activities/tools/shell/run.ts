@@ -6,16 +6,18 @@
  * no Temporal, no projection store.
  */
 import { randomBytes } from 'node:crypto';
+import { stat } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { join, relative, resolve } from 'node:path';
 import { ensureRealDir } from '../state-dir.js';
 import { OUTPUT_MAX_BYTES, OUTPUT_MAX_LINES } from '../common.js';
-import { measureCapture, openCapture, type Capture } from './capture.js';
+import { openCapture, type Capture } from './capture.js';
 import { guardLineMarker, type CommandStatus } from './guard-run.js';
 import { presentOutput, type PresentedOutput } from './output.js';
 import { notRun, prepareRun, startGuarded } from './prepare.js';
 import { markUnsettled, settleRun, type Settlement } from './receipt.js';
 import { renderResult } from './render.js';
+import { sealCapture } from './seal.js';
 import type { ShellOutcome } from './types.js';
 import { changedPaths, snapshotPaths, staticPaths, type PathSnapshot } from './written-paths.js';
 
@@ -99,8 +101,11 @@ export async function runShell(rawArgs: unknown, ctx: ShellRunContext): Promise<
 
   const nonce = randomBytes(16).toString('hex');
   let run;
+  let endBytes: number | undefined;
   try {
     run = await startGuarded(prep, ctx, { outFd: capture.handle.fd, nonce });
+    // What the call produced is what the file held when it ended; an escaped process may append more.
+    endBytes = (await capture.handle.stat().catch(() => undefined))?.size;
   } finally {
     await capture.handle.close().catch(() => {});
   }
@@ -110,8 +115,12 @@ export async function runShell(rawArgs: unknown, ctx: ShellRunContext): Promise<
   let bytes = 0;
   let lines = 0;
   let captureError: string | undefined;
+  let rawPath = capture.path;
   try {
-    const stats = await measureCapture(capture.path, guardLineMarker(nonce));
+    endBytes ??= (await stat(capture.path)).size;
+    const sealed = await sealCapture(capture.path, endBytes, guardLineMarker(nonce));
+    rawPath = sealed.path;
+    const { stats } = sealed;
     bytes = stats.bytes;
     lines = stats.lines;
     settlement = settleRun({
@@ -122,7 +131,7 @@ export async function runShell(rawArgs: unknown, ctx: ShellRunContext): Promise<
       guardLineSeen: stats.markerSeen,
     });
     presented = await presentOutput({
-      capturePath: capture.path,
+      capturePath: sealed.path,
       stats,
       artifactDir: ctx.artifactDir,
       sessionId: ctx.sessionId,
@@ -134,8 +143,8 @@ export async function runShell(rawArgs: unknown, ctx: ShellRunContext): Promise<
   } catch (err) {
     captureError = err instanceof Error ? err.message : String(err);
     presented = {
-      body: `(the output could not be read back: ${captureError}; the raw capture file is ${capture.path})`,
-      outputPaths: [capture.path],
+      body: `(the output could not be read back: ${captureError}; the raw capture file is ${rawPath})`,
+      outputPaths: [rawPath],
     };
   }
   settlement ??= settleRun({

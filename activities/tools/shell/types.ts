@@ -102,6 +102,8 @@ export interface WithheldOutput {
   cap: 'max_bytes' | 'max_lines';
   /** Absolute path of the artifact holding every raw byte. */
   artifactPath: string;
+  /** SHA-256 (lowercase hex) of the artifact's bytes: the output as it stood when the call ended; the artifact never changes after. */
+  sha256: string;
 }
 
 /** Output that is not valid UTF-8 text (or contains NUL bytes), shown lossily inline. */
@@ -110,6 +112,8 @@ export interface BinaryOutput {
   artifactPath: string;
   /** Number of NUL bytes in the output. */
   nulBytes: number;
+  /** SHA-256 (lowercase hex) of the artifact's bytes. */
+  sha256: string;
 }
 
 /** Why a run was stopped before the command ended by itself (SH5, TD10). */

@@ -1,9 +1,20 @@
 import { createHash } from 'node:crypto';
-import { lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   applyPatch,
+  createMutationLock,
   parsePatch,
   renderApplyPatchResult,
   type ApplyPatchContext,
@@ -233,6 +244,44 @@ describe('formatting is kept: BOM, CRLF, final newline (FT3)', () => {
     );
     expect(read(ws, 'n.txt')).toBe('b\n');
     expect(read(ws, 'w.txt')).toBe('new\r\ntext\r\n');
+  });
+});
+
+describe('line endings are kept per line, the BOM once per file (FT3)', () => {
+  it('a replaced line keeps the ending of the line it replaces in a mixed CRLF/LF file, matched exactly', async () => {
+    const ws = tempDir();
+    writeTree(ws, { 'm.txt': 'a\r\nb\r\nc\r\nd\n' });
+    const store = await new CredentialStore().read(ws, 'm.txt');
+    const r = applied(await apply(ws, patch('*** Update File: m.txt', '@@', ' a', '-b', '+B', ' c'), store));
+    expect(readFileSync(join(ws, 'm.txt'), 'latin1')).toBe('a\r\nB\r\nc\r\nd\n');
+    expect(r.changes[0]!.fuzz).toBe(0);
+  });
+
+  it('an added line takes the ending of the line it follows (or, at the top, of the line it precedes)', async () => {
+    const ws = tempDir();
+    writeTree(ws, { 'm.txt': 'a\r\nb\nc\r\nd\n' });
+    const store = await new CredentialStore().read(ws, 'm.txt');
+    applied(
+      await apply(
+        ws,
+        patch('*** Update File: m.txt', '@@', '+top', ' a', '-b', '+B', '+B2', ' c', '+c2', ' d', '+e'),
+        store,
+      ),
+    );
+    // top precedes a (CRLF); B replaces b (LF); B2 follows B (LF); c2 follows c (CRLF); e follows d (LF)
+    expect(readFileSync(join(ws, 'm.txt'), 'latin1')).toBe('top\r\na\r\nB\nB2\nc\r\nc2\r\nd\ne\n');
+  });
+
+  it('a hunk whose first lines carry the BOM edits a BOM file exactly and keeps one BOM', async () => {
+    const ws = tempDir();
+    writeTree(ws, { 'b.txt': '\uFEFFfirst\nnext\n' });
+    const store = await new CredentialStore().read(ws, 'b.txt');
+    const r = applied(
+      await apply(ws, patch('*** Update File: b.txt', '@@', '-\uFEFFfirst', '+\uFEFFFIRST', ' next'), store),
+    );
+    expect(readFileSync(join(ws, 'b.txt'))).toEqual(Buffer.from('\uFEFFFIRST\nnext\n'));
+    expect(r.changes[0]!.fuzz).toBe(0);
+    expect(renderApplyPatchResult(r).output).toBe('Success. Updated the following files:\nM b.txt');
   });
 });
 
@@ -534,5 +583,62 @@ describe('failures before writing and the uncertain outcome', () => {
     expect(snapshot(ws)).toEqual({ 'a.txt': 'file:A\n', 'b.txt': 'file:b\n' });
     noTemps(ws);
     expect(renderApplyPatchResult(r)).toMatchObject({ isError: true, errorCode: 'uncertain' });
+  });
+});
+
+describe('stale temp files of an interrupted publish (FT3, FT4)', () => {
+  const hex = '0123456789ab';
+  const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000);
+
+  it('the next apply_patch removes stale temp files of Zuno naming in the directories it writes to, and nothing else', async () => {
+    const ws = tempDir();
+    const stale = `src/.a.txt.${hex}.zuno-tmp`;
+    const staleOther = `src/.gone.md.${hex.replace('0', 'f')}.zuno-tmp`;
+    const keep = [
+      `src/.a.txt.${hex}.zuno-tmp.bak`,
+      'src/a.txt.zuno-tmp',
+      `src/.a.txt.${hex.toUpperCase()}.zuno-tmp`,
+      'src/.a.txt.0123.zuno-tmp',
+      `src/.${hex}.zuno-tmp`,
+      `other/.a.txt.${hex}.zuno-tmp`, // a directory the patch does not write to
+    ];
+    const fresh = `src/.b.txt.${hex}.zuno-tmp`; // may belong to another process writing right now
+    writeTree(ws, { 'src/a.txt': 'a\n', [stale]: 'half', [staleOther]: 'half', [fresh]: 'x' });
+    for (const k of keep) writeTree(ws, { [k]: 'user data' });
+    mkdirSync(join(ws, `src/.dir.${hex}.zuno-tmp`));
+    for (const p of [stale, staleOther, ...keep]) utimesSync(join(ws, p), minutesAgo(5), minutesAgo(5));
+    utimesSync(join(ws, `src/.dir.${hex}.zuno-tmp`), minutesAgo(5), minutesAgo(5));
+    const store = await new CredentialStore().read(ws, 'src/a.txt');
+    applied(await apply(ws, patch('*** Update File: src/a.txt', '@@', '-a', '+A'), store));
+    expect(read(ws, 'src/a.txt')).toBe('A\n');
+    expect(existsSync(join(ws, stale))).toBe(false);
+    expect(existsSync(join(ws, staleOther))).toBe(false);
+    for (const k of [...keep, fresh]) expect(read(ws, k), k).not.toBe('');
+    expect(lstatSync(join(ws, `src/.dir.${hex}.zuno-tmp`)).isDirectory()).toBe(true);
+  });
+
+  it('never removes the temp file an apply_patch running now in this process holds', async () => {
+    const ws = tempDir();
+    writeTree(ws, { 'a.txt': 'a\n', 'b.txt': 'b\n' });
+    const store = await new CredentialStore().read(ws, 'a.txt', 'b.txt');
+    let second: ApplyPatchResult | undefined;
+    const first = await apply(ws, patch('*** Update File: a.txt', '@@', '-a', '+A'), store, {
+      lock: createMutationLock(),
+      hooks: {
+        afterPrepare: async () => {
+          // make the held temp file look old, then publish another patch into the same directory
+          const mine = readdirSync(ws).filter((f) => f.startsWith('.a.txt.') && f.endsWith('.zuno-tmp'));
+          expect(mine).toHaveLength(1);
+          utimesSync(join(ws, mine[0]!), minutesAgo(5), minutesAgo(5));
+          second = await apply(ws, patch('*** Update File: b.txt', '@@', '-b', '+B'), store, {
+            lock: createMutationLock(),
+          });
+          expect(existsSync(join(ws, mine[0]!))).toBe(true);
+        },
+      },
+    });
+    applied(first);
+    applied(second!);
+    expect(snapshot(ws)).toEqual({ 'a.txt': 'file:A\n', 'b.txt': 'file:B\n' });
   });
 });

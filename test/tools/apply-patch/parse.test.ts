@@ -142,4 +142,25 @@ describe('apply_patch declaration (TD1)', () => {
     expect(long.length).toBeLessThanOrEqual(120);
     expect(long.endsWith('… (+1 more)')).toBe(true);
   });
+
+  it('affectedPaths lists every named file, move targets, and the temp-file pattern of every file it may write', () => {
+    const text =
+      '*** Begin Patch\n*** Update File: src/a.ts\n*** Move to: src/z.ts\n@@\n-a\n+b\n  *** Add File: src/b.ts\n+x\n*** Delete File: c.txt\n*** Update File: d.txt\n@@\n-b\n+c\n*** End Patch';
+    expect(applyPatchDeclaration.affectedPaths!({ patch: text })).toEqual([
+      'src/a.ts',
+      'src/b.ts',
+      'c.txt',
+      'd.txt',
+      'src/z.ts',
+      'src/.z.ts.*.zuno-tmp',
+      'src/.b.ts.*.zuno-tmp',
+      '.d.txt.*.zuno-tmp',
+    ]);
+    const longName = 'n'.repeat(101);
+    expect(
+      applyPatchDeclaration.affectedPaths!({
+        patch: `*** Begin Patch\n*** Add File: x/${longName}\n+x\n*** End Patch`,
+      }),
+    ).toEqual([`x/${longName}`, 'x/.file.*.zuno-tmp']);
+  });
 });

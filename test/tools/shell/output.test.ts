@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { body, sh, workspace } from './helpers.js';
+import { alive, body, eventually, sh, workspace } from './helpers.js';
 
 const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
 
@@ -17,7 +17,13 @@ describe('shell output caps (TD9)', () => {
     expect(o.outputBytes).toBe(expected.length);
     expect(o.outputLines).toBe(lines);
     const w = o.withheldOutput!;
-    expect(w).toEqual({ bytes: expected.length, lines, cap: 'max_bytes', artifactPath: w.artifactPath });
+    expect(w).toEqual({
+      bytes: expected.length,
+      lines,
+      cap: 'max_bytes',
+      artifactPath: w.artifactPath,
+      sha256: sha(expected),
+    });
     expect(o.outputPaths).toEqual([w.artifactPath]);
     expect(w.artifactPath.startsWith(join(ws, '.zuno', 'artifacts'))).toBe(true);
     expect(basename(w.artifactPath)).toMatch(/^shell-[0-9a-f]{12}-[0-9a-f]{12}\.out$/);
@@ -71,6 +77,7 @@ describe('shell output caps (TD9)', () => {
     expect(o.binaryOutput).toMatchObject({ nulBytes: 1 });
     expect(o.outputPaths).toEqual([o.binaryOutput!.artifactPath]);
     expect(readFileSync(o.binaryOutput!.artifactPath)).toEqual(raw);
+    expect(o.binaryOutput!.sha256).toBe(sha(raw));
     const text = body(o);
     expect(text).toMatch(/^\[binary output: 6 bytes that are not plain UTF-8 text \(1 NUL byte\)/);
     expect(text).toContain('ok\uFFFD\uFFFD\uFFFD\n');
@@ -82,6 +89,26 @@ describe('shell output caps (TD9)', () => {
     const o = await sh(workspace(), 'head -c 100000 /dev/urandom');
     expect(o.withheldOutput).toMatchObject({ bytes: 100_000, cap: 'max_bytes' });
     expect(readFileSync(o.withheldOutput!.artifactPath).length).toBe(100_000);
+  });
+
+  it('a withheld artifact is an independent copy: an escaped grandchild writing after the call ended changes nothing', async () => {
+    const ws = workspace();
+    const pidFile = join(ws, 'late.pid');
+    const o = await sh(
+      ws,
+      `setsid bash -c 'echo $$ > ${pidFile}; sleep 2; echo LATE' & head -c 60000 /dev/zero | tr '\\0' x`,
+    );
+    const w = o.withheldOutput!;
+    expect(w).toMatchObject({ bytes: 60_000, cap: 'max_bytes' });
+    expect(w.sha256).toBe(sha('x'.repeat(60_000)));
+    // the escaped grandchild still holds the capture file open; wait until it has written and exited
+    await eventually(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '');
+    const pid = Number(readFileSync(pidFile, 'utf8').trim());
+    expect(await eventually(() => !alive(pid), 5_000)).toBe(true);
+    const stored = readFileSync(w.artifactPath);
+    expect(stored.length).toBe(60_000);
+    expect(sha(stored)).toBe(w.sha256);
+    expect(stored.includes('LATE')).toBe(false);
   });
 
   it('UTF-8 text stays as is', async () => {

@@ -59,6 +59,10 @@ describe('write declaration (FT2, TD1)', () => {
       concurrency: 'Exclusive',
     });
     expect(writeDeclaration.summarize({ path: 'src/a.ts', content: 'x' })).toBe('write: src/a.ts');
+    expect(writeDeclaration.affectedPaths!({ path: 'src/a.ts', content: 'x' })).toEqual([
+      'src/a.ts',
+      'src/.a.ts.*.zuno-tmp',
+    ]);
     expect(writeDeclaration.summarize({ path: 'a\nb', content: '' })).toBe('write: a\\nb');
     expect(writeDeclaration.args.safeParse({ path: 'a' }).success).toBe(false);
     expect(writeDeclaration.args.safeParse({ path: 'a', content: '', extra: 1 }).success).toBe(false);

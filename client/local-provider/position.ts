@@ -1,0 +1,83 @@
+/**
+ * The conversation position of a model request (which scripted reply it
+ * gets, see `server.ts`): how many model steps the request's history already
+ * holds, and how many user turns. A model step retried after a crash sends
+ * the same history, so it has the same position and meets the same reply; the
+ * next step carries one more assistant step, the next turn one more user
+ * message. Read from the request body of each surface:
+ *
+ * | surface            | steps                                                                     | turns                                                       |
+ * | ------------------ | ------------------------------------------------------------------------- | ----------------------------------------------------------- |
+ * | Chat Completions   | `assistant` messages                                                      | `user` messages                                             |
+ * | Responses          | runs of consecutive `reasoning` / `function_call` / assistant `message` items | `message` items with role `user` (a string `input` is one)  |
+ * | Anthropic Messages | `assistant` messages                                                      | `user` messages with some block other than `tool_result`    |
+ */
+import type { WireSurface } from '../../core/messages.js';
+
+/** Where a request stands in its conversation. */
+export interface ConversationPosition {
+  /** Model steps already answered in the request's history. */
+  steps: number;
+  /** User turns in the request's history (the current one included). */
+  turns: number;
+}
+
+const list = (v: unknown): Array<Record<string, unknown>> =>
+  Array.isArray(v) ? v.filter((x): x is Record<string, unknown> => typeof x === 'object' && x !== null) : [];
+
+function chatPosition(body: Record<string, unknown>): ConversationPosition {
+  const messages = list(body.messages);
+  return {
+    steps: messages.filter((m) => m.role === 'assistant').length,
+    turns: messages.filter((m) => m.role === 'user').length,
+  };
+}
+
+function responsesPosition(body: Record<string, unknown>): ConversationPosition {
+  if (typeof body.input === 'string') return { steps: 0, turns: 1 };
+  let steps = 0;
+  let turns = 0;
+  let inStep = false;
+  for (const item of list(body.input)) {
+    const role = item.role;
+    const output =
+      item.type === 'reasoning' ||
+      item.type === 'function_call' ||
+      ((item.type === 'message' || item.type === undefined) && role === 'assistant');
+    if (output && !inStep) steps++;
+    inStep = output;
+    if ((item.type === 'message' || item.type === undefined) && role === 'user') turns++;
+  }
+  return { steps, turns };
+}
+
+function anthropicPosition(body: Record<string, unknown>): ConversationPosition {
+  const messages = list(body.messages);
+  const spoken = (m: Record<string, unknown>) =>
+    typeof m.content === 'string' || list(m.content).some((b) => b.type !== 'tool_result');
+  return {
+    steps: messages.filter((m) => m.role === 'assistant').length,
+    turns: messages.filter((m) => m.role === 'user' && spoken(m)).length,
+  };
+}
+
+/**
+ * The position of a (validated) request body on `surface`.
+ *
+ * @returns steps and turns as described above; malformed entries are skipped.
+ */
+export function conversationPosition(surface: WireSurface, body: Record<string, unknown>): ConversationPosition {
+  switch (surface) {
+    case 'chat-completions':
+      return chatPosition(body);
+    case 'responses':
+      return responsesPosition(body);
+    case 'anthropic-messages':
+      return anthropicPosition(body);
+  }
+}
+
+/** A stable key of a position (`<steps>/<turns>`). */
+export function positionKey(p: ConversationPosition): string {
+  return `${p.steps}/${p.turns}`;
+}
