@@ -1,12 +1,7 @@
 import { ActivityFailure, CancellationScope, proxyActivities } from '@temporalio/workflow';
 import { backgroundCommandOptions } from '../core/activity-policy.js';
 import type { BgCommandResult, PlannedToolCall, SessionActivities, SessionMeta } from '../core/session-contract.js';
-import {
-  shellDeclaration,
-  shellTimeoutMs,
-  SHELL_BACKGROUND_MAX_TIMEOUT_MS,
-  type ShellArgs,
-} from '../core/tools/shell.js';
+import { toolDeclarations } from '../core/tools/registry.js';
 
 /** What the background-task table needs from the session workflow. */
 export interface BackgroundDeps {
@@ -52,14 +47,16 @@ export class BackgroundTasks {
   }
 
   /**
-   * Starts the `bgCommand` activity for a `shell` call with `background:
-   * true` whose start the `tool_shell` activity has recorded. Does not wait.
+   * Starts the `bgCommand` activity for a call whose tool activity reported
+   * that it handed its work to the background (its declaration's
+   * `background` says how long that work may run). Does not wait.
    */
   start(call: PlannedToolCall, taskID: string): void {
     const { meta } = this.deps;
-    const args = call.args as ShellArgs | undefined;
-    const limitMs = args ? shellTimeoutMs(args) : SHELL_BACKGROUND_MAX_TIMEOUT_MS;
-    const summary = `bg ${taskID}: ${args ? shellDeclaration.summarize(args).replace(/^shell: /, '') : call.name}`;
+    const bg = toolDeclarations[call.name]?.background;
+    if (!bg) throw new Error(`tool ${call.name} declares no background work`);
+    const limitMs = call.args !== undefined ? bg.limitMs(call.args as never) : bg.maxLimitMs;
+    const summary = `bg ${taskID}: ${call.args !== undefined ? bg.label(call.args as never) : call.name}`;
     const { bgCommand } = proxyActivities<SessionActivities>(
       backgroundCommandOptions(meta.activityDefaults, limitMs, summary.slice(0, 200)),
     );

@@ -111,4 +111,9 @@ export const shellDeclaration: ToolDeclaration<ShellArgs> = {
     const label = args.background === true ? 'shell (background)' : 'shell';
     return summaryLine(`${label}: ${summaryLine(first.trim(), SHELL_SUMMARY_COMMAND_MAX)}`);
   },
+  background: {
+    limitMs: shellTimeoutMs,
+    maxLimitMs: SHELL_BACKGROUND_MAX_TIMEOUT_MS,
+    label: (args) => summaryLine((args.command.split('\n', 1)[0] ?? '').trim(), SHELL_SUMMARY_COMMAND_MAX),
+  },
 };

@@ -35,6 +35,21 @@ export interface ToolDeclaration<Args = unknown> {
    * the call stops that background task's scope (BG1 `bg cancel`). Absent: nothing.
    */
   onSchedule?(args: Args): ScheduleEffect | undefined;
+  /**
+   * For a tool whose calls can hand their work to the background (BG1):
+   * how the session workflow runs that work as a `bgCommand` activity.
+   */
+  background?: BackgroundDeclaration<Args>;
+}
+
+/** How a tool's background work runs (see {@link ToolDeclaration.background}). */
+export interface BackgroundDeclaration<Args = unknown> {
+  /** The work's own time limit for one call, in ms. */
+  limitMs(args: Args): number;
+  /** The longest limit any call can have, in ms (used when the arguments travel by reference). */
+  maxLimitMs: number;
+  /** One-line label of the work for the Temporal UI (e.g. the command's first line). */
+  label(args: Args): string;
 }
 
 /** Workflow-side effect of scheduling one call (see {@link ToolDeclaration.onSchedule}). */
