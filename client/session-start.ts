@@ -152,7 +152,7 @@ export const INTERRUPT_DELIVERY_TIMEOUT_MS = 30_000;
 /**
  * Hard-interrupts a session's running turn (TD10, SH5) through the
  * `interrupt` update: every running call is cancelled and gets the 2 s
- * cooperative window; what has not settled 5 s (INTERRUPT_FORCE_AFTER_MS)
+ * cooperative window; what has not settled 3.5 s (INTERRUPT_FORCE_AFTER_MS)
  * later is recorded forced + uncertain; calls not started yet are recorded
  * not run. With no turn running it stops the session's background tasks.
  * Returns at once with what the session was doing.
