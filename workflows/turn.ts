@@ -183,7 +183,14 @@ export async function runTurn(
   });
   ctl.over = true;
   host.stopSteering();
-  if (newInputs.length > 0) host.inbox.unshift(...newInputs); // steered inputs the interrupted turn never sent
+  if (newInputs.length > 0) {
+    // Steered inputs the interrupted turn never sent drive a later turn: their record says pending (SE1).
+    host.inbox.unshift(
+      ...newInputs.map((i) =>
+        host.takeSteeringAtEnd && i.admission === 'steered' ? { ...i, admission: 'pending' as const } : i,
+      ),
+    );
+  }
   const outcome: TurnOutcome = { turn, steps: stepsRun, inputIds: carriedInputIds, ...ended! };
   const error = errorOf(outcome);
   return {
