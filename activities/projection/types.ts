@@ -58,8 +58,23 @@ export interface ProjectionStore {
   /** The whole stored transcript, ordered: messages by (turn, step, role order), parts by (turn, step, position), tool calls likewise. */
   loadTranscript(sessionId: string): Promise<Transcript | null>;
 
+  /**
+   * Runs `fn` as one transaction on the rows of `sessionId`: every write made
+   * through `tx` commits together or not at all (a crash or a thrown error
+   * inside `fn` leaves none of them), and reads through `tx` see the
+   * transaction's own writes. Two transactions of one session never
+   * interleave, so a read-then-write inside `fn` decides on current rows.
+   * Use `tx`, never the store itself, inside `fn`. Returns what `fn`
+   * returns; rethrows what it throws (after rolling back). A transaction
+   * may take at most 30 s.
+   */
+  transaction<T>(sessionId: string, fn: (tx: ProjectionWrites) => Promise<T>): Promise<T>;
+
   close(): Promise<void>;
 }
+
+/** What a transaction may do: every read and write of the store, on the transaction's connection. */
+export type ProjectionWrites = Omit<ProjectionStore, 'transaction' | 'close'>;
 
 export type SessionStatus =
   'running' | 'completed' | 'waiting_background' | 'failed' | 'paused' | 'blocked' | 'interrupted' | 'cancelled';
