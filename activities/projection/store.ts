@@ -1,3 +1,4 @@
+import type { EventType } from '../../core/events.js';
 import type { Prisma } from '../../prisma/generated/sqlite/client/client.js';
 import type { ProjectionDb } from './client.js';
 import { ConnectionGate } from './gate.js';
@@ -251,14 +252,14 @@ class PrismaRows implements ProjectionWrites {
     });
   }
 
-  eventsOfType(sessionId: string, type: string): Promise<EventRow[]> {
+  eventsOfType(sessionId: string, type: EventType): Promise<EventRow[]> {
     return this.run(async () => {
       const rows = await this.q.event.findMany({ where: { sessionId, type }, orderBy: { seq: 'asc' } });
       return rows.map(toEvent);
     });
   }
 
-  lastEvent(sessionId: string, type: string): Promise<EventRow | null> {
+  lastEvent(sessionId: string, type: EventType): Promise<EventRow | null> {
     return this.run(async () => {
       const row = await this.q.event.findFirst({ where: { sessionId, type }, orderBy: { seq: 'desc' } });
       return row ? toEvent(row) : null;

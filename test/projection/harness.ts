@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { openProjectionStore } from '../../activities/projection/open.js';
-import type { ProjectionStore } from '../../activities/projection/types.js';
+import type { NewEvent, ProjectionStore } from '../../activities/projection/types.js';
 
 /** The PostgreSQL server tests use (trust auth): ZUNO_TEST_PG_URL or the local default. */
 export const PG_URL = process.env.ZUNO_TEST_PG_URL || 'postgresql://postgres@127.0.0.1:5432/test';
@@ -89,4 +89,19 @@ export async function createTestDb(backend: 'sqlite' | 'postgresql'): Promise<Te
       rmSync(zunoDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * An event of any type and payload, as another build (older or newer) may
+ * have written it: the store keeps whatever it is given, and these tests
+ * exercise storage, not the catalogue (core/events.ts types every real writer).
+ */
+export function foreignEvent(e: {
+  id: string;
+  sessionId: string;
+  type: string;
+  data: Record<string, unknown>;
+  atMs: number;
+}): NewEvent {
+  return e as unknown as NewEvent;
 }
