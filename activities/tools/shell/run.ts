@@ -19,6 +19,8 @@ import { renderResult } from './render.js';
 import type { ShellOutcome } from './types.js';
 import { changedPaths, snapshotPaths, staticPaths, type PathSnapshot } from './written-paths.js';
 
+import { type ToolProgress, watchFileProgress } from '../progress.js';
+
 export { interpreterArgs } from './prepare.js';
 
 /** Per-call context of {@link runShell}. */
@@ -43,7 +45,12 @@ export interface ShellRunContext {
   maxLines?: number;
   /** Observer: called once when the command has ended and its status is known (e.g. to heartbeat). */
   onCommandExit?: (status: CommandStatus) => void;
+  /** Observer: the capture's size and newest line, about once a second while the command runs. */
+  onProgress?: (p: ToolProgress) => void;
 }
+
+/** How often a running command's capture is measured for `onProgress`, in ms. */
+const PROGRESS_EVERY_MS = 1_000;
 
 /** The conventional artifact directory of a workspace: `<workspace>/.zuno/artifacts`. */
 export function defaultArtifactDir(workspace: string): string {
@@ -100,7 +107,12 @@ export async function runShell(rawArgs: unknown, ctx: ShellRunContext): Promise<
   const nonce = randomBytes(16).toString('hex');
   let run;
   try {
-    run = await startGuarded(prep, ctx, { outFd: capture.handle.fd, nonce });
+    run = await watchFileProgress(
+      capture.path,
+      ctx.onProgress,
+      PROGRESS_EVERY_MS,
+      startGuarded(prep, ctx, { outFd: capture.handle.fd, nonce }),
+    );
   } finally {
     await capture.handle.close().catch(() => {});
   }
