@@ -114,10 +114,11 @@ async function runToolActivity(
   }
   const facts = tool.body.activityFacts?.(result) ?? {};
   const bg = result.isError ? undefined : tool.body.backgroundFacts?.(result);
+  const stands = recorded.outcome;
   return {
-    outcome,
+    outcome: stands,
     outputBytes: recorded.outputBytes,
-    status: outcome === 'error' || outcome === 'uncertain' || facts.failed ? 'failed' : 'ok',
+    status: stands === 'error' || stands === 'uncertain' || facts.failed ? 'failed' : 'ok',
     ...(result.errorCode ? { errorCode: result.errorCode } : {}),
     ...(Object.keys(facts).length ? { facts } : {}),
     ...(bg ? { background: bg } : {}),

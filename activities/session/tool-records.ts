@@ -109,8 +109,12 @@ export interface ToolCompletion {
 
 /** What {@link recordCompleted} did. */
 export type CompletionRecord =
-  /** The row, the `tool_result` part and `tool.completed` committed together. */
-  | { kind: 'written'; outputBytes: number }
+  /**
+   * The row, the `tool_result` part and `tool.completed` committed together
+   * — by this call, or by an earlier run of the same activity, whose
+   * committed result stands (`outcome` is the stored one).
+   */
+  | { kind: 'written'; outcome: ToolOutcome; outputBytes: number }
   /** The workflow had already settled the call: its record stands, `tool.late_result` logs this result. */
   | { kind: 'late'; stands: ToolOutcome }
   /** `abandon` was set and nobody had settled the call: nothing was written. */
@@ -119,7 +123,8 @@ export type CompletionRecord =
 /**
  * Records a tool's own result, in ONE transaction: the row (`completed`
  * with outcome, output, error code and data), the `tool_result` part and
- * `tool.completed` all commit or none does. When the workflow has already
+ * `tool.completed` all commit or none does. A result this activity already
+ * committed (a second run of it) stands unchanged. When the workflow has already
  * settled the row (TD10 forced interrupt, a lost outcome), that record
  * stands: the result is kept beside it on the row (`result.lateResult`) and
  * logged as `tool.late_result`. With `abandon` (the attempt was stopped by
@@ -134,6 +139,14 @@ export async function recordCompleted(
 ): Promise<CompletionRecord> {
   return store.transaction(call.sessionId, async (tx): Promise<CompletionRecord> => {
     const now = await tx.getToolCall(call.sessionId, call.id);
+    if (now?.status === 'completed' && now.result?.settledBy !== 'workflow') {
+      // Recorded before by this activity (it ran twice): insert-if-absent, the first record stands.
+      return {
+        kind: 'written',
+        outcome: now.outcome ?? done.outcome,
+        outputBytes: Buffer.byteLength(now.output ?? ''),
+      };
+    }
     if (now?.status === 'completed') {
       const late = { outcome: done.outcome, attempt: done.attempt, atMs: done.endedAtMs };
       await tx.upsertToolCall({ ...now, result: { ...(now.result ?? {}), lateResult: late } });
@@ -187,7 +200,7 @@ export async function recordCompleted(
       },
       atMs: done.endedAtMs,
     });
-    return { kind: 'written', outputBytes };
+    return { kind: 'written', outcome: done.outcome, outputBytes };
   });
 }
 
