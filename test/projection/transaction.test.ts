@@ -1,21 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ProjectionStore, SessionRow, ToolCallRow } from '../../activities/projection/types.js';
-import { BACKENDS, createTestDb, type TestDb } from './harness.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { ProjectionStore, ToolCallRow } from '../../activities/projection/types.js';
+import { BACKENDS, sessionRow, useTestStore } from './harness.js';
 
 const T0 = 1_700_000_000_000;
 
-function session(id: string): SessionRow {
-  return {
-    id,
-    workflowId: `session/${id}`,
-    workspace: '/work/ws',
-    provider: 'openai',
-    model: 'm',
-    status: 'running',
-    createdAtMs: T0,
-    updatedAtMs: T0,
-  };
-}
+const session = (id: string) => sessionRow(id, T0);
 
 function call(sessionId: string, attempts: number): ToolCallRow {
   return {
@@ -33,14 +22,10 @@ function call(sessionId: string, attempts: number): ToolCallRow {
 }
 
 describe.each(BACKENDS)('projection store transactions (%s)', (backend) => {
-  let db: TestDb;
+  const t = useTestStore(backend);
   let store: ProjectionStore;
-  beforeAll(async () => {
-    db = await createTestDb(backend);
-    store = await db.open();
-  });
-  afterAll(async () => {
-    await db.dispose();
+  beforeEach(() => {
+    store = t.store;
   });
 
   it('commits a row, a part and an event together, and returns what the body returns', async () => {
@@ -121,7 +106,7 @@ describe.each(BACKENDS)('projection store transactions (%s)', (backend) => {
 
   // SQLite has one connection per process (two in one process would block each other's event loop).
   it.skipIf(backend === 'sqlite')('two connections: their transactions of one session never interleave', async () => {
-    const other = await db.open();
+    const other = await t.db.open();
     const sid = 'ses_tx_two_conns';
     await store.upsertSession(session(sid));
     await store.upsertToolCall(call(sid, 0));

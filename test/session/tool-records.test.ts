@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { ProjectionStore } from '../../activities/projection/types.js';
 import {
   recordCompleted,
@@ -10,7 +10,7 @@ import {
 import { renderTranscript } from '../../client/commands/session-show.js';
 import { parseEvent } from '../../core/events.js';
 import type { SettledOutcome } from '../../core/session-contract.js';
-import { BACKENDS, createTestDb, type TestDb } from '../projection/harness.js';
+import { BACKENDS, sessionRow, useTestStore } from '../projection/harness.js';
 
 const T0 = 1_700_000_000_000;
 
@@ -44,28 +44,15 @@ function lost(call: ToolCallIdentity, cause: SettledOutcome['cause'] = 'lost_out
 const done = { outcome: 'ok' as const, output: 'built', errorCode: null, data: { exitCode: 0 }, attempt: 1 };
 
 describe.each(BACKENDS)('tool-call records (%s)', (backend) => {
-  let db: TestDb;
+  const t = useTestStore(backend);
   let store: ProjectionStore;
-  beforeAll(async () => {
-    db = await createTestDb(backend);
-    store = await db.open();
-  });
-  afterAll(async () => {
-    await db.dispose();
+  beforeEach(() => {
+    store = t.store;
   });
 
   async function setUp(sid: string, position: number): Promise<ToolCallIdentity> {
     const call = identity(sid, position);
-    await store.upsertSession({
-      id: sid,
-      workflowId: `session/${sid}`,
-      workspace: '/w',
-      provider: 'p',
-      model: 'm',
-      status: 'running',
-      createdAtMs: T0,
-      updatedAtMs: T0,
-    });
+    await store.upsertSession(sessionRow(sid, T0));
     await store.upsertMessage({
       id: 'msg_0_0_assistant',
       sessionId: sid,
