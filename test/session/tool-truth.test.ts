@@ -10,6 +10,13 @@ import { waitFor } from '../helpers/worker-process.js';
 
 const cleanups = useCleanups();
 
+/** Heartbeat details of a running command's activity (activities/tools/progress.ts). */
+interface Beat {
+  outputBytes: number;
+  elapsedMs: number;
+  lastLine?: string;
+}
+
 /** The decoded results of every completed `tool_<name>` activity in a workflow's history, in order. */
 async function toolResults(h: Harness, workflowId: string, tool: string): Promise<ToolActivityResult[]> {
   const history = await h.client.workflow.getHandle(workflowId).fetchHistory();
@@ -56,35 +63,55 @@ describe('tool activities tell the truth in Temporal (results, heartbeats)', () 
     expect(JSON.stringify(failed)).not.toContain('nope');
   }, 120_000);
 
-  it("a running command's heartbeat details show output bytes, elapsed time and its last line (redacted)", async () => {
-    const h: Harness = await createHarness({ address: inject('temporalAddress') });
-    cleanups.push(() => h.close());
-    const ws = mkdtempSync(join(tmpdir(), 'zuno-beat-'));
-    const command = 'for i in 1 2 3 4 5 6 7 8; do echo "step $i token=abcdefgh12345"; sleep 1; done; echo finished';
-    const run = await h.startScripted({
-      workspace: ws,
-      prompt: 'long',
-      script: { replies: [{ toolCalls: [{ name: 'shell', arguments: { command } }] }, { text: 'done' }] },
-    });
-    cleanups.push(() => run.closeProvider());
-    const handle = h.client.workflow.getHandle(run.workflowId);
-    let details: { outputBytes: number; elapsedMs: number; lastLine?: string } | undefined;
+  /** Waits for the pending activity `type` to heartbeat details with output and returns them. */
+  async function heartbeatOf(h: Harness, workflowId: string, type: string): Promise<Beat> {
+    const handle = h.client.workflow.getHandle(workflowId);
+    let details: Beat | undefined;
     await waitFor(
       async () => {
         const d = await handle.describe();
-        const pending = (d.raw.pendingActivities ?? []).find((a) => a.activityType?.name === 'tool_shell');
+        const pending = (d.raw.pendingActivities ?? []).find((a) => a.activityType?.name === type);
         const payload = pending?.heartbeatDetails?.payloads?.[0];
         if (!payload) return false;
-        details = defaultPayloadConverter.fromPayload(payload);
-        return (details?.outputBytes ?? 0) > 0 && (details?.lastLine ?? '') !== '';
+        details = defaultPayloadConverter.fromPayload<Beat>(payload);
+        return details.outputBytes > 0 && (details.lastLine ?? '') !== '';
       },
       60_000,
-      'heartbeat details with output',
+      `${type} heartbeat details with output`,
     );
-    expect(details!.outputBytes).toBeGreaterThan(0);
-    expect(details!.elapsedMs).toBeGreaterThan(0);
-    expect(details!.lastLine).toMatch(/^step \d token=\[redacted\]$/);
-    expect(details!.lastLine!.length).toBeLessThanOrEqual(200);
-    expect((await run.result()).status).toBe('completed');
-  }, 120_000);
+    return details!;
+  }
+
+  const command = 'for i in 1 2 3 4 5 6 7 8; do echo "step $i token=abcdefgh12345"; sleep 1; done; echo finished';
+
+  it.each([
+    ['tool_shell', false],
+    ['bgCommand', true],
+  ] as const)(
+    "a running command's %s heartbeat details show output bytes, elapsed time and its last line (redacted)",
+    async (type, background) => {
+      const h: Harness = await createHarness({ address: inject('temporalAddress') });
+      cleanups.push(() => h.close());
+      const ws = mkdtempSync(join(tmpdir(), 'zuno-beat-'));
+      const run = await h.startScripted({
+        workspace: ws,
+        prompt: 'long',
+        script: {
+          replies: [
+            { toolCalls: [{ name: 'shell', arguments: { command, ...(background ? { background } : {}) } }] },
+            { text: 'done' },
+            { text: 'reported' },
+          ],
+        },
+      });
+      cleanups.push(() => run.closeProvider());
+      const details = await heartbeatOf(h, run.workflowId, type);
+      expect(details.outputBytes).toBeGreaterThan(0);
+      expect(details.elapsedMs).toBeGreaterThan(0);
+      expect(details.lastLine).toMatch(/^step \d token=\[redacted\]$/);
+      expect(details.lastLine!.length).toBeLessThanOrEqual(200);
+      expect((await run.result()).status).toBe('completed');
+    },
+    120_000,
+  );
 });
