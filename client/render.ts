@@ -1,4 +1,5 @@
 import type { EventRow } from '../activities/projection/types.js';
+import { EV, parseEvent, TURN_END_EVENTS } from '../core/events.js';
 
 /** Where rendered output goes; injectable for tests. */
 export interface Sink {
@@ -31,42 +32,45 @@ export class HumanRenderer {
     private readonly streamText: boolean,
   ) {}
 
-  /** Renders one event. */
-  render(e: EventRow): void {
-    const d = e.data as Record<string, unknown>;
+  /** Renders one event; an event this build's catalogue does not know (or cannot parse) is skipped. */
+  render(row: EventRow): void {
+    const e = parseEvent(row);
+    if (!e) return;
     switch (e.type) {
-      case 'message.part.delta':
+      case EV.partDelta:
         if (this.streamText) {
-          this.sink.out(String(d.text ?? ''));
-          this.midLine = !String(d.text ?? '').endsWith('\n');
+          this.sink.out(e.data.text);
+          this.midLine = !e.data.text.endsWith('\n');
         }
         break;
-      case 'provider.retry':
-        if (d.willRetry === true)
-          this.line(`(${String(d.code)}: retrying the model request in ${(Number(d.delayMs) / 1000).toFixed(1)} s)`);
+      case EV.providerRetry:
+        if (e.data.willRetry)
+          this.line(`(${e.data.code}: retrying the model request in ${(e.data.delayMs / 1000).toFixed(1)} s)`);
         break;
-      case 'message.step.rollback':
-        this.line(`(model request attempt ${String(d.attempt)}: the earlier attempt's partial output was discarded)`);
+      case EV.stepRollback:
+        this.line(`(model request attempt ${e.data.attempt}: the earlier attempt's partial output was discarded)`);
         break;
-      case 'tool.started':
-        this.line(`→ ${String(d.summary ?? d.tool)}${Number(d.attempt) > 1 ? ` (attempt ${d.attempt})` : ''}`);
+      case EV.toolStarted:
+        this.line(`→ ${e.data.summary || e.data.tool}${e.data.attempt > 1 ? ` (attempt ${e.data.attempt})` : ''}`);
         break;
-      case 'tool.completed':
+      case EV.toolCompleted: {
+        const d = e.data;
         this.line(
           `${d.outcome === 'ok' ? '✓' : d.outcome === 'uncertain' ? '?' : '✗'} ${d.tool} ${d.outcome}` +
-            `${d.cause ? ` (${String(d.cause)})` : ''}` +
+            `${d.cause ? ` (${d.cause})` : ''}` +
             `${d.errorCode ? ` (${d.errorCode})` : ''}${d.outputBytes !== undefined ? `, ${d.outputBytes} bytes` : ''}` +
             `${d.durationMs !== undefined ? `, ${d.durationMs} ms` : ''}`,
         );
         break;
-      case 'tool.dispatch.blocked':
-        this.line(`✗ ${d.tool} blocked (${d.category}): ${d.message}`);
+      }
+      case EV.toolBlocked:
+        this.line(`✗ ${e.data.tool} blocked (${e.data.category}): ${e.data.message}`);
         break;
-      case 'session.completed': {
+      case EV.completed: {
         if (this.midLine) this.sink.out('\n');
         this.midLine = false;
-        if (!this.streamText) this.sink.out(`${String(d.text ?? '')}\n`);
-        const waiting = Array.isArray(d.background) ? (d.background as string[]) : [];
+        if (!this.streamText) this.sink.out(`${e.data.text ?? ''}\n`);
+        const waiting = e.data.background;
         if (waiting.length > 0) {
           this.line(
             `(waiting for background task${waiting.length > 1 ? 's' : ''} ${waiting.join(', ')}: a completion report starts a new turn; Ctrl-C stops ${waiting.length > 1 ? 'them' : 'it'})`,
@@ -74,25 +78,27 @@ export class HumanRenderer {
         }
         break;
       }
-      case 'bg.completed':
+      case EV.bgCompleted:
         this.line(
-          `${d.outcome === 'ok' ? '✓' : '?'} background ${String(d.taskID)} ${String(d.state)}` +
-            `${d.exitCode !== null && d.exitCode !== undefined ? ` exit ${String(d.exitCode)}` : ''}, ${String(d.totalWritten)} bytes`,
+          `${e.data.outcome === 'ok' ? '✓' : '?'} background ${e.data.taskID} ${e.data.state}` +
+            `${e.data.exitCode !== null ? ` exit ${e.data.exitCode}` : ''}, ${e.data.totalWritten} bytes`,
         );
         break;
-      case 'session.failed':
-      case 'session.paused':
-      case 'session.blocked': {
-        const err = d.error as { code?: string; message?: string } | null;
-        this.line(`session ${e.type.slice(8)}: ${err?.code ?? 'error'}: ${err?.message ?? ''}`);
+      case EV.failed:
+      case EV.paused:
+      case EV.blocked:
+        this.line(`session ${e.type.slice(8)}: ${e.data.error?.code ?? 'error'}: ${e.data.error?.message ?? ''}`);
         break;
-      }
-      case 'session.interrupted':
-        this.line(`session interrupted (turn ${String(d.turn)})`);
+      case EV.interrupted:
+        this.line(`session interrupted (turn ${e.data.turn})`);
         break;
-      case 'tool.late_result':
+      case EV.toolLateResult:
+        this.line(`(${e.data.tool} reported ${e.data.outcome} after it was recorded uncertain; the record stands)`);
+        break;
+      case EV.toolSettlementSuperseded:
         this.line(
-          `(${String(d.tool)} reported ${String(d.outcome)} after it was recorded uncertain; the record stands)`,
+          `(${e.data.tool}: the workflow saw ${e.data.workflowSaw.failureType} and settled ${e.data.workflowSaw.outcome}, ` +
+            `but the call's own ${e.data.stands} result had already been recorded; that result stands)`,
         );
         break;
       default:
@@ -111,11 +117,5 @@ export class HumanRenderer {
 
 /** true for the events that end a `zuno run`. */
 export function isTerminalEvent(type: string): boolean {
-  return (
-    type === 'session.completed' ||
-    type === 'session.failed' ||
-    type === 'session.paused' ||
-    type === 'session.blocked' ||
-    type === 'session.interrupted'
-  );
+  return TURN_END_EVENTS.has(type);
 }

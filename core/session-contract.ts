@@ -1,7 +1,7 @@
 import type { ActivityDefaults } from './activity-defaults.js';
 import type { FinishReason, Usage } from './messages.js';
 import type { ProviderConfig } from './provider-config.js';
-import type { BlockedCategory, ToolOutcome } from './tools/types.js';
+import type { BlockedCategory, ToolActivityFacts, ToolOutcome } from './tools/types.js';
 
 /**
  * The contract between the session workflow and its activities, and between
@@ -223,6 +223,23 @@ export interface ModelStepResult {
   usage?: Usage;
   /** Length of the final assistant text in UTF-16 units (the text itself is in the projection). */
   textLength: number;
+  /** Settlements of `settled` that met a result the call had already committed (see {@link SettlementReconciliation}). */
+  reconciled?: SettlementReconciliation[];
+}
+
+/**
+ * A workflow settlement that arrived after the tool call's own result had
+ * committed: the committed result stands (it is what happened), and the
+ * tool-call row, a `tool.settlement_superseded` event and this entry in the
+ * persisting activity's result all say so, with what the workflow saw.
+ */
+export interface SettlementReconciliation {
+  rowId: string;
+  callId: string;
+  tool: string;
+  /** The committed outcome, which stands. */
+  stands: ToolOutcome;
+  workflowSaw: Pick<SettledOutcome, 'outcome' | 'cause' | 'failureType' | 'message'>;
 }
 
 /** Input of a tool activity (`tool_<name>`). */
@@ -239,6 +256,14 @@ export interface ToolActivityResult {
   outcome: ToolOutcome;
   errorCode?: string;
   outputBytes: number;
+  /**
+   * What an operator reads first in the Temporal UI: `failed` when the
+   * outcome is error/uncertain or the tool's own facts say it failed (a
+   * shell exit ≠ 0). A tool failure is still a completed activity (TD8).
+   */
+  status?: 'ok' | 'failed';
+  /** Small outcome-deciding facts (exit code, receipt verdict, conflict kind…); never the output. */
+  facts?: ToolActivityFacts;
   /** true when the workflow had already recorded the call (forced interrupt) and this result was only logged. */
   late?: boolean;
   /**
@@ -307,7 +332,11 @@ export interface SessionResult {
 export interface SessionActivities {
   modelStep(input: ModelStepInput): Promise<ModelStepResult>;
   bgCommand(input: BgCommandInput): Promise<BgCommandResult>;
-  finishTurn(input: FinishSessionInput): Promise<{ finalText: string | null }>;
+  finishTurn(input: FinishSessionInput): Promise<{
+    finalText: string | null;
+    /** Settlements of `settled` that met an already committed result (see {@link SettlementReconciliation}). */
+    reconciled?: SettlementReconciliation[];
+  }>;
 }
 
 /** Tool arguments longer than this (UTF-16 units) travel by reference to the projection, not in history. */

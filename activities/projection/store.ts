@@ -1,4 +1,7 @@
+import type { EventType } from '../../core/events.js';
+import type { Prisma } from '../../prisma/generated/sqlite/client/client.js';
 import type { ProjectionDb } from './client.js';
+import { ConnectionGate } from './gate.js';
 import {
   compareMessages,
   ms,
@@ -19,34 +22,46 @@ import type {
   NewEvent,
   PartRow,
   ProjectionStore,
+  ProjectionWrites,
   SessionRow,
   SessionStatus,
   ToolCallRow,
   Transcript,
 } from './types.js';
 
-/** Namespace (first key) of the per-session advisory locks taken by appendEvent on PostgreSQL. */
-const EVENT_LOCK_NAMESPACE = 0x7a756e6f; // 'zuno'
+/** Namespace (first key) of the per-session advisory locks taken on PostgreSQL. */
+const SESSION_LOCK_NAMESPACE = 0x7a756e6f; // 'zuno'
 
 const DEFAULT_EVENT_PAGE = 500;
 
+/** Interactive transactions wait this long (ms) to start and may run this long (ms). */
+const TX_OPTIONS = { maxWait: 10_000, timeout: 30_000 } as const;
+
+/** A Prisma client or an open interactive transaction on it: what the row methods run on. */
+type Queries = Prisma.TransactionClient;
+
+/** Takes the per-session PostgreSQL advisory lock for the rest of the transaction `q`. */
+async function lockSession(q: Queries, sessionId: string): Promise<void> {
+  await q.$executeRaw`SELECT pg_advisory_xact_lock(${SESSION_LOCK_NAMESPACE}::int4, hashtext(${sessionId}))`;
+}
+
 /**
- * The ProjectionStore on a Prisma client (either backend). Built by
- * openProjectionStore after migrations ran; not constructed directly.
- *
- * Write semantics (all idempotent): upserts are native
- * `INSERT … ON CONFLICT DO UPDATE` statements keyed by the row's id; on
- * update a field left `undefined` keeps its stored value and `null` clears
- * it; creation times (`createdAtMs`, `admittedAtMs`) are set on insert only.
- * Errors are Prisma's (`PrismaClientKnownRequestError` etc.), unchanged.
+ * Row reads and writes on a Prisma client, or inside one transaction (then
+ * every statement runs on the transaction's connection). Write semantics:
+ * see {@link PrismaProjectionStore}.
  */
-export class PrismaProjectionStore implements ProjectionStore {
+class PrismaRows implements ProjectionWrites {
   constructor(
-    private readonly db: ProjectionDb,
+    protected readonly q: Queries,
     readonly backend: 'sqlite' | 'postgresql',
   ) {}
 
-  async upsertSession(s: SessionRow): Promise<void> {
+  /** Runs one statement group; the root store overrides it to respect the SQLite connection gate. */
+  protected run<T>(fn: () => Promise<T>): Promise<T> {
+    return fn();
+  }
+
+  upsertSession(s: SessionRow): Promise<void> {
     const data = {
       workflowId: s.workflowId,
       workspace: s.workspace,
@@ -58,36 +73,42 @@ export class PrismaProjectionStore implements ProjectionStore {
       error: s.error,
       updatedAtMs: ms(s.updatedAtMs),
     };
-    await this.db.session.upsert({
-      where: { id: s.id },
-      create: { id: s.id, ...data, createdAtMs: ms(s.createdAtMs) },
-      update: data,
+    return this.run(async () => {
+      await this.q.session.upsert({
+        where: { id: s.id },
+        create: { id: s.id, ...data, createdAtMs: ms(s.createdAtMs) },
+        update: data,
+      });
     });
   }
 
   /** No-op when the session row does not exist. */
-  async setSessionStatus(
+  setSessionStatus(
     sessionId: string,
     status: SessionStatus,
     extra?: { finalText?: string; error?: string; updatedAtMs: number },
   ): Promise<void> {
-    await this.db.session.updateMany({
-      where: { id: sessionId },
-      data: {
-        status,
-        finalText: extra?.finalText,
-        error: extra?.error,
-        updatedAtMs: extra ? ms(extra.updatedAtMs) : undefined,
-      },
+    return this.run(async () => {
+      await this.q.session.updateMany({
+        where: { id: sessionId },
+        data: {
+          status,
+          finalText: extra?.finalText,
+          error: extra?.error,
+          updatedAtMs: extra ? ms(extra.updatedAtMs) : undefined,
+        },
+      });
     });
   }
 
-  async getSession(sessionId: string): Promise<SessionRow | null> {
-    const r = await this.db.session.findUnique({ where: { id: sessionId } });
-    return r ? toSession(r) : null;
+  getSession(sessionId: string): Promise<SessionRow | null> {
+    return this.run(async () => {
+      const r = await this.q.session.findUnique({ where: { id: sessionId } });
+      return r ? toSession(r) : null;
+    });
   }
 
-  async upsertInput(i: InputRow): Promise<void> {
+  upsertInput(i: InputRow): Promise<void> {
     const data = {
       text: i.text,
       clientMessageId: i.clientMessageId,
@@ -95,40 +116,48 @@ export class PrismaProjectionStore implements ProjectionStore {
       state: i.state,
       updatedAtMs: ms(i.updatedAtMs),
     };
-    await this.db.input.upsert({
-      where: { sessionId_id: { sessionId: i.sessionId, id: i.id } },
-      create: { sessionId: i.sessionId, id: i.id, ...data, admittedAtMs: ms(i.admittedAtMs) },
-      update: data,
+    return this.run(async () => {
+      await this.q.input.upsert({
+        where: { sessionId_id: { sessionId: i.sessionId, id: i.id } },
+        create: { sessionId: i.sessionId, id: i.id, ...data, admittedAtMs: ms(i.admittedAtMs) },
+        update: data,
+      });
     });
   }
 
   /** No-op when the input row does not exist. `atMs` becomes updatedAtMs. */
-  async setInputState(sessionId: string, inputId: string, state: InputState, atMs: number): Promise<void> {
-    await this.db.input.updateMany({
-      where: { sessionId, id: inputId },
-      data: { state, updatedAtMs: ms(atMs) },
+  setInputState(sessionId: string, inputId: string, state: InputState, atMs: number): Promise<void> {
+    return this.run(async () => {
+      await this.q.input.updateMany({
+        where: { sessionId, id: inputId },
+        data: { state, updatedAtMs: ms(atMs) },
+      });
     });
   }
 
   /** Inputs in admission order (admittedAtMs, then id). */
-  async listInputs(sessionId: string): Promise<InputRow[]> {
-    const rows = await this.db.input.findMany({
-      where: { sessionId },
-      orderBy: [{ admittedAtMs: 'asc' }, { id: 'asc' }],
+  listInputs(sessionId: string): Promise<InputRow[]> {
+    return this.run(async () => {
+      const rows = await this.q.input.findMany({
+        where: { sessionId },
+        orderBy: [{ admittedAtMs: 'asc' }, { id: 'asc' }],
+      });
+      return rows.map(toInput);
     });
-    return rows.map(toInput);
   }
 
-  async upsertMessage(m: MessageRow): Promise<void> {
+  upsertMessage(m: MessageRow): Promise<void> {
     const data = { role: m.role, turn: m.turn, step: m.step, inputId: m.inputId };
-    await this.db.message.upsert({
-      where: { sessionId_id: { sessionId: m.sessionId, id: m.id } },
-      create: { sessionId: m.sessionId, id: m.id, ...data, createdAtMs: ms(m.createdAtMs) },
-      update: data,
+    return this.run(async () => {
+      await this.q.message.upsert({
+        where: { sessionId_id: { sessionId: m.sessionId, id: m.id } },
+        create: { sessionId: m.sessionId, id: m.id, ...data, createdAtMs: ms(m.createdAtMs) },
+        update: data,
+      });
     });
   }
 
-  async upsertPart(p: PartRow): Promise<void> {
+  upsertPart(p: PartRow): Promise<void> {
     const data = {
       messageId: p.messageId,
       turn: p.turn,
@@ -139,22 +168,24 @@ export class PrismaProjectionStore implements ProjectionStore {
       toolCallId: p.toolCallId,
       metadataJson: optJson(p.metadata),
     };
-    await this.db.part.upsert({
-      where: { sessionId_id: { sessionId: p.sessionId, id: p.id } },
-      create: { sessionId: p.sessionId, id: p.id, ...data, createdAtMs: ms(p.createdAtMs) },
-      update: data,
+    return this.run(async () => {
+      await this.q.part.upsert({
+        where: { sessionId_id: { sessionId: p.sessionId, id: p.id } },
+        create: { sessionId: p.sessionId, id: p.id, ...data, createdAtMs: ms(p.createdAtMs) },
+        update: data,
+      });
     });
   }
 
-  /** Deletes every part and tool-call row with this (turn, step), whichever message they belong to; one transaction. */
-  async deleteStep(sessionId: string, turn: number, step: number): Promise<void> {
-    await this.db.$transaction([
-      this.db.part.deleteMany({ where: { sessionId, turn, step } }),
-      this.db.toolCall.deleteMany({ where: { sessionId, turn, step } }),
-    ]);
+  /** Deletes every part and tool-call row with this (turn, step), whichever message they belong to. */
+  deleteStep(sessionId: string, turn: number, step: number): Promise<void> {
+    return this.run(async () => {
+      await this.q.part.deleteMany({ where: { sessionId, turn, step } });
+      await this.q.toolCall.deleteMany({ where: { sessionId, turn, step } });
+    });
   }
 
-  async upsertToolCall(t: ToolCallRow): Promise<void> {
+  upsertToolCall(t: ToolCallRow): Promise<void> {
     const data = {
       turn: t.turn,
       step: t.step,
@@ -172,26 +203,31 @@ export class PrismaProjectionStore implements ProjectionStore {
       startedAtMs: optMs(t.startedAtMs),
       endedAtMs: optMs(t.endedAtMs),
     };
-    await this.db.toolCall.upsert({
-      where: { sessionId_id: { sessionId: t.sessionId, id: t.id } },
-      create: { sessionId: t.sessionId, id: t.id, ...data },
-      update: data,
+    return this.run(async () => {
+      await this.q.toolCall.upsert({
+        where: { sessionId_id: { sessionId: t.sessionId, id: t.id } },
+        create: { sessionId: t.sessionId, id: t.id, ...data },
+        update: data,
+      });
     });
   }
 
-  async getToolCall(sessionId: string, id: string): Promise<ToolCallRow | null> {
-    const r = await this.db.toolCall.findUnique({ where: { sessionId_id: { sessionId, id } } });
-    return r ? toToolCall(r) : null;
+  getToolCall(sessionId: string, id: string): Promise<ToolCallRow | null> {
+    return this.run(async () => {
+      const r = await this.q.toolCall.findUnique({ where: { sessionId_id: { sessionId, id } } });
+      return r ? toToolCall(r) : null;
+    });
   }
 
   /**
    * Insert-or-ignore by (sessionId, id); returns the stored seq either way.
-   * On PostgreSQL the insert runs under a per-session advisory transaction
-   * lock, so within a session seq order equals commit order and a reader
-   * paging with `listEvents(afterSeq)` never skips an event that commits
-   * late with a lower seq. SQLite serializes writers by itself.
+   * On PostgreSQL this runs inside a transaction (the root store opens one)
+   * under the per-session advisory lock, so within a session seq order
+   * equals commit order and a reader paging with `listEvents(afterSeq)`
+   * never skips an event that commits late with a lower seq. SQLite
+   * serializes writers by itself.
    */
-  async appendEvent(e: NewEvent): Promise<number> {
+  appendEvent(e: NewEvent): Promise<number> {
     const key = { sessionId_id: { sessionId: e.sessionId, id: e.id } };
     const data = {
       sessionId: e.sessionId,
@@ -200,48 +236,46 @@ export class PrismaProjectionStore implements ProjectionStore {
       dataJson: JSON.stringify(e.data),
       atMs: ms(e.atMs),
     };
-    if (this.backend === 'postgresql') {
-      return this.db.$transaction(
-        async (tx) => {
-          await tx.$executeRaw`SELECT pg_advisory_xact_lock(${EVENT_LOCK_NAMESPACE}::int4, hashtext(${e.sessionId}))`;
-          const found = await tx.event.findUnique({ where: key, select: { seq: true } });
-          if (found) return found.seq;
-          return (await tx.event.create({ data, select: { seq: true } })).seq;
-        },
-        { maxWait: 10_000, timeout: 30_000 },
-      );
-    }
-    const found = await this.db.event.findUnique({ where: key, select: { seq: true } });
-    if (found) return found.seq;
-    try {
-      return (await this.db.event.create({ data, select: { seq: true } })).seq;
-    } catch (err) {
-      // Another process appended the same event between our read and insert.
-      if ((err as { code?: unknown }).code !== 'P2002') throw err;
-      const again = await this.db.event.findUnique({ where: key, select: { seq: true } });
-      if (!again) throw err;
-      return again.seq;
-    }
+    return this.run(async () => {
+      if (this.backend === 'postgresql') await lockSession(this.q, e.sessionId);
+      const found = await this.q.event.findUnique({ where: key, select: { seq: true } });
+      if (found) return found.seq;
+      try {
+        return (await this.q.event.create({ data, select: { seq: true } })).seq;
+      } catch (err) {
+        // SQLite: another process appended the same event between our read and insert.
+        if ((err as { code?: unknown }).code !== 'P2002' || this.backend === 'postgresql') throw err;
+        const again = await this.q.event.findUnique({ where: key, select: { seq: true } });
+        if (!again) throw err;
+        return again.seq;
+      }
+    });
+  }
+
+  eventsOfType(sessionId: string, type: EventType): Promise<EventRow[]> {
+    return this.run(async () => {
+      const rows = await this.q.event.findMany({ where: { sessionId, type }, orderBy: { seq: 'asc' } });
+      return rows.map(toEvent);
+    });
+  }
+
+  lastEvent(sessionId: string, type: EventType): Promise<EventRow | null> {
+    return this.run(async () => {
+      const row = await this.q.event.findFirst({ where: { sessionId, type }, orderBy: { seq: 'desc' } });
+      return row ? toEvent(row) : null;
+    });
   }
 
   /** `limit` defaults to 500; values below 1 are treated as 1. */
-  async eventsOfType(sessionId: string, type: string): Promise<EventRow[]> {
-    const rows = await this.db.event.findMany({ where: { sessionId, type }, orderBy: { seq: 'asc' } });
-    return rows.map(toEvent);
-  }
-
-  async lastEvent(sessionId: string, type: string): Promise<EventRow | null> {
-    const row = await this.db.event.findFirst({ where: { sessionId, type }, orderBy: { seq: 'desc' } });
-    return row ? toEvent(row) : null;
-  }
-
-  async listEvents(sessionId: string, afterSeq: number, limit = DEFAULT_EVENT_PAGE): Promise<EventRow[]> {
-    const rows = await this.db.event.findMany({
-      where: { sessionId, seq: { gt: Math.trunc(afterSeq) } },
-      orderBy: { seq: 'asc' },
-      take: Math.max(1, Math.trunc(limit)),
+  listEvents(sessionId: string, afterSeq: number, limit = DEFAULT_EVENT_PAGE): Promise<EventRow[]> {
+    return this.run(async () => {
+      const rows = await this.q.event.findMany({
+        where: { sessionId, seq: { gt: Math.trunc(afterSeq) } },
+        orderBy: { seq: 'asc' },
+        take: Math.max(1, Math.trunc(limit)),
+      });
+      return rows.map(toEvent);
     });
-    return rows.map(toEvent);
   }
 
   /**
@@ -249,23 +283,88 @@ export class PrismaProjectionStore implements ProjectionStore {
    * messages by (turn, step, user before assistant, createdAtMs, id); parts
    * and tool calls by (turn, step, position).
    */
-  async loadTranscript(sessionId: string): Promise<Transcript | null> {
-    const session = await this.getSession(sessionId);
-    if (!session) return null;
+  loadTranscript(sessionId: string): Promise<Transcript | null> {
     const byPosition = [{ turn: 'asc' }, { step: 'asc' }, { position: 'asc' }, { id: 'asc' }] as const;
-    const [inputs, messages, parts, toolCalls] = await Promise.all([
-      this.listInputs(sessionId),
-      this.db.message.findMany({ where: { sessionId } }),
-      this.db.part.findMany({ where: { sessionId }, orderBy: [...byPosition] }),
-      this.db.toolCall.findMany({ where: { sessionId }, orderBy: [...byPosition] }),
-    ]);
-    return {
-      session,
-      inputs,
-      messages: messages.map(toMessage).sort(compareMessages),
-      parts: parts.map(toPart),
-      toolCalls: toolCalls.map(toToolCall),
-    };
+    return this.run(async () => {
+      const r = await this.q.session.findUnique({ where: { id: sessionId } });
+      if (!r) return null;
+      const [inputs, messages, parts, toolCalls] = await Promise.all([
+        this.q.input.findMany({ where: { sessionId }, orderBy: [{ admittedAtMs: 'asc' }, { id: 'asc' }] }),
+        this.q.message.findMany({ where: { sessionId } }),
+        this.q.part.findMany({ where: { sessionId }, orderBy: [...byPosition] }),
+        this.q.toolCall.findMany({ where: { sessionId }, orderBy: [...byPosition] }),
+      ]);
+      return {
+        session: toSession(r),
+        inputs: inputs.map(toInput),
+        messages: messages.map(toMessage).sort(compareMessages),
+        parts: parts.map(toPart),
+        toolCalls: toolCalls.map(toToolCall),
+      };
+    });
+  }
+}
+
+/**
+ * The ProjectionStore on a Prisma client (either backend). Built by
+ * openProjectionStore after migrations ran; not constructed directly.
+ *
+ * Write semantics (all idempotent): upserts are native
+ * `INSERT … ON CONFLICT DO UPDATE` statements keyed by the row's id; on
+ * update a field left `undefined` keeps its stored value and `null` clears
+ * it; creation times (`createdAtMs`, `admittedAtMs`) are set on insert only.
+ * Errors are Prisma's (`PrismaClientKnownRequestError` etc.), unchanged.
+ */
+export class PrismaProjectionStore extends PrismaRows implements ProjectionStore {
+  /** SQLite only: keeps plain statements out of an open transaction (one connection per process). */
+  private readonly gate: ConnectionGate | undefined;
+
+  constructor(
+    private readonly db: ProjectionDb,
+    backend: 'sqlite' | 'postgresql',
+  ) {
+    super(db, backend);
+    this.gate = backend === 'sqlite' ? new ConnectionGate() : undefined;
+  }
+
+  protected override run<T>(fn: () => Promise<T>): Promise<T> {
+    return this.gate ? this.gate.shared(fn) : fn();
+  }
+
+  /**
+   * All-or-nothing writes of one session (see ProjectionStore.transaction).
+   * PostgreSQL: an interactive transaction holding the session's advisory
+   * lock, so two transactions of one session run one after the other and
+   * event seqs follow commit order. SQLite: an interactive transaction that
+   * takes the database write lock with its first statement (another process
+   * waits up to the busy timeout; no reader snapshot can go stale), with
+   * this process's other statements held back until it ends.
+   */
+  transaction<T>(sessionId: string, fn: (tx: ProjectionWrites) => Promise<T>): Promise<T> {
+    if (!this.gate) {
+      return this.db.$transaction(async (q) => {
+        await lockSession(q, sessionId);
+        return fn(new PrismaRows(q, this.backend));
+      }, TX_OPTIONS);
+    }
+    return this.gate.exclusive(() =>
+      this.db.$transaction(async (q) => {
+        await q.$executeRaw`UPDATE "sessions" SET "id" = "id" WHERE 0`;
+        return fn(new PrismaRows(q, this.backend));
+      }, TX_OPTIONS),
+    );
+  }
+
+  /** One transaction: the step's parts and tool-call rows go together. */
+  override deleteStep(sessionId: string, turn: number, step: number): Promise<void> {
+    return this.transaction(sessionId, (tx) => tx.deleteStep(sessionId, turn, step));
+  }
+
+  /** On PostgreSQL a transaction of its own (the advisory lock is transaction-scoped). */
+  override appendEvent(e: NewEvent): Promise<number> {
+    return this.backend === 'postgresql'
+      ? this.transaction(e.sessionId, (tx) => tx.appendEvent(e))
+      : super.appendEvent(e);
   }
 
   async close(): Promise<void> {

@@ -1,3 +1,4 @@
+import type { EventData, EventType } from '../../core/events.js';
 import type { PartKind } from '../../core/ids.js';
 import type { BlockedCategory, ToolOutcome } from '../../core/tools/types.js';
 
@@ -49,17 +50,32 @@ export interface ProjectionStore {
    */
   appendEvent(e: NewEvent): Promise<number>;
   /** Every event of a session with this type, ascending. */
-  eventsOfType(sessionId: string, type: string): Promise<EventRow[]>;
+  eventsOfType(sessionId: string, type: EventType): Promise<EventRow[]>;
   /** The newest event of a session with this type, or null. */
-  lastEvent(sessionId: string, type: string): Promise<EventRow | null>;
+  lastEvent(sessionId: string, type: EventType): Promise<EventRow | null>;
   /** Events of a session with seq > afterSeq, ascending, at most `limit` (default 500). */
   listEvents(sessionId: string, afterSeq: number, limit?: number): Promise<EventRow[]>;
 
   /** The whole stored transcript, ordered: messages by (turn, step, role order), parts by (turn, step, position), tool calls likewise. */
   loadTranscript(sessionId: string): Promise<Transcript | null>;
 
+  /**
+   * Runs `fn` as one transaction on the rows of `sessionId`: every write made
+   * through `tx` commits together or not at all (a crash or a thrown error
+   * inside `fn` leaves none of them), and reads through `tx` see the
+   * transaction's own writes. Two transactions of one session never
+   * interleave, so a read-then-write inside `fn` decides on current rows.
+   * Use `tx`, never the store itself, inside `fn`. Returns what `fn`
+   * returns; rethrows what it throws (after rolling back). A transaction
+   * may take at most 30 s.
+   */
+  transaction<T>(sessionId: string, fn: (tx: ProjectionWrites) => Promise<T>): Promise<T>;
+
   close(): Promise<void>;
 }
+
+/** What a transaction may do: every read and write of the store, on the transaction's connection. */
+export type ProjectionWrites = Omit<ProjectionStore, 'transaction' | 'close'>;
 
 export type SessionStatus =
   'running' | 'completed' | 'waiting_background' | 'failed' | 'paused' | 'blocked' | 'interrupted' | 'cancelled';
@@ -151,18 +167,30 @@ export interface ToolCallRow {
   endedAtMs?: number | null;
 }
 
-export interface NewEvent {
-  /** Deterministic id, unique per session (idempotency key). */
+/**
+ * An event to append: `type` is one of the catalogue's (core/events.ts) and
+ * `data` is type-checked against that type's schema.
+ */
+export type NewEvent = {
+  [T in EventType]: {
+    /** Deterministic id, unique per session (idempotency key). */
+    id: string;
+    sessionId: string;
+    type: T;
+    data: EventData<T>;
+    atMs: number;
+  };
+}[EventType];
+
+/** A stored event as read back: parse `type` + `data` with core/events.ts `parseEvent` before use. */
+export interface EventRow {
+  seq: number;
   id: string;
   sessionId: string;
-  /** Dotted type, e.g. `session.turn.started.1`, `message.part.delta`, `tool.started`, `tool.completed`. */
+  /** Dotted type; a catalogued one unless the row predates or postdates this build. */
   type: string;
   data: Record<string, unknown>;
   atMs: number;
-}
-
-export interface EventRow extends NewEvent {
-  seq: number;
 }
 
 export interface Transcript {

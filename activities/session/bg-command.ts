@@ -1,16 +1,19 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import { EV } from '../../core/events.js';
 import { abandonedBy } from './tool-activity.js';
 import type { BgCommandInput, BgCommandResult } from '../../core/session-contract.js';
 import { validateToolCall } from '../../core/tools/registry.js';
 import type { ProjectionStore } from '../projection/types.js';
 import { runBackground } from '../tools/bg/index.js';
+import { progressDetails, type ToolProgress } from '../tools/progress.js';
 
 /** Interval between heartbeats while a background command runs, in ms. */
 const HEARTBEAT_EVERY_MS = 1_000;
 
 /**
  * Builds the `bgCommand` activity (BG2, BG6): runs one `shell` call with
- * `background: true` to its end in this worker, heartbeating while it runs,
+ * `background: true` to its end in this worker, heartbeating progress
+ * details (`{outputBytes, elapsedMs, lastLine?}`, tools/progress.ts) while it runs,
  * every output byte going to `<workspace>/.zuno/bg/…` and the newest 2 MiB
  * kept in this process for `bg` reads. Cancellation (a `bg cancel`, or the
  * session ending) reaches it through the heartbeat and stops the command's
@@ -26,11 +29,16 @@ export function createBgCommand(store: ProjectionStore) {
     let args = call.args;
     if (call.argsInProjection) {
       const row = await store.getToolCall(sessionId, call.rowId);
-      const verdict = row ? validateToolCall('shell', row.argsJson) : null;
+      const verdict = row ? validateToolCall(call.name, row.argsJson) : null;
       if (!verdict?.ok) throw new Error(`tool call ${call.rowId}: stored arguments are missing or invalid`);
       args = verdict.args;
     }
-    const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_EVERY_MS);
+    const startedAtMs = Date.now();
+    let progress: ToolProgress = { outputBytes: 0 };
+    const beat = setInterval(
+      () => ctx.heartbeat(progressDetails(progress, startedAtMs, Date.now())),
+      HEARTBEAT_EVERY_MS,
+    );
     try {
       const done = await runBackground(args, {
         workspace: input.workspace,
@@ -38,7 +46,10 @@ export function createBgCommand(store: ProjectionStore) {
         callId: call.callId,
         taskID,
         signal: ctx.cancellationSignal,
-        onProgress: (totalWritten) => ctx.heartbeat({ totalWritten }),
+        onProgress: (totalWritten, lastLine) => {
+          progress = { outputBytes: totalWritten, ...(lastLine !== undefined ? { lastLine } : {}) };
+          ctx.heartbeat(progressDetails(progress, startedAtMs, Date.now()));
+        },
       });
       const stopped = abandonedBy(ctx);
       if (stopped) {
@@ -51,7 +62,7 @@ export function createBgCommand(store: ProjectionStore) {
       await store.appendEvent({
         id: `${taskID}:completed`,
         sessionId,
-        type: 'bg.completed',
+        type: EV.bgCompleted,
         data: {
           taskID,
           rowId: call.rowId,

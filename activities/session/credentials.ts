@@ -1,9 +1,6 @@
 import type { ReadCredential } from '../../core/tools/read.js';
 import type { ProjectionStore, ToolCallRow } from '../projection/types.js';
 
-/** Tools whose implementation needs the session's read credentials (FT2, FT3). */
-export const TOOLS_NEEDING_CREDENTIALS = new Set(['apply_patch', 'write']);
-
 function isCredential(v: unknown): v is ReadCredential {
   const c = v as ReadCredential | null;
   return typeof c?.path === 'string' && typeof c.sha256 === 'string';

@@ -1,7 +1,9 @@
 import { Context } from '@temporalio/activity';
-import type { FinishSessionInput } from '../../core/session-contract.js';
+import { TURN_END_EVENT } from '../../core/events.js';
+import type { FinishSessionInput, SessionActivities } from '../../core/session-contract.js';
 import type { InputState, ProjectionStore } from '../projection/types.js';
-import { persistInputs, persistSettled } from './persist.js';
+import { persistInputs } from './persist.js';
+import { recordSettled } from './tool-records.js';
 
 /** SE2 state of a turn's inputs once the turn ended with a given status. */
 const INPUT_STATE_AFTER = {
@@ -26,10 +28,11 @@ const MAX_FINAL_TEXT_IN_HISTORY = 2_000;
  * that step's assistant half while keeping the user inputs it carried, so
  * the transcript never holds a tool call without a result. Inputs of an
  * interrupted turn become `cancelled` (SE2). Returns the final text (bounded)
- * for the workflow's state query.
+ * for the workflow's state query, and `reconciled` when a settlement met an
+ * already committed result (tool-records.ts `recordSettled`).
  */
 export function createFinishTurn(store: ProjectionStore) {
-  return async function finishTurn(input: FinishSessionInput): Promise<{ finalText: string | null }> {
+  return async function finishTurn(input: FinishSessionInput): ReturnType<SessionActivities['finishTurn']> {
     const { sessionId, turn, step, status } = input;
     const atMs = Date.now();
     let finalText: string | null = null;
@@ -37,7 +40,7 @@ export function createFinishTurn(store: ProjectionStore) {
       await store.deleteStep(sessionId, turn, step);
       await persistInputs(store, sessionId, turn, step, input.stepInputs ?? [], atMs);
     }
-    if (input.settled?.length) await persistSettled(store, sessionId, input.settled, atMs);
+    const reconciled = input.settled?.length ? await recordSettled(store, sessionId, input.settled, atMs) : [];
     if (status === 'completed') {
       const t = await store.loadTranscript(sessionId);
       finalText =
@@ -58,7 +61,7 @@ export function createFinishTurn(store: ProjectionStore) {
     await store.appendEvent({
       id: `turn_${turn}:finished`,
       sessionId,
-      type: `session.${status}`,
+      type: TURN_END_EVENT[status],
       data: {
         sessionId,
         turn,
@@ -69,6 +72,9 @@ export function createFinishTurn(store: ProjectionStore) {
       },
       atMs,
     });
-    return { finalText: finalText === null ? null : finalText.slice(0, MAX_FINAL_TEXT_IN_HISTORY) };
+    return {
+      finalText: finalText === null ? null : finalText.slice(0, MAX_FINAL_TEXT_IN_HISTORY),
+      ...(reconciled.length ? { reconciled } : {}),
+    };
   };
 }

@@ -1,11 +1,13 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import { EV } from '../../core/events.js';
 import { assistantMessageId, userMessageId } from '../../core/ids.js';
 import type { ToolSpec } from '../../core/messages.js';
 import type { ModelStepInput, ModelStepResult } from '../../core/session-contract.js';
 import type { ProjectionStore } from '../projection/types.js';
 import type { ModelResponse } from '../providers/types.js';
 import { DeltaBuffer } from './delta-buffer.js';
-import { persistInputs, persistSettled } from './persist.js';
+import { persistInputs } from './persist.js';
+import { recordSettled } from './tool-records.js';
 import { adapterFor } from './provider-call.js';
 import { applyReasoningReplay } from './reasoning-replay.js';
 import { writeStepLedger } from './step-ledger.js';
@@ -25,7 +27,9 @@ export interface ModelStepDeps {
 
 /**
  * Builds the `modelStep` activity (DESIGN.md §3): persists the inputs this
- * request carries (SE2 applied) and any workflow-settled tool outcomes (GP9),
+ * request carries (SE2 applied) and any workflow-settled tool outcomes (GP9;
+ * a settlement that met an already committed result is returned in
+ * `reconciled`, so the Temporal history shows which result stands),
  * rolls back what an earlier attempt of the same step left (PR4), assembles
  * the request from the projection (SE9), streams the provider while
  * heartbeating and emits coalesced `message.part.delta` events, then writes the
@@ -63,18 +67,18 @@ export function createModelStep(deps: ModelStepDeps) {
       await store.appendEvent({
         id: `step_${turn}_${step}:rollback:${attempt}`,
         sessionId,
-        type: 'message.step.rollback',
+        type: EV.stepRollback,
         data: { turn, step, attempt },
         atMs: now(),
       });
     }
-    await persistSettled(store, sessionId, input.settled, now());
+    const reconciled = await recordSettled(store, sessionId, input.settled, now());
     const position = await persistInputs(store, sessionId, turn, step, input.newInputs, now());
     if (step === 0) {
       await store.appendEvent({
         id: `turn_${turn}:started`,
         sessionId,
-        type: 'session.turn.started.1',
+        type: EV.turnStarted,
         data: {
           turn,
           trigger: input.newInputs[0]?.kind === 'report' ? 'background_report' : 'user_input',
@@ -107,7 +111,7 @@ export function createModelStep(deps: ModelStepDeps) {
     await store.appendEvent({
       id: `step_${turn}_${step}:request:${attempt}`,
       sessionId,
-      type: 'session.provider.request',
+      type: EV.providerRequest,
       data: {
         turn,
         step,
@@ -127,7 +131,7 @@ export function createModelStep(deps: ModelStepDeps) {
         .appendEvent({
           id: `${messageId}:a${attempt}:d${deltas++}`,
           sessionId,
-          type: 'message.part.delta',
+          type: EV.partDelta,
           data: { messageId, text },
           atMs: now(),
         })
@@ -178,7 +182,7 @@ export function createModelStep(deps: ModelStepDeps) {
     await store.appendEvent({
       id: `${messageId}:completed`,
       sessionId,
-      type: 'message.completed',
+      type: EV.messageCompleted,
       data: {
         messageId,
         turn,
@@ -194,6 +198,7 @@ export function createModelStep(deps: ModelStepDeps) {
       toolCalls: planned,
       textLength: response.text.length,
       ...(response.usage ? { usage: response.usage } : {}),
+      ...(reconciled.length ? { reconciled } : {}),
     };
   };
 }

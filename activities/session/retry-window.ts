@@ -6,13 +6,12 @@
  * later attempt — on any worker — measures against the same start.
  */
 import { ApplicationFailure } from '@temporalio/activity';
+import { EV, parseEventData } from '../../core/events.js';
 import type { ProviderRetry } from '../../core/provider-config.js';
 import type { ProjectionStore } from '../projection/types.js';
 import { ProviderError } from '../providers/errors.js';
 import type { ProviderDiagnostic } from '../providers/types.js';
 
-/** Event type that records the first retryable failure of a step. */
-export const RETRY_WINDOW_EVENT = 'provider.retry.window';
 /** PR1 jitter: a local backoff delay is spread by ±20 %. */
 export const RETRY_JITTER = 0.2;
 
@@ -39,13 +38,13 @@ export function localBackoffMs(retry: ProviderRetry, attempt: number, random: ()
 
 /** The step's window start: the recorded first retryable failure, or now (recorded). */
 async function windowStart(f: FailureContext): Promise<number> {
-  const last = await f.store.lastEvent(f.sessionId, RETRY_WINDOW_EVENT);
-  const d = last?.data as { turn?: number; step?: number; firstFailureAtMs?: number } | undefined;
-  if (d && d.turn === f.turn && d.step === f.step && typeof d.firstFailureAtMs === 'number') return d.firstFailureAtMs;
+  const last = await f.store.lastEvent(f.sessionId, EV.retryWindow);
+  const d = last ? parseEventData(EV.retryWindow, last.data) : null;
+  if (d && d.turn === f.turn && d.step === f.step) return d.firstFailureAtMs;
   await f.store.appendEvent({
     id: `step_${f.turn}_${f.step}:retry_window`,
     sessionId: f.sessionId,
-    type: RETRY_WINDOW_EVENT,
+    type: EV.retryWindow,
     data: { turn: f.turn, step: f.step, firstFailureAtMs: f.nowMs, windowMs: f.retry.recoveryWindowMs },
     atMs: f.nowMs,
   });
@@ -97,7 +96,7 @@ export async function providerFailure(err: unknown, f: FailureContext): Promise<
   await f.store.appendEvent({
     id: `step_${f.turn}_${f.step}:retry:${f.attempt}`,
     sessionId: f.sessionId,
-    type: 'provider.retry',
+    type: EV.providerRetry,
     data: {
       turn: f.turn,
       step: f.step,

@@ -4,10 +4,12 @@
  * planned for the workflow, reasoning capsules kept on their part (PR8).
  */
 import { assistantMessageId, partId, toolCallRowId } from '../../core/ids.js';
+import { EV } from '../../core/events.js';
 import type { AssistantPart } from '../../core/messages.js';
 import { INLINE_ARGS_MAX_CHARS, type PlannedToolCall } from '../../core/session-contract.js';
 import { validateToolCall } from '../../core/tools/registry.js';
 import type { ProjectionStore } from '../projection/types.js';
+import { recordPlanned } from './tool-records.js';
 
 /** Where a step's output goes. */
 export interface LedgerTarget {
@@ -53,7 +55,7 @@ export async function writeStepLedger(target: LedgerTarget, parts: AssistantPart
         await store.appendEvent({
           id: `${partId(turn, step, position, 'reasoning')}:capsule`,
           sessionId,
-          type: 'provider.reasoning.item',
+          type: EV.reasoningItem,
           data: { messageId, position, ...part.providerReasoning },
           atMs,
         });
@@ -68,7 +70,7 @@ export async function writeStepLedger(target: LedgerTarget, parts: AssistantPart
   return planned;
 }
 
-/** Validates one call (TD8), writes its row and part, and returns its plan. */
+/** Validates one call (TD8), records it (tool-records.ts: row, part, blocked event) and returns its plan. */
 async function planToolCall(
   target: LedgerTarget,
   messageId: string,
@@ -85,40 +87,11 @@ async function planToolCall(
     p.summary = verdict.declaration.summarize(verdict.args as never);
   } else if (verdict.ok) p.args = verdict.args;
   else p.blocked = { category: verdict.category, message: verdict.message };
-  await store.upsertToolCall({
-    id: rowId,
-    sessionId,
-    turn,
-    step,
-    position,
-    callId: call.callId,
-    tool: call.name,
-    argsJson: call.argsJson,
-    status: p.blocked ? 'completed' : 'pending',
-    outcome: p.blocked ? 'blocked' : null,
-    blockedCategory: p.blocked?.category ?? null,
-    output: p.blocked ? `Blocked (${p.blocked.category}): ${p.blocked.message}` : null,
-    errorCode: p.blocked ? p.blocked.category : null,
-  });
-  await store.upsertPart({
-    id: partId(turn, step, position, 'tool_call'),
-    sessionId,
-    messageId,
-    turn,
-    step,
-    position,
-    kind: 'tool_call',
-    toolCallId: rowId,
-    createdAtMs: atMs,
-  });
-  if (p.blocked) {
-    await store.appendEvent({
-      id: `${rowId}:blocked`,
-      sessionId,
-      type: 'tool.dispatch.blocked',
-      data: { rowId, callId: call.callId, tool: call.name, category: p.blocked.category, message: p.blocked.message },
-      atMs,
-    });
-  }
+  await recordPlanned(
+    store,
+    { id: rowId, sessionId, turn, step, position, callId: call.callId, tool: call.name, argsJson: call.argsJson },
+    { messageId, atMs },
+    p.blocked,
+  );
   return p;
 }

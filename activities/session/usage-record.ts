@@ -1,9 +1,7 @@
 import type { ProjectionStore } from '../projection/types.js';
+import { EV, parseEventData } from '../../core/events.js';
 import type { ModelResponse } from '../providers/types.js';
 import { accumulate, contextSnapshot, type CumulativeUsage, usageBuckets } from './usage.js';
-
-/** Event type of the per-request usage record (PR11). */
-export const USAGE_EVENT = 'session.usage';
 
 /**
  * Appends the `session.usage` event of one provider request (PR11): the
@@ -20,9 +18,10 @@ export async function recordUsage(
   requestChars: number,
 ): Promise<void> {
   const id = `step_${at.turn}_${at.step}:usage:${at.attempt}`;
-  const last = await store.lastEvent(at.sessionId, USAGE_EVENT);
-  if (last && (last.data as { eventId?: string }).eventId === id) return;
-  const prev = (last?.data as { cumulative?: CumulativeUsage } | undefined)?.cumulative;
+  const stored = await store.lastEvent(at.sessionId, EV.usage);
+  const last = stored ? parseEventData(EV.usage, stored.data) : null;
+  if (last?.eventId === id) return;
+  const prev: CumulativeUsage | undefined = last?.cumulative;
   const buckets = usageBuckets(response.usage);
   const outputChars = response.parts.reduce(
     (n, p) => n + (p.kind === 'tool_call' ? p.argsJson.length + p.name.length : p.text.length),
@@ -31,7 +30,7 @@ export async function recordUsage(
   await store.appendEvent({
     id,
     sessionId: at.sessionId,
-    type: USAGE_EVENT,
+    type: EV.usage,
     data: {
       eventId: id,
       turn: at.turn,

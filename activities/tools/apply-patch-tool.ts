@@ -8,6 +8,7 @@ import {
   renderPatchSyntaxError,
 } from './apply-patch/index.js';
 import type { ToolContext } from './context.js';
+import type { ToolBody } from './tool-body.js';
 
 /**
  * The `apply_patch` tool (FT3) as the activity layer runs it: parses the
@@ -15,7 +16,7 @@ import type { ToolContext } from './context.js';
  * applies it with the session's newest read credentials (`ctx.credentials`;
  * none → every existing file is `ReadRequired`), and renders the typed result.
  */
-export async function runApplyPatchTool(args: ApplyPatchArgs, ctx: ToolContext): Promise<ToolResult> {
+async function runApplyPatch(args: ApplyPatchArgs, ctx: ToolContext): Promise<ToolResult> {
   let parsed;
   try {
     parsed = parsePatch(args.patch);
@@ -29,3 +30,13 @@ export async function runApplyPatchTool(args: ApplyPatchArgs, ctx: ToolContext):
   });
   return renderApplyPatchResult(result);
 }
+
+/**
+ * The `apply_patch` body: needs the session's read credentials (FT3); its
+ * activity result names the conflict kind that stopped a patch (`data.conflict`).
+ */
+export const applyPatchTool: ToolBody<ApplyPatchArgs> = {
+  run: runApplyPatch,
+  needsReadCredentials: true,
+  activityFacts: (r) => (typeof r.data?.conflict === 'string' ? { conflict: r.data.conflict } : {}),
+};

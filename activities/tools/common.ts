@@ -1,9 +1,7 @@
 /**
  * Small helpers shared by the file and search tools. Not model-facing.
  */
-import type { z } from 'zod';
 import type { ToolResult } from '../../core/tools/types.js';
-import { formatArgIssues } from '../../core/tools/registry.js';
 import { ZunoError } from '../../core/errors.js';
 
 /** TD9 default caps, applied by tools that page or bound their own output. */
@@ -26,23 +24,6 @@ export function cancelledResult(tool: string): ToolResult {
 export function zunoErrorResult(err: unknown): ToolResult {
   if (err instanceof ZunoError) return errorResult(err.code, err.message, err.details ? { ...err.details } : undefined);
   throw err;
-}
-
-/**
- * Re-validates arguments inside the activity (the workflow already did, TD8;
- * this guards direct callers). Returns parsed args or an `invalid_arguments` result.
- */
-export function parseArgs<T>(
-  tool: string,
-  schema: z.ZodType<T>,
-  args: unknown,
-): { ok: true; args: T } | { ok: false; result: ToolResult } {
-  const parsed = schema.safeParse(args);
-  if (parsed.success) return { ok: true, args: parsed.data };
-  return {
-    ok: false,
-    result: errorResult('invalid_arguments', `Invalid arguments for tool "${tool}":\n${formatArgIssues(parsed.error)}`),
-  };
 }
 
 const fatalUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });

@@ -2,6 +2,7 @@
  * What a tool implementation receives besides its arguments.
  */
 import type { ReadCredential } from '../../core/tools/read.js';
+import type { ToolProgress } from './progress.js';
 import type { RgLocator } from './rg.js';
 
 /** Per-call context of a tool run. */
@@ -21,4 +22,6 @@ export interface ToolContext {
    * for tools that must prove a file was read before changing it (FT2, FT3).
    */
   credentials?: (relPath: string) => ReadCredential | undefined;
+  /** Progress of a long-running call (output bytes, newest line); the activity heartbeats it. */
+  onProgress?: (p: ToolProgress) => void;
 }

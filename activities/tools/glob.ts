@@ -14,7 +14,7 @@
  * directory set through the held descriptor (`/proc/self/fd/{fd}`), so the
  * directory searched is the one authorized.
  */
-import { GLOB_MAX_RESULTS, globArgs, type GlobArgs } from '../../core/tools/glob.js';
+import { GLOB_MAX_RESULTS, globDeclaration, type GlobArgs } from '../../core/tools/glob.js';
 import { RG_MAX_OUTPUT_BYTES } from '../../core/tools/grep.js';
 import type { ToolResult } from '../../core/tools/types.js';
 import {
@@ -25,7 +25,6 @@ import {
   displayPath,
   errorResult,
   joinRel,
-  parseArgs,
   utf8Bytes,
   zunoErrorResult,
 } from './common.js';
@@ -34,6 +33,8 @@ import { heldPath, openAuthorizedDirectory, withAuthorityScope, type AuthoritySc
 import { authorizeForReading } from './paths.js';
 import { defaultRgLocator, type RgInfo } from './rg.js';
 import { abnormalRgExit, classifyRgFatal, runRg } from './rg-run.js';
+import type { ToolBody } from './tool-body.js';
+import { runTool } from './wrapper.js';
 
 /** Text returned when nothing matched (SR5). */
 export const NO_FILES_FOUND = 'No files found';
@@ -68,11 +69,9 @@ export interface GlobContext extends ToolContext {
  *   (rg printed > 64 MiB), `rg_failed`, `cancelled`. Never throws for these.
  * @param ctx a {@link ToolContext}; `hooks` only in tests.
  */
-export async function runGlob(rawArgs: GlobArgs, ctx: GlobContext): Promise<ToolResult> {
-  const parsed = parseArgs('glob', globArgs, rawArgs);
-  if (!parsed.ok) return parsed.result;
+async function glob(args: GlobArgs, ctx: GlobContext): Promise<ToolResult> {
   // The scope closes after rg has exited: its cwd was taken through a held descriptor.
-  return withAuthorityScope((scope) => globIn(parsed.args, ctx, scope));
+  return withAuthorityScope((scope) => globIn(args, ctx, scope));
 }
 
 async function globIn(args: GlobArgs, ctx: GlobContext, scope: AuthorityScope): Promise<ToolResult> {
@@ -203,4 +202,16 @@ async function globIn(args: GlobArgs, ctx: GlobContext, scope: AuthorityScope): 
     isError: false,
     data: { count: paths.length, returned: returned.length, truncated, paths: returned, excludedNonUtf8 },
   };
+}
+
+/** The `glob` tool's body (activities/tools/index.ts wraps it: validation, TD9 caps). */
+export const globTool: ToolBody<GlobArgs> = { run: glob };
+
+/**
+ * Runs one `glob` call through the shared wrapper (activities/tools/wrapper.ts):
+ * `rawArgs` is validated against the declaration (an `invalid_arguments`
+ * result when it does not match), then the TD9 caps apply.
+ */
+export function runGlob(rawArgs: unknown, ctx: GlobContext): Promise<ToolResult> {
+  return runTool(globDeclaration, { ...globTool, run: glob }, rawArgs, ctx);
 }

@@ -27,7 +27,7 @@ import {
   GREP_MAX_MATCHES,
   GREP_MAX_RECORD_BYTES,
   RG_MAX_OUTPUT_BYTES,
-  grepArgs,
+  grepDeclaration,
   type GrepArgs,
 } from '../../core/tools/grep.js';
 import type { ToolResult } from '../../core/tools/types.js';
@@ -39,7 +39,6 @@ import {
   displayPath,
   errorResult,
   joinRel,
-  parseArgs,
   utf8Bytes,
   zunoErrorResult,
 } from './common.js';
@@ -50,6 +49,8 @@ import { authorizeForReading } from './paths.js';
 import { defaultRgLocator, type RgInfo } from './rg.js';
 import { abnormalRgExit, classifyRgFatal, runRg } from './rg-run.js';
 import { NO_FILES_FOUND } from './glob.js';
+import type { ToolBody } from './tool-body.js';
+import { runTool } from './wrapper.js';
 
 /** Room kept for notices at the end of the output, in bytes. */
 const FOOTER_RESERVE = 1536;
@@ -204,11 +205,9 @@ function sameFile(target: AuthorizedExisting, file: Stats): boolean {
  *   `rg_failed`, `cancelled`.
  * @param ctx a {@link ToolContext}; `hooks` only in tests.
  */
-export async function runGrep(rawArgs: GrepArgs, ctx: GrepContext): Promise<ToolResult> {
-  const parsed = parseArgs('grep', grepArgs, rawArgs);
-  if (!parsed.ok) return parsed.result;
+async function grep(args: GrepArgs, ctx: GrepContext): Promise<ToolResult> {
   // The scope closes after rg has exited: its cwd was taken through a held descriptor.
-  return withAuthorityScope((scope) => grepIn(parsed.args, ctx, scope));
+  return withAuthorityScope((scope) => grepIn(args, ctx, scope));
 }
 
 async function grepIn(args: GrepArgs, ctx: GrepContext, scope: AuthorityScope): Promise<ToolResult> {
@@ -386,4 +385,16 @@ async function grepIn(args: GrepArgs, ctx: GrepContext, scope: AuthorityScope): 
     isError: false,
     data: { matches: matches.length, files, returned, truncated, linesCut, recordsSkipped, excludedNonUtf8 },
   };
+}
+
+/** The `grep` tool's body (activities/tools/index.ts wraps it: validation, TD9 caps). */
+export const grepTool: ToolBody<GrepArgs> = { run: grep };
+
+/**
+ * Runs one `grep` call through the shared wrapper (activities/tools/wrapper.ts):
+ * `rawArgs` is validated against the declaration (an `invalid_arguments`
+ * result when it does not match), then the TD9 caps apply.
+ */
+export function runGrep(rawArgs: unknown, ctx: GrepContext): Promise<ToolResult> {
+  return runTool(grepDeclaration, { ...grepTool, run: grep }, rawArgs, ctx);
 }

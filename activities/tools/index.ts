@@ -1,47 +1,54 @@
 /**
- * Activity-side tool registry: for each tool its deterministic declaration
- * (core/tools), the model-facing description (the sibling `<name>.txt`), the
- * JSON Schema of its arguments (from zod) and its implementation.
+ * Activity-side tool registry, generated from THE tool list
+ * (core/tools/registry.ts `declaredTools`): for each declared tool its
+ * declaration, model-facing description (the sibling `<name>.txt`), JSON
+ * Schema (from zod) and its body ({@link ToolBody}: execute + declared
+ * special behaviour). A declared tool without a body here, or a body
+ * without a declaration, fails to compile.
+ *
+ * The shared wrapper ({@link defineTool}) does once, for every tool, what
+ * tools used to repeat: argument validation against the declaration (TD8:
+ * an `invalid_arguments` result, never a throw) and the TD9 output caps
+ * (unless the tool declares it withholds its own output, or serves
+ * read-back that is never re-capped, BG4).
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { ToolSpec } from '../../core/messages.js';
-import { globDeclaration } from '../../core/tools/glob.js';
-import { grepDeclaration } from '../../core/tools/grep.js';
-import { readDeclaration } from '../../core/tools/read.js';
-import { applyPatchDeclaration } from '../../core/tools/apply-patch.js';
-import { shellDeclaration } from '../../core/tools/shell.js';
-import { writeDeclaration } from '../../core/tools/write.js';
-import { reportWriteDeclaration } from '../../core/tools/report-write.js';
-import { bgDeclaration, bgWireArgs } from '../../core/tools/bg.js';
+import { declaredTools, type ToolArgs, type ToolName } from '../../core/tools/registry.js';
 import type { ToolDeclaration, ToolResult } from '../../core/tools/types.js';
+import { applyPatchTool } from './apply-patch-tool.js';
+import { bgTool } from './bg/index.js';
 import type { ToolContext } from './context.js';
-import { runGlob } from './glob.js';
-import { runGrep } from './grep.js';
-import { runRead } from './read.js';
-import { runApplyPatchTool } from './apply-patch-tool.js';
-import { runShellTool } from './shell/index.js';
-import { runWrite } from './write.js';
-import { runReportWrite } from './report-write.js';
-import { runBg } from './bg/index.js';
+import { globTool } from './glob.js';
+import { grepTool } from './grep.js';
+import { readTool } from './read.js';
+import { reportWriteTool } from './report-write.js';
+import { shellTool } from './shell/index.js';
+import type { ToolBody } from './tool-body.js';
+import { writeTool } from './write.js';
+import { runTool } from './wrapper.js';
 
 export type { ToolContext } from './context.js';
+export type { ToolActivityFacts, ToolBody, ToolOutputCap } from './tool-body.js';
 
-/** One executable tool. */
-export interface ToolImplementation<Args = unknown> {
+/** One executable tool: its declaration and body behind the shared wrapper. */
+export interface ToolImplementation {
   name: string;
-  declaration: ToolDeclaration<Args>;
+  declaration: ToolDeclaration;
   /** Model-facing description, loaded from `activities/tools/<name>.txt`. */
   description: string;
   /** JSON Schema (draft 2020-12, no `$schema` key) of the arguments, from `z.toJSONSchema`. */
   jsonSchema: Record<string, unknown>;
+  /** The body's declared behaviour (credentials, output cap, background and activity facts). */
+  body: Omit<ToolBody<never>, 'run'>;
   /**
-   * Runs one call. `args` should already be validated (core/tools/registry
-   * `validateToolCall`); implementations re-validate and return an
-   * `invalid_arguments` error result rather than throwing. Typed failures are
+   * Runs one call: validates `args` against the declaration (a mismatch is
+   * an `invalid_arguments` result), runs the body, applies the TD9 caps
+   * when the body's `output` is `capped` (the default). Typed failures are
    * `isError` results with an `errorCode`; only programming errors throw.
    */
-  run(args: Args, ctx: ToolContext): Promise<ToolResult>;
+  run(args: unknown, ctx: ToolContext): Promise<ToolResult>;
 }
 
 function description(name: string): string {
@@ -54,35 +61,39 @@ export function argsJsonSchema(schema: z.ZodType): Record<string, unknown> {
   return rest;
 }
 
-/**
- * @param wire optional provider-facing schema when the validating schema is
- *   not a plain object (e.g. `bg`'s union: providers want `type: object`).
- */
-function define<Args>(
-  declaration: ToolDeclaration<Args>,
-  run: (args: Args, ctx: ToolContext) => Promise<ToolResult>,
-  wire?: z.ZodType,
-): ToolImplementation {
+/** The shared wrapper: one declaration + one body → an implementation. */
+export function defineTool<Args>(declaration: ToolDeclaration<Args>, body: ToolBody<Args>): ToolImplementation {
+  const { run, ...declared } = body;
   return {
     name: declaration.name,
     declaration: declaration as ToolDeclaration,
     description: description(declaration.name),
-    jsonSchema: argsJsonSchema(wire ?? declaration.args),
-    run: run as (args: unknown, ctx: ToolContext) => Promise<ToolResult>,
+    jsonSchema: argsJsonSchema(body.wire ?? declaration.args),
+    body: declared,
+    run: (raw, ctx) => runTool(declaration, { run, ...declared }, raw, ctx),
   };
 }
 
-/** Implemented tools by name. */
-export const toolImplementations: Record<string, ToolImplementation> = {
-  read: define(readDeclaration, runRead),
-  glob: define(globDeclaration, runGlob),
-  grep: define(grepDeclaration, runGrep),
-  write: define(writeDeclaration, runWrite),
-  report_write: define(reportWriteDeclaration, runReportWrite),
-  apply_patch: define(applyPatchDeclaration, runApplyPatchTool),
-  shell: define(shellDeclaration, (args, ctx) => runShellTool(args, ctx)),
-  bg: define(bgDeclaration, runBg, bgWireArgs),
+/** Every tool's body, by declared name (the compiler checks the two lists are the same). */
+const bodies: { [N in ToolName]: ToolBody<ToolArgs<N>> } = {
+  read: readTool,
+  glob: globTool,
+  grep: grepTool,
+  write: writeTool,
+  report_write: reportWriteTool,
+  apply_patch: applyPatchTool,
+  shell: shellTool,
+  bg: bgTool,
 };
+
+function implement<N extends ToolName>(name: N): ToolImplementation {
+  return defineTool(declaredTools[name] as ToolDeclaration<ToolArgs<N>>, bodies[name]);
+}
+
+/** Implemented tools by name: generated from the declaration list. */
+export const toolImplementations: Record<string, ToolImplementation> = Object.fromEntries(
+  (Object.keys(declaredTools) as ToolName[]).map((name) => [name, implement(name)]),
+);
 
 /** The tool specs offered to the model (name, description, JSON Schema), for the given names or all. */
 export function toolSpecs(names: readonly string[] = Object.keys(toolImplementations)): ToolSpec[] {
@@ -91,5 +102,3 @@ export function toolSpecs(names: readonly string[] = Object.keys(toolImplementat
     return t ? [{ name: t.name, description: t.description, parameters: t.jsonSchema }] : [];
   });
 }
-
-export { runGlob, runGrep, runRead };

@@ -24,7 +24,7 @@ import {
   READ_DEFAULT_LIMIT,
   READ_DEFAULT_OFFSET,
   READ_MAX_LINE_LENGTH,
-  readArgs,
+  readDeclaration,
   type ReadArgs,
   type ReadCredential,
 } from '../../core/tools/read.js';
@@ -38,13 +38,14 @@ import {
   decodeUtf8Strict,
   displayPath,
   errorResult,
-  parseArgs,
   utf8Bytes,
 } from './common.js';
 import type { ToolContext } from './context.js';
 import { heldPath, openAuthorizedDirectory, withAuthorityScope } from './path-authority.js';
 import type { AuthorityScope, AuthorizedExisting } from './path-authority.js';
 import { authorizeForReading } from './paths.js';
+import type { ToolBody } from './tool-body.js';
+import { runTool } from './wrapper.js';
 
 /** Bytes examined for a NUL byte to call a file binary. */
 export const BINARY_SNIFF_BYTES = 8192;
@@ -391,10 +392,7 @@ async function readDirectory(
  *   `workspace_unavailable`, `cancelled`. Never throws for these.
  * @param ctx a {@link ToolContext}; `hooks` only in tests.
  */
-export async function runRead(rawArgs: ReadArgs, ctx: ReadContext): Promise<ToolResult> {
-  const parsed = parseArgs('read', readArgs, rawArgs);
-  if (!parsed.ok) return parsed.result;
-  const args = parsed.args;
+async function read(args: ReadArgs, ctx: ReadContext): Promise<ToolResult> {
   return withAuthorityScope(async (scope) => {
     const resolved = await authorizeForReading(ctx.workspace, args.path, scope);
     if (!resolved.ok) return resolved.result;
@@ -406,4 +404,16 @@ export async function runRead(rawArgs: ReadArgs, ctx: ReadContext): Promise<Tool
     if (!target.stat.isFile()) return notAFile(target.rel);
     return await readFile(target, offset, limit, ctx);
   });
+}
+
+/** The `read` tool's body (activities/tools/index.ts wraps it: validation, TD9 caps). */
+export const readTool: ToolBody<ReadArgs> = { run: read };
+
+/**
+ * Runs one `read` call through the shared wrapper (activities/tools/wrapper.ts):
+ * `rawArgs` is validated against the declaration (an `invalid_arguments`
+ * result when it does not match), then the TD9 caps apply.
+ */
+export function runRead(rawArgs: unknown, ctx: ReadContext): Promise<ToolResult> {
+  return runTool(readDeclaration, { ...readTool, run: read }, rawArgs, ctx);
 }

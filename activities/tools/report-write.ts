@@ -22,10 +22,12 @@ import { constants, existsSync } from 'node:fs';
 import { link, lstat, mkdir, open, realpath, unlink, type FileHandle } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
-import { reportWriteArgs, type ReportArtifact, type ReportWriteArgs } from '../../core/tools/report-write.js';
+import { reportWriteDeclaration, type ReportArtifact, type ReportWriteArgs } from '../../core/tools/report-write.js';
 import type { ToolResult } from '../../core/tools/types.js';
 import { sha256Hex } from './apply-patch/digest.js';
-import { errorResult, parseArgs } from './common.js';
+import { errorResult } from './common.js';
+import type { ToolBody } from './tool-body.js';
+import { runTool } from './wrapper.js';
 
 /** Workspace-relative directory reports are published in. */
 export const REPORTS_DIR = '.zuno/reports';
@@ -188,10 +190,8 @@ function published(artifact: ReportArtifact, existing: boolean): ToolResult {
  *   `workspace_unavailable`, `write_failed`, `cancelled`. Never throws for
  *   these.
  */
-export async function runReportWrite(rawArgs: ReportWriteArgs, ctx: ReportWriteContext): Promise<ToolResult> {
-  const parsed = parseArgs('report_write', reportWriteArgs, rawArgs);
-  if (!parsed.ok) return parsed.result;
-  const { name, content } = parsed.args;
+async function reportWrite(args: ReportWriteArgs, ctx: ReportWriteContext): Promise<ToolResult> {
+  const { name, content } = args;
   if (ctx.signal?.aborted) {
     return errorResult('cancelled', 'report_write was cancelled before it wrote anything; nothing was published.', {
       cancelled: true,
@@ -263,4 +263,16 @@ export async function runReportWrite(rawArgs: ReportWriteArgs, ctx: ReportWriteC
   } finally {
     for (const d of held.reverse()) await d.fh.close().catch(() => undefined);
   }
+}
+
+/** The `report_write` tool's body (activities/tools/index.ts wraps it: validation, TD9 caps). */
+export const reportWriteTool: ToolBody<ReportWriteArgs> = { run: reportWrite };
+
+/**
+ * Runs one `report_write` call through the shared wrapper (activities/tools/wrapper.ts):
+ * `rawArgs` is validated against the declaration (an `invalid_arguments`
+ * result when it does not match), then the TD9 caps apply.
+ */
+export function runReportWrite(rawArgs: unknown, ctx: ReportWriteContext): Promise<ToolResult> {
+  return runTool(reportWriteDeclaration, { ...reportWriteTool, run: reportWrite }, rawArgs, ctx);
 }

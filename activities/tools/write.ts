@@ -20,7 +20,7 @@ import { realpath } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { ReadCredential } from '../../core/tools/read.js';
 import type { ToolResult } from '../../core/tools/types.js';
-import { writeArgs, type WriteArgs } from '../../core/tools/write.js';
+import { writeDeclaration, type WriteArgs } from '../../core/tools/write.js';
 import { readRequired, staleRead, type ConflictBase } from './apply-patch/conflicts.js';
 import { unifiedDiff, type DiffSide } from './apply-patch/diff.js';
 import { sha256Hex } from './apply-patch/digest.js';
@@ -31,8 +31,10 @@ import type { PublishPlan, Slot } from './apply-patch/precheck.js';
 import { publish, type PublishHooks } from './apply-patch/publish.js';
 import type { ConflictDetail, FileChange } from './apply-patch/result.js';
 import { decodeText } from './apply-patch/text.js';
-import { errorResult, parseArgs } from './common.js';
+import { errorResult } from './common.js';
 import { withAuthorityScope, type AuthorityScope } from './path-authority.js';
+import type { ToolBody } from './tool-body.js';
+import { runTool } from './wrapper.js';
 
 /** Largest diff kept in the result's `data.diff` (bytes); a larger one is omitted and flagged. */
 export const WRITE_DIFF_MAX_BYTES = 256 * 1024;
@@ -142,10 +144,7 @@ function diffData(diff: string | undefined): Record<string, unknown> {
  *   `data.changedPaths`): inspect, never re-run mechanically (TD3). Never
  *   throws for these.
  */
-export async function runWrite(rawArgs: WriteArgs, ctx: WriteContext): Promise<ToolResult> {
-  const parsed = parseArgs('write', writeArgs, rawArgs);
-  if (!parsed.ok) return parsed.result;
-  const args = parsed.args;
+async function write(args: WriteArgs, ctx: WriteContext): Promise<ToolResult> {
   if (args.path.endsWith('/') || args.path.endsWith('\\')) {
     return errorResult(
       'invalid_path',
@@ -296,4 +295,16 @@ async function writeLocked(
       );
     }
   }
+}
+
+/** The `write` tool's body (activities/tools/index.ts wraps it: validation, TD9 caps); it proves prior reads with the session's read credentials (FT2). */
+export const writeTool: ToolBody<WriteArgs> = { run: write, needsReadCredentials: true };
+
+/**
+ * Runs one `write` call through the shared wrapper (activities/tools/wrapper.ts):
+ * `rawArgs` is validated against the declaration (an `invalid_arguments`
+ * result when it does not match), then the TD9 caps apply.
+ */
+export function runWrite(rawArgs: unknown, ctx: WriteContext): Promise<ToolResult> {
+  return runTool(writeDeclaration, { ...writeTool, run: write }, rawArgs, ctx);
 }

@@ -3,8 +3,9 @@ import type { Transcript } from '../../activities/projection/types.js';
 import { openStore, resolvePaths } from '../context.js';
 import { processSink, type Sink } from '../render.js';
 import { checkSessionId } from '../session-start.js';
-import { USAGE_EVENT } from '../../activities/session/usage-record.js';
 import { BUCKETS, type ContextUsageSnapshot, type CumulativeUsage } from '../../activities/session/usage.js';
+import { EV, parseEventData } from '../../core/events.js';
+import { toolRecordFacts } from './tool-record-view.js';
 
 /** Longest tool output shown per call in the human view, in characters. */
 const OUTPUT_PREVIEW_CHARS = 400;
@@ -21,10 +22,12 @@ export async function sessionShowCommand(sessionId: string, opts: { json?: boole
   try {
     const t = await store.loadTranscript(sessionId);
     if (!t) throw new ZunoError('session_not_found', `no session ${sessionId} in the projection`);
-    const usage = (await store.lastEvent(sessionId, USAGE_EVENT))?.data as UsageRecord | undefined;
-    const background = (await store.eventsOfType(sessionId, 'bg.completed')).map(
-      (e) => e.data as unknown as BackgroundOutcome,
-    );
+    const last = await store.lastEvent(sessionId, EV.usage);
+    const usage = last ? parseEventData(EV.usage, last.data) : null;
+    const background = (await store.eventsOfType(sessionId, EV.bgCompleted)).flatMap((e) => {
+      const d = parseEventData(EV.bgCompleted, e.data);
+      return d ? [d] : [];
+    });
     sink.out(
       opts.json
         ? `${JSON.stringify({ ...t, background, usage: usage ? { cumulative: usage.cumulative, snapshot: usage.snapshot } : null }, null, 2)}\n`
@@ -121,24 +124,7 @@ export function renderTranscript(t: Transcript): string {
       ].filter(Boolean);
       lines.push(`tool ${c.tool} [${c.callId}] ${outcome}${extra.length ? ` (${extra.join(', ')})` : ''}`);
       lines.push(`  args ${c.argsJson}`);
-      const receipt = (c.result as { receipt?: Record<string, unknown> } | null)?.receipt;
-      if (receipt) {
-        lines.push(
-          `  receipt ${receipt.id} ${receipt.verdict}` +
-            `${receipt.exitCode !== undefined ? ` exit ${receipt.exitCode}` : ''}` +
-            `${receipt.signal ? ` signal ${receipt.signal}` : ''} authority ${receipt.authority}`,
-        );
-      }
-      const result = c.result as {
-        uncertain?: boolean | { cause?: string; paths?: string[] };
-        uncertainCause?: string;
-      } | null;
-      // GP9 record written by the workflow ({cause, paths}), or the tool's own uncertain report (SH5: `uncertainCause`).
-      const u = result?.uncertain;
-      if (u && typeof u === 'object')
-        lines.push(`  uncertain ${u.cause}${u.paths?.length ? ` ${u.paths.join(', ')}` : ''}`);
-      else if (u === true)
-        lines.push(`  uncertain ${result?.uncertainCause ?? '(the tool could not settle the outcome)'}`);
+      lines.push(...toolRecordFacts(c.result).map((l) => `  ${l}`));
       if (c.output) {
         const out = c.output.length > OUTPUT_PREVIEW_CHARS ? `${c.output.slice(0, OUTPUT_PREVIEW_CHARS)}…` : c.output;
         lines.push(...out.split('\n').map((l) => `  | ${l}`));

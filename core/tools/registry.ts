@@ -15,17 +15,37 @@ import { writeDeclaration } from './write.js';
 import { reportWriteDeclaration } from './report-write.js';
 import { bgDeclaration } from './bg.js';
 
-/** Declarations of the tools implemented so far, keyed by tool name. */
-export const toolDeclarations: Record<string, ToolDeclaration> = {
-  read: readDeclaration as ToolDeclaration,
-  glob: globDeclaration as ToolDeclaration,
-  grep: grepDeclaration as ToolDeclaration,
-  write: writeDeclaration as ToolDeclaration,
-  report_write: reportWriteDeclaration as ToolDeclaration,
-  apply_patch: applyPatchDeclaration as ToolDeclaration,
-  shell: shellDeclaration as ToolDeclaration,
-  bg: bgDeclaration as ToolDeclaration,
-};
+/**
+ * THE list of tools: every declaration by name. The activity-side registry
+ * (activities/tools/index.ts) is generated from it — a tool declared here
+ * without an implementation there, or the other way round, does not compile.
+ */
+export const declaredTools = {
+  read: readDeclaration,
+  glob: globDeclaration,
+  grep: grepDeclaration,
+  write: writeDeclaration,
+  report_write: reportWriteDeclaration,
+  apply_patch: applyPatchDeclaration,
+  shell: shellDeclaration,
+  bg: bgDeclaration,
+} as const;
+
+/** Name of a declared tool. */
+export type ToolName = keyof typeof declaredTools;
+/** The argument type of a declared tool. */
+export type ToolArgs<N extends ToolName> = (typeof declaredTools)[N] extends ToolDeclaration<infer A> ? A : never;
+
+/** Declarations of the tools implemented so far, keyed by tool name (for lookups by a model-sent name). */
+export const toolDeclarations: Record<string, ToolDeclaration> = declaredTools as unknown as Record<
+  string,
+  ToolDeclaration
+>;
+
+/** true when `name` is a declared tool. */
+export function isToolName(name: string): name is ToolName {
+  return Object.prototype.hasOwnProperty.call(declaredTools, name);
+}
 
 /** Outcome of {@link validateToolCall}. */
 export type ToolCallValidation =

@@ -83,3 +83,32 @@ export interface ToolResult {
   uncertain?: boolean;
   data?: Record<string, unknown>;
 }
+
+/**
+ * Small facts of one result that decide or explain its outcome, returned in
+ * the `tool_<name>` activity result so the Temporal UI tells the truth
+ * (never the output itself).
+ */
+export interface ToolActivityFacts {
+  /** true when the call did not achieve what it was asked (e.g. a shell exit ≠ 0). */
+  failed?: boolean;
+  /** Shell: the command's exit code. */
+  exitCode?: number;
+  /** Shell: the signal that killed the command. */
+  signal?: string;
+  /** Shell: the receipt verdict (`passed`, `failed`, `unknown`…). */
+  verdict?: string;
+  /** apply_patch: the conflict kind that stopped the patch. */
+  conflict?: string;
+  /** TD9: the output was withheld to an artifact. */
+  withheld?: boolean;
+}
+
+/** BG6 facts the workflow acts on (ToolActivityResult `background`). */
+export interface BackgroundFacts {
+  taskID: string;
+  /** A call that handed out this task id; the workflow now runs the command. */
+  started?: boolean;
+  /** A read that observed the task's final state (consumes its completion report). */
+  terminal?: boolean;
+}

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { openProjectionStore } from '../../activities/projection/open.js';
-import type { ProjectionStore } from '../../activities/projection/types.js';
+import { afterAll, beforeAll } from 'vitest';
+import type { NewEvent, ProjectionStore, SessionRow } from '../../activities/projection/types.js';
 
 /** The PostgreSQL server tests use (trust auth): ZUNO_TEST_PG_URL or the local default. */
 export const PG_URL = process.env.ZUNO_TEST_PG_URL || 'postgresql://postgres@127.0.0.1:5432/test';
@@ -88,5 +89,50 @@ export async function createTestDb(backend: 'sqlite' | 'postgresql'): Promise<Te
       await withClient((c) => c.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`));
       rmSync(zunoDir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * An event of any type and payload, as another build (older or newer) may
+ * have written it: the store keeps whatever it is given, and these tests
+ * exercise storage, not the catalogue (core/events.ts types every real writer).
+ */
+export function foreignEvent(e: {
+  id: string;
+  sessionId: string;
+  type: string;
+  data: Record<string, unknown>;
+  atMs: number;
+}): NewEvent {
+  return e as unknown as NewEvent;
+}
+
+/**
+ * One test database of `backend` for the enclosing describe block: created
+ * before its tests, disposed after. Read `db` / `store` inside tests only.
+ */
+export function useTestStore(backend: 'sqlite' | 'postgresql'): { db: TestDb; store: ProjectionStore } {
+  const handle = {} as { db: TestDb; store: ProjectionStore };
+  beforeAll(async () => {
+    handle.db = await createTestDb(backend);
+    handle.store = await handle.db.open();
+  });
+  afterAll(async () => {
+    await handle.db.dispose();
+  });
+  return handle;
+}
+
+/** A running session row with fixed times (epoch ms `atMs`). */
+export function sessionRow(id: string, atMs: number): SessionRow {
+  return {
+    id,
+    workflowId: `session/${id}`,
+    workspace: '/work/ws',
+    provider: 'openai',
+    model: 'm',
+    status: 'running',
+    createdAtMs: atMs,
+    updatedAtMs: atMs,
   };
 }

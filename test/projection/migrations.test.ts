@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { localMigrations } from '../../activities/projection/migrations.js';
-import { BACKENDS, createTestDb, PG_URL, type TestDb } from './harness.js';
+import { BACKENDS, createTestDb, PG_URL, type TestDb, foreignEvent } from './harness.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const run = promisify(execFile);
@@ -66,7 +66,7 @@ describe.each(BACKENDS)('migrations on open (%s)', (backend) => {
     const db = await fresh(backend);
     const stores = await Promise.all([db.open(), db.open(), db.open()]);
     const seqs = await Promise.all(
-      stores.map((s, i) => s.appendEvent({ id: `e${i}`, sessionId: 's', type: 't', data: {}, atMs: i })),
+      stores.map((s, i) => s.appendEvent(foreignEvent({ id: `e${i}`, sessionId: 's', type: 't', data: {}, atMs: i }))),
     );
     expect(new Set(seqs).size).toBe(3);
     const rows = await db.query<MigrationRecord>('SELECT migration_name FROM "_prisma_migrations"');

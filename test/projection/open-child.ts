@@ -5,19 +5,22 @@
 import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openProjectionStore } from '../../activities/projection/open.js';
+import { foreignEvent } from './harness.js';
 
 const [zunoDir, goFile, tag, databaseUrl] = process.argv.slice(2) as [string, string, string, string | undefined];
 process.stdout.write('ready\n');
 while (!existsSync(goFile)) await sleep(2);
 try {
   const store = await openProjectionStore({ zunoDir, databaseUrl });
-  const seq = await store.appendEvent({
-    id: `evt_${tag}`,
-    sessionId: 'ses_conc',
-    type: 'test',
-    data: { tag },
-    atMs: 1,
-  });
+  const seq = await store.appendEvent(
+    foreignEvent({
+      id: `evt_${tag}`,
+      sessionId: 'ses_conc',
+      type: 'test',
+      data: { tag },
+      atMs: 1,
+    }),
+  );
   await store.close();
   process.stdout.write(`${JSON.stringify({ ok: true, seq })}\n`);
 } catch (err) {

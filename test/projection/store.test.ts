@@ -8,7 +8,7 @@ import type {
   SessionRow,
   ToolCallRow,
 } from '../../activities/projection/types.js';
-import { BACKENDS, createTestDb, type TestDb } from './harness.js';
+import { BACKENDS, createTestDb, type TestDb, foreignEvent } from './harness.js';
 
 const T0 = 1_700_000_000_000;
 
@@ -140,7 +140,10 @@ describe.each(BACKENDS)('projection store (%s)', (backend) => {
       () => store.upsertPart(part(sid, 1, 0, 0)),
       () => store.upsertPart(part(sid, 1, 0, 1, 'tool_call')),
       () => store.upsertToolCall(toolCall(sid, 1, 0, 1)),
-      () => store.appendEvent({ id: 'evt_1', sessionId: sid, type: 'tool.completed', data: { a: 1 }, atMs: T0 }),
+      () =>
+        store.appendEvent(
+          foreignEvent({ id: 'evt_1', sessionId: sid, type: 'tool.completed', data: { a: 1 }, atMs: T0 }),
+        ),
       () => store.setSessionStatus(sid, 'completed', { finalText: 'done', updatedAtMs: T0 + 50 }),
       () => store.deleteStep(sid, 9, 9),
     ];
@@ -201,27 +204,35 @@ describe.each(BACKENDS)('projection store (%s)', (backend) => {
 
   it('appendEvent is idempotent by (sessionId, id) and seq ascends', async () => {
     const sid = 'ses_events';
-    const a = await store.appendEvent({
-      id: 'e_a',
-      sessionId: sid,
-      type: 'session.turn.started.1',
-      data: { n: 1 },
-      atMs: T0,
-    });
-    const b = await store.appendEvent({
-      id: 'e_b',
-      sessionId: sid,
-      type: 'message.part.delta',
-      data: { n: 2 },
-      atMs: T0 + 1,
-    });
-    const other = await store.appendEvent({ id: 'e_a', sessionId: 'ses_events_other', type: 't', data: {}, atMs: T0 });
+    const a = await store.appendEvent(
+      foreignEvent({
+        id: 'e_a',
+        sessionId: sid,
+        type: 'session.turn.started.1',
+        data: { n: 1 },
+        atMs: T0,
+      }),
+    );
+    const b = await store.appendEvent(
+      foreignEvent({
+        id: 'e_b',
+        sessionId: sid,
+        type: 'message.part.delta',
+        data: { n: 2 },
+        atMs: T0 + 1,
+      }),
+    );
+    const other = await store.appendEvent(
+      foreignEvent({ id: 'e_a', sessionId: 'ses_events_other', type: 't', data: {}, atMs: T0 }),
+    );
     expect(b).toBeGreaterThan(a);
     expect(other).toBeGreaterThan(b);
     // A duplicate (even with different content) returns the original seq and changes nothing.
-    expect(await store.appendEvent({ id: 'e_a', sessionId: sid, type: 'changed', data: { n: 99 }, atMs: T0 + 5 })).toBe(
-      a,
-    );
+    expect(
+      await store.appendEvent(
+        foreignEvent({ id: 'e_a', sessionId: sid, type: 'changed', data: { n: 99 }, atMs: T0 + 5 }),
+      ),
+    ).toBe(a);
     expect(await store.listEvents(sid, 0)).toEqual([
       { seq: a, id: 'e_a', sessionId: sid, type: 'session.turn.started.1', data: { n: 1 }, atMs: T0 },
       { seq: b, id: 'e_b', sessionId: sid, type: 'message.part.delta', data: { n: 2 }, atMs: T0 + 1 },
@@ -230,7 +241,9 @@ describe.each(BACKENDS)('projection store (%s)', (backend) => {
     // Concurrent appends, each id twice: one row per id, duplicates share the seq.
     const ids = Array.from({ length: 10 }, (_, i) => `c_${i}`);
     const seqs = await Promise.all(
-      [...ids, ...ids].map((id) => store.appendEvent({ id, sessionId: sid, type: 't', data: { id }, atMs: T0 })),
+      [...ids, ...ids].map((id) =>
+        store.appendEvent(foreignEvent({ id, sessionId: sid, type: 't', data: { id }, atMs: T0 })),
+      ),
     );
     expect(seqs.slice(0, 10)).toEqual(seqs.slice(10));
     expect(new Set(seqs).size).toBe(10);
@@ -243,8 +256,12 @@ describe.each(BACKENDS)('projection store (%s)', (backend) => {
     const sid = 'ses_paging';
     const seqs: number[] = [];
     for (let i = 0; i < 12; i++) {
-      seqs.push(await store.appendEvent({ id: `p_${i}`, sessionId: sid, type: 't', data: { i }, atMs: T0 + i }));
-      await store.appendEvent({ id: `p_${i}`, sessionId: 'ses_paging_noise', type: 't', data: { i }, atMs: T0 + i });
+      seqs.push(
+        await store.appendEvent(foreignEvent({ id: `p_${i}`, sessionId: sid, type: 't', data: { i }, atMs: T0 + i })),
+      );
+      await store.appendEvent(
+        foreignEvent({ id: `p_${i}`, sessionId: 'ses_paging_noise', type: 't', data: { i }, atMs: T0 + i }),
+      );
     }
     const pages: number[][] = [];
     let after = 0;
@@ -267,7 +284,7 @@ describe.each(BACKENDS)('projection store (%s)', (backend) => {
   it('listEvents returns at most 500 by default', async () => {
     const sid = 'ses_many';
     for (let i = 0; i < 501; i++) {
-      await store.appendEvent({ id: `m_${i}`, sessionId: sid, type: 't', data: {}, atMs: T0 });
+      await store.appendEvent(foreignEvent({ id: `m_${i}`, sessionId: sid, type: 't', data: {}, atMs: T0 }));
     }
     expect((await store.listEvents(sid, 0)).length).toBe(500);
     expect((await store.listEvents(sid, 0, 1000)).length).toBe(501);
@@ -286,7 +303,7 @@ describe.each(BACKENDS)('projection store (%s)', (backend) => {
       await store.upsertPart(part(sid, turn, step, 1, 'tool_call'));
       await store.upsertToolCall(toolCall(sid, turn, step, 1));
     }
-    await store.appendEvent({ id: 'keep', sessionId: sid, type: 't', data: {}, atMs: T0 });
+    await store.appendEvent(foreignEvent({ id: 'keep', sessionId: sid, type: 't', data: {}, atMs: T0 }));
     await store.deleteStep(sid, 1, 1);
     const t = await store.loadTranscript(sid);
     expect(t?.parts.map((p) => p.id)).toEqual([
@@ -348,13 +365,15 @@ describe.each(BACKENDS)('projection store (%s)', (backend) => {
     const sid = 'ses_values';
     const big = 8_640_000_000_000; // far beyond 32 bits
     await store.upsertSession(session(sid, { createdAtMs: big, updatedAtMs: big, title: 'Ünïcødé ✓ "quotes"' }));
-    const seq = await store.appendEvent({
-      id: 'v',
-      sessionId: sid,
-      type: 't',
-      data: { s: 'line\nbreak ✓', arr: [1, null, { x: true }] },
-      atMs: big,
-    });
+    const seq = await store.appendEvent(
+      foreignEvent({
+        id: 'v',
+        sessionId: sid,
+        type: 't',
+        data: { s: 'line\nbreak ✓', arr: [1, null, { x: true }] },
+        atMs: big,
+      }),
+    );
     expect(await store.getSession(sid)).toMatchObject({ createdAtMs: big, title: 'Ünïcødé ✓ "quotes"' });
     expect(await store.listEvents(sid, 0)).toEqual([
       { seq, id: 'v', sessionId: sid, type: 't', data: { s: 'line\nbreak ✓', arr: [1, null, { x: true }] }, atMs: big },

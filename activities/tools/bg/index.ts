@@ -6,7 +6,7 @@
  * `activities/tools/bg.txt`.
  */
 export { runBackground, type BackgroundContext } from './run.js';
-export { runBg, BG_CANCEL_WAIT_MS, BG_POLL_MS } from './tool.js';
+export { bgTool, runBg, BG_CANCEL_WAIT_MS, BG_POLL_MS } from './tool.js';
 export { openArtifact, type OpenedArtifact } from './artifact.js';
 export { getLiveTask, liveTaskCount, TAIL_POLL_MS, PROGRESS_TICK_MS, type LiveTask } from './live.js';
 export { buildReport, REPORT_MAX_BYTES, REPORT_TAIL_BYTES } from './report.js';

@@ -6,6 +6,7 @@
  * per tick while nothing is written).
  */
 import { open, type FileHandle } from 'node:fs/promises';
+import { lastLineOf } from '../progress.js';
 import { ByteRing, LIVE_RETAINED_BYTES } from './ring.js';
 import type { BgCompletion } from './types.js';
 
@@ -77,14 +78,14 @@ export interface Tail {
  * arrived since the last read, only the newest are read (the rest stay on
  * disk).
  *
- * @param onProgress called with the byte count when it grows, and at least
- *   every {@link PROGRESS_TICK_MS} with the current count (a liveness tick).
+ * @param onProgress called with the byte count and the newest output line when it grows, and at
+ *   least every {@link PROGRESS_TICK_MS} with the current values (a liveness tick).
  * @throws the file system error when `path` cannot be opened.
  */
 export async function startTail(
   path: string,
   ring: ByteRing = new ByteRing(LIVE_RETAINED_BYTES),
-  onProgress?: (totalWritten: number) => void,
+  onProgress?: (totalWritten: number, lastLine: string | undefined) => void,
 ): Promise<Tail> {
   const handle: FileHandle = await open(path, 'r');
   let chain: Promise<void> = Promise.resolve();
@@ -108,7 +109,7 @@ export async function startTail(
     const now = Date.now();
     if (onProgress && (grew || now - lastReport >= PROGRESS_TICK_MS)) {
       lastReport = now;
-      onProgress(ring.end);
+      onProgress(ring.end, lastLineOf(ring.read(Math.max(ring.start, ring.end - 1024), ring.end) ?? Buffer.alloc(0)));
     }
   };
   const catchUp = (): Promise<void> => {

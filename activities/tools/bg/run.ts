@@ -36,8 +36,8 @@ export interface BackgroundContext {
   taskID: string;
   /** Cancels the task (SH5): SIGTERM to the group, 2 s window, then SIGKILL. */
   signal?: AbortSignal;
-  /** Called when the output grows and at least once a second while the command runs, with the byte count (heartbeat hook). */
-  onProgress?: (totalWritten: number) => void;
+  /** Called when the output grows and at least once a second while the command runs, with the byte count and the newest output line (heartbeat hook). */
+  onProgress?: (totalWritten: number, lastLine: string | undefined) => void;
   /** Called once when the command has ended and its status is known. */
   onCommandExit?: (status: CommandStatus) => void;
   /** Host environment before `ZUNO_*` stripping (default `process.env`). */

@@ -7,7 +7,8 @@
  */
 import { stat } from 'node:fs/promises';
 import {
-  bgArgs,
+  bgDeclaration,
+  bgWireArgs,
   BG_WAIT_DEFAULT_MS,
   type BgArgs,
   type BgArtifactArgs,
@@ -17,8 +18,10 @@ import {
 } from '../../../core/tools/bg.js';
 import { summaryLine } from '../../../core/tools/summary.js';
 import type { ToolResult } from '../../../core/tools/types.js';
-import { cancelledResult, errorResult, parseArgs } from '../common.js';
+import { cancelledResult, errorResult } from '../common.js';
 import type { ToolContext } from '../context.js';
+import type { ToolBody } from '../tool-body.js';
+import { runTool } from '../wrapper.js';
 import { openArtifact } from './artifact.js';
 import { stateWords, taskLine, windowBody, windowData, windowLines } from './render.js';
 import { isValidTaskId, listStatuses } from './store.js';
@@ -253,10 +256,7 @@ async function list(ctx: ToolContext): Promise<ToolResult> {
  *   wait that times out is a normal result with `data.timedOut: true`. Never
  *   throws for a task's or file's state.
  */
-export async function runBg(rawArgs: BgArgs, ctx: ToolContext): Promise<ToolResult> {
-  const parsed = parseArgs('bg', bgArgs, rawArgs);
-  if (!parsed.ok) return parsed.result;
-  const args = parsed.args;
+async function bg(args: BgArgs, ctx: ToolContext): Promise<ToolResult> {
   if ('taskID' in args && !isValidTaskId(args.taskID)) return unknownTask(args.taskID);
   try {
     switch (args.action) {
@@ -279,4 +279,24 @@ export async function runBg(rawArgs: BgArgs, ctx: ToolContext): Promise<ToolResu
       'taskID' in args ? { taskID: args.taskID, terminal: false } : undefined,
     );
   }
+}
+
+/**
+ * The `bg` body: its replies are read-back windows, never re-capped (BG4);
+ * providers get the plain-object wire schema; a read that observed a task's
+ * final state reports it (BG6: consumes the completion report).
+ */
+export const bgTool: ToolBody<BgArgs> = {
+  run: bg,
+  wire: bgWireArgs,
+  output: 'read_back',
+  backgroundFacts: (r) =>
+    r.data?.terminal === true && typeof r.data.taskID === 'string'
+      ? { taskID: r.data.taskID, terminal: true }
+      : undefined,
+};
+
+/** Runs one `bg` call through the shared wrapper (validation against the declaration). */
+export function runBg(rawArgs: unknown, ctx: ToolContext): Promise<ToolResult> {
+  return runTool(bgDeclaration, bgTool, rawArgs, ctx);
 }

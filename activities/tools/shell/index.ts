@@ -7,6 +7,7 @@
 import type { ShellArgs } from '../../../core/tools/shell.js';
 import type { ToolResult } from '../../../core/tools/types.js';
 import type { ToolContext } from '../context.js';
+import type { ToolActivityFacts, ToolBody } from '../tool-body.js';
 import { defaultArtifactDir, runShell, type ShellRunContext } from './run.js';
 import type { ShellOutcome } from './types.js';
 import { backgroundStart, isBackgroundCall } from './background.js';
@@ -88,7 +89,39 @@ export async function runShellTool(
     callId: ctx.callId,
     artifactDir: defaultArtifactDir(ctx.workspace),
     ...(ctx.signal ? { signal: ctx.signal } : {}),
+    ...(ctx.onProgress ? { onProgress: ctx.onProgress } : {}),
     ...extra,
   });
   return shellToolResult(outcome);
 }
+
+/** The outcome-deciding facts of a shell result (exit code, signal, receipt verdict, withheld) for the activity result. */
+function shellActivityFacts(r: ToolResult): ToolActivityFacts {
+  const d = r.data ?? {};
+  const receipt = d.receipt as { verdict?: unknown } | undefined;
+  const facts: ToolActivityFacts = {};
+  if (typeof d.exitCode === 'number') facts.exitCode = d.exitCode;
+  if (typeof d.signal === 'string') facts.signal = d.signal;
+  if (typeof receipt?.verdict === 'string') facts.verdict = receipt.verdict;
+  if (d.withheldOutput) facts.withheld = true;
+  if ((facts.exitCode !== undefined && facts.exitCode !== 0) || facts.verdict === 'failed' || facts.signal) {
+    facts.failed = true;
+  }
+  return facts;
+}
+
+/**
+ * The `shell` body: withholds its own output as raw bytes (TD9, never a
+ * decoded copy: `output: 'own'`); a `background: true` start hands out a
+ * task id the workflow then runs (BG6); the activity result carries exit
+ * code, signal and receipt verdict.
+ */
+export const shellTool: ToolBody<ShellArgs> = {
+  run: (args, ctx) => runShellTool(args, ctx),
+  output: 'own',
+  backgroundFacts: (r) =>
+    r.data?.background === true && typeof r.data.taskID === 'string'
+      ? { taskID: r.data.taskID, started: true }
+      : undefined,
+  activityFacts: shellActivityFacts,
+};

@@ -21,6 +21,8 @@ import { sealCapture } from './seal.js';
 import type { ShellOutcome } from './types.js';
 import { changedPaths, snapshotPaths, staticPaths, type PathSnapshot } from './written-paths.js';
 
+import { type ToolProgress, watchFileProgress } from '../progress.js';
+
 export { interpreterArgs } from './prepare.js';
 
 /** Per-call context of {@link runShell}. */
@@ -45,7 +47,12 @@ export interface ShellRunContext {
   maxLines?: number;
   /** Observer: called once when the command has ended and its status is known (e.g. to heartbeat). */
   onCommandExit?: (status: CommandStatus) => void;
+  /** Observer: the capture's size and newest line, about once a second while the command runs. */
+  onProgress?: (p: ToolProgress) => void;
 }
+
+/** How often a running command's capture is measured for `onProgress`, in ms. */
+const PROGRESS_EVERY_MS = 1_000;
 
 /** The conventional artifact directory of a workspace: `<workspace>/.zuno/artifacts`. */
 export function defaultArtifactDir(workspace: string): string {
@@ -103,7 +110,12 @@ export async function runShell(rawArgs: unknown, ctx: ShellRunContext): Promise<
   let run;
   let endBytes: number | undefined;
   try {
-    run = await startGuarded(prep, ctx, { outFd: capture.handle.fd, nonce });
+    run = await watchFileProgress(
+      capture.path,
+      ctx.onProgress,
+      PROGRESS_EVERY_MS,
+      startGuarded(prep, ctx, { outFd: capture.handle.fd, nonce }),
+    );
     // What the call produced is what the file held when it ended; an escaped process may append more.
     endBytes = (await capture.handle.stat().catch(() => undefined))?.size;
   } finally {

@@ -1,0 +1,302 @@
+/**
+ * The one writer of tool-call records: every write of a tool-call row, its
+ * parts and its `tool.*` events goes through here — planned or blocked
+ * (modelStep, TD8), running and completed (the tool activity), settled by
+ * the workflow (GP9, TD10), and a late result. Each record change is one
+ * projection transaction, so a row never tells a different story than its
+ * part and events (a crash leaves all of a change or none of it). Every
+ * write is an upsert or insert-if-absent keyed by a deterministic id, so an
+ * activity that runs twice leaves each record once.
+ *
+ * Outcomes are decided elsewhere: by the tool (its ToolResult) or by the
+ * workflow (workflows/settle.ts). This module writes them and reconciles
+ * the two when both arrive: a committed result always stands.
+ */
+import { EV } from '../../core/events.js';
+import { partId } from '../../core/ids.js';
+import type { SettledOutcome, SettlementReconciliation } from '../../core/session-contract.js';
+import type { BlockedCategory, ToolOutcome } from '../../core/tools/types.js';
+import type { ProjectionStore, ProjectionWrites, ToolCallRow } from '../projection/types.js';
+
+/** The identity of one tool-call row: everything but its status and result. */
+export type ToolCallIdentity = Pick<
+  ToolCallRow,
+  'id' | 'sessionId' | 'turn' | 'step' | 'position' | 'callId' | 'tool' | 'argsJson'
+>;
+
+/** Where a call's parts go: the assistant message of its step and when it was written. */
+export interface CallPlace {
+  messageId: string;
+  atMs: number;
+}
+
+/**
+ * Records one call the model asked for (TD8): its row (`pending`, or
+ * `completed` + `blocked` with the category when rejected), its
+ * `tool_call` part, and for a rejected call `tool.dispatch.blocked`. One
+ * transaction; idempotent.
+ */
+export async function recordPlanned(
+  store: ProjectionStore,
+  call: ToolCallIdentity,
+  place: CallPlace,
+  blocked?: { category: BlockedCategory; message: string },
+): Promise<void> {
+  await store.transaction(call.sessionId, async (tx) => {
+    await tx.upsertToolCall({
+      ...call,
+      status: blocked ? 'completed' : 'pending',
+      outcome: blocked ? 'blocked' : null,
+      blockedCategory: blocked?.category ?? null,
+      output: blocked ? `Blocked (${blocked.category}): ${blocked.message}` : null,
+      errorCode: blocked?.category ?? null,
+    });
+    await tx.upsertPart({
+      id: partId(call.turn, call.step, call.position, 'tool_call'),
+      sessionId: call.sessionId,
+      messageId: place.messageId,
+      turn: call.turn,
+      step: call.step,
+      position: call.position,
+      kind: 'tool_call',
+      toolCallId: call.id,
+      createdAtMs: place.atMs,
+    });
+    if (blocked) {
+      await tx.appendEvent({
+        id: `${call.id}:blocked`,
+        sessionId: call.sessionId,
+        type: EV.toolBlocked,
+        data: { rowId: call.id, callId: call.callId, tool: call.tool, ...blocked },
+        atMs: place.atMs,
+      });
+    }
+  });
+}
+
+/** Marks a call `running` for this activity attempt and appends `tool.started`. One transaction; idempotent per attempt. */
+export async function recordStarted(
+  store: ProjectionStore,
+  call: ToolCallIdentity,
+  attempt: number,
+  startedAtMs: number,
+  summary: string,
+): Promise<void> {
+  await store.transaction(call.sessionId, async (tx) => {
+    await tx.upsertToolCall({ ...call, status: 'running', attempts: attempt, startedAtMs });
+    await tx.appendEvent({
+      id: `${call.id}:started:${attempt}`,
+      sessionId: call.sessionId,
+      type: EV.toolStarted,
+      data: { rowId: call.id, callId: call.callId, tool: call.tool, attempt, summary },
+      atMs: startedAtMs,
+    });
+  });
+}
+
+/** A tool's own result, as the activity recorded it. */
+export interface ToolCompletion {
+  outcome: ToolOutcome;
+  /** Model-visible text. */
+  output: string;
+  errorCode: string | null;
+  /** Structured result data (receipt, credential, cancellation…). */
+  data: Record<string, unknown> | null;
+  attempt: number;
+  startedAtMs: number;
+  endedAtMs: number;
+}
+
+/** What {@link recordCompleted} did. */
+export type CompletionRecord =
+  /**
+   * The row, the `tool_result` part and `tool.completed` committed together
+   * — by this call, or by an earlier run of the same activity, whose
+   * committed result stands (`outcome` is the stored one).
+   */
+  | { kind: 'written'; outcome: ToolOutcome; outputBytes: number }
+  /** The workflow had already settled the call: its record stands, `tool.late_result` logs this result. */
+  | { kind: 'late'; stands: ToolOutcome }
+  /** `abandon` was set and nobody had settled the call: nothing was written. */
+  | { kind: 'abandoned' };
+
+/**
+ * Records a tool's own result, in ONE transaction: the row (`completed`
+ * with outcome, output, error code and data), the `tool_result` part and
+ * `tool.completed` all commit or none does. A result this activity already
+ * committed (a second run of it) stands unchanged. When the workflow has already
+ * settled the row (TD10 forced interrupt, a lost outcome), that record
+ * stands: the result is kept beside it on the row (`result.lateResult`) and
+ * logged as `tool.late_result`. With `abandon` (the attempt was stopped by
+ * a worker shutdown, not by a cancel request) nothing is recorded unless it
+ * is late. Idempotent.
+ */
+export async function recordCompleted(
+  store: ProjectionStore,
+  call: ToolCallIdentity,
+  done: ToolCompletion,
+  opts: { abandon: boolean },
+): Promise<CompletionRecord> {
+  return store.transaction(call.sessionId, async (tx): Promise<CompletionRecord> => {
+    const now = await tx.getToolCall(call.sessionId, call.id);
+    if (now?.status === 'completed' && now.result?.settledBy !== 'workflow') {
+      // Recorded before by this activity (it ran twice): insert-if-absent, the first record stands.
+      return {
+        kind: 'written',
+        outcome: now.outcome ?? done.outcome,
+        outputBytes: Buffer.byteLength(now.output ?? ''),
+      };
+    }
+    if (now?.status === 'completed') {
+      const late = { outcome: done.outcome, attempt: done.attempt, atMs: done.endedAtMs };
+      await tx.upsertToolCall({ ...now, result: { ...(now.result ?? {}), lateResult: late } });
+      await tx.appendEvent({
+        id: `${call.id}:late:${done.attempt}`,
+        sessionId: call.sessionId,
+        type: EV.toolLateResult,
+        data: { rowId: call.id, callId: call.callId, tool: call.tool, outcome: done.outcome, attempt: done.attempt },
+        atMs: done.endedAtMs,
+      });
+      return { kind: 'late', stands: now.outcome ?? done.outcome };
+    }
+    if (opts.abandon) return { kind: 'abandoned' };
+    await tx.upsertToolCall({
+      ...call,
+      status: 'completed',
+      outcome: done.outcome,
+      output: done.output,
+      errorCode: done.errorCode,
+      result: done.data,
+      attempts: done.attempt,
+      startedAtMs: done.startedAtMs,
+      endedAtMs: done.endedAtMs,
+    });
+    await tx.upsertPart({
+      id: partId(call.turn, call.step, call.position, 'tool_result'),
+      sessionId: call.sessionId,
+      messageId: `msg_${call.turn}_${call.step}_assistant`,
+      turn: call.turn,
+      step: call.step,
+      position: call.position,
+      kind: 'tool_result',
+      text: done.output,
+      toolCallId: call.id,
+      createdAtMs: done.endedAtMs,
+    });
+    const outputBytes = Buffer.byteLength(done.output);
+    await tx.appendEvent({
+      id: `${call.id}:completed`,
+      sessionId: call.sessionId,
+      type: EV.toolCompleted,
+      data: {
+        rowId: call.id,
+        callId: call.callId,
+        tool: call.tool,
+        outcome: done.outcome,
+        errorCode: done.errorCode,
+        outputBytes,
+        durationMs: done.endedAtMs - done.startedAtMs,
+        attempt: done.attempt,
+      },
+      atMs: done.endedAtMs,
+    });
+    return { kind: 'written', outcome: done.outcome, outputBytes };
+  });
+}
+
+/**
+ * GP9, TD10: writes each outcome the workflow settled, exactly as decided,
+ * with the uncertain record (or failure) and the notice the model will read
+ * in the same write (`result.settledBy: 'workflow'`), and `tool.completed`
+ * with `settledBy` and whether a worker had ever started the call. One
+ * transaction per call.
+ *
+ * A row whose own result already committed keeps it — it is what happened —
+ * and the meeting is recorded, not hidden: the row gains
+ * `result.settlement {stands, workflowSaw}`, the log gains
+ * `tool.settlement_superseded`, and the entry is returned so the persisting
+ * activity's result (Temporal history) says it too. Missing rows (a rolled
+ * back step) and blocked rows are left alone. Idempotent: a repeat returns
+ * the same reconciliations and writes nothing new.
+ */
+export async function recordSettled(
+  store: ProjectionStore,
+  sessionId: string,
+  settled: readonly SettledOutcome[],
+  atMs: number,
+): Promise<SettlementReconciliation[]> {
+  const reconciled: SettlementReconciliation[] = [];
+  for (const s of settled) {
+    const r = await store.transaction(sessionId, (tx) => settleOne(tx, sessionId, s, atMs));
+    if (r) reconciled.push(r);
+  }
+  return reconciled;
+}
+
+async function settleOne(
+  tx: ProjectionWrites,
+  sessionId: string,
+  s: SettledOutcome,
+  atMs: number,
+): Promise<SettlementReconciliation | undefined> {
+  const row = await tx.getToolCall(sessionId, s.rowId);
+  if (!row || row.outcome === 'blocked' || row.result?.settledBy === 'workflow') return undefined;
+  const workflowSaw = {
+    outcome: s.outcome,
+    cause: s.cause,
+    failureType: s.failureType,
+    message: s.message,
+    observedAtMs: s.observedAtMs,
+  };
+  const ids = { rowId: s.rowId, callId: s.callId, tool: s.tool };
+  if (row.status === 'completed') {
+    const stands = row.outcome ?? 'ok';
+    await tx.upsertToolCall({ ...row, result: { ...(row.result ?? {}), settlement: { stands, workflowSaw } } });
+    await tx.appendEvent({
+      id: `${s.rowId}:superseded`,
+      sessionId,
+      type: EV.toolSettlementSuperseded,
+      data: { ...ids, stands, workflowSaw },
+      atMs,
+    });
+    const { observedAtMs: _when, ...saw } = workflowSaw;
+    return { ...ids, stands, workflowSaw: saw };
+  }
+  await tx.upsertToolCall({
+    ...row,
+    status: 'completed',
+    outcome: s.outcome,
+    errorCode: s.failureType,
+    output: settledNotice(s),
+    result: {
+      ...(s.outcome === 'uncertain'
+        ? {
+            uncertain: { tool: s.tool, callId: s.callId, paths: s.paths, cause: s.cause, observedAtMs: s.observedAtMs },
+          }
+        : { failure: { type: s.failureType, message: s.message } }),
+      settledBy: 'workflow',
+    },
+    endedAtMs: s.observedAtMs,
+  });
+  await tx.appendEvent({
+    id: `${s.rowId}:settled`,
+    sessionId,
+    type: EV.toolCompleted,
+    data: { ...ids, outcome: s.outcome, cause: s.cause, settledBy: 'workflow', started: row.status !== 'pending' },
+    atMs,
+  });
+  return undefined;
+}
+
+/** The model-visible text of a settled outcome (TD4 uncertain notice, TD10 not-run). */
+function settledNotice(s: SettledOutcome): string {
+  if (s.outcome === 'uncertain') {
+    return (
+      `Outcome uncertain: the ${s.tool} call ${s.callId} may or may not have taken effect` +
+      `${s.paths.length ? ` on ${s.paths.join(', ')}` : ''} (${s.cause}: ${s.message}). ` +
+      'It was not re-run. Inspect the authoritative state before doing anything that depends on it.'
+    );
+  }
+  if (s.cause === 'not_run') return `The ${s.tool} call ${s.callId} did not run: ${s.message}.`;
+  return `The ${s.tool} call ${s.callId} failed (${s.failureType}): ${s.message}`;
+}

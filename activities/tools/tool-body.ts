@@ -1,0 +1,33 @@
+/**
+ * What a tool file provides besides its declaration (core/tools/<name>.ts):
+ * the execute function and every special behaviour generic code must know,
+ * declared here instead of being keyed on the tool's name elsewhere.
+ */
+import type { z } from 'zod';
+import type { BackgroundFacts, ToolActivityFacts, ToolResult } from '../../core/tools/types.js';
+
+export type { BackgroundFacts, ToolActivityFacts } from '../../core/tools/types.js';
+import type { ToolContext } from './context.js';
+
+/**
+ * Who applies the TD9 output caps: `capped` (default) — the shared wrapper
+ * withholds over-cap output to an artifact; `own` — the tool withholds its
+ * own output (shell keeps raw bytes, never a decoded copy); `read_back` —
+ * the output is a read-back window that is never re-capped (BG4).
+ */
+export type ToolOutputCap = 'capped' | 'own' | 'read_back';
+
+/** A tool's body: execute plus declared behaviour. `run` receives arguments already validated by the wrapper. */
+export interface ToolBody<Args> {
+  run(args: Args, ctx: ToolContext): Promise<ToolResult>;
+  /** Provider-facing schema when the validating one is not a plain object (e.g. `bg`'s union). */
+  wire?: z.ZodType;
+  /** The call needs the session's read credentials in `ctx.credentials` (FT2, FT3). */
+  needsReadCredentials?: boolean;
+  /** Who applies the TD9 caps (default `capped`). */
+  output?: ToolOutputCap;
+  /** BG6 facts read from a successful result's data. */
+  backgroundFacts?(result: ToolResult): BackgroundFacts | undefined;
+  /** Outcome-deciding facts for the activity result (see {@link ToolActivityFacts}). */
+  activityFacts?(result: ToolResult): ToolActivityFacts;
+}

@@ -1,0 +1,58 @@
+/**
+ * What `zuno session show` says about one tool-call row's structured result:
+ * the shell receipt, an uncertain record (GP9) and, when the workflow's
+ * settlement met a result that had already committed, which result stands
+ * and why. Parsed with zod from the stored JSON (never cast): a row with
+ * other or older fields simply shows less.
+ */
+import { z } from 'zod';
+import { workflowSawSchema } from '../../core/events.js';
+
+const viewSchema = z.object({
+  receipt: z
+    .object({
+      id: z.string(),
+      verdict: z.string(),
+      exitCode: z.number().optional(),
+      signal: z.string().optional(),
+      authority: z.string().optional(),
+    })
+    .optional()
+    .catch(undefined),
+  /** GP9 record written by the workflow ({cause, paths}), or the tool's own report (SH5: `true` + `uncertainCause`). */
+  uncertain: z
+    .union([z.literal(true), z.object({ cause: z.string(), paths: z.array(z.string()).optional() })])
+    .optional()
+    .catch(undefined),
+  uncertainCause: z.string().optional().catch(undefined),
+  settlement: z.object({ stands: z.string(), workflowSaw: workflowSawSchema }).optional().catch(undefined),
+});
+
+/**
+ * Lines (without indentation) describing a tool-call row's stored result.
+ * @param result the row's `result` JSON (null/absent: no lines). Pure.
+ */
+export function toolRecordFacts(result: Record<string, unknown> | null | undefined): string[] {
+  const parsed = viewSchema.safeParse(result ?? {});
+  if (!parsed.success) return [];
+  const { receipt, uncertain, uncertainCause, settlement } = parsed.data;
+  const lines: string[] = [];
+  if (receipt) {
+    lines.push(
+      `receipt ${receipt.id} ${receipt.verdict}` +
+        `${receipt.exitCode !== undefined ? ` exit ${receipt.exitCode}` : ''}` +
+        `${receipt.signal ? ` signal ${receipt.signal}` : ''} authority ${receipt.authority ?? 'unknown'}`,
+    );
+  }
+  if (uncertain === true) lines.push(`uncertain ${uncertainCause ?? '(the tool could not settle the outcome)'}`);
+  else if (uncertain)
+    lines.push(`uncertain ${uncertain.cause}${uncertain.paths?.length ? ` ${uncertain.paths.join(', ')}` : ''}`);
+  if (settlement) {
+    const w = settlement.workflowSaw;
+    lines.push(
+      `result stands: the call's own ${settlement.stands} result had committed before the workflow settled it ` +
+        `(the workflow saw ${w.failureType}, ${w.cause}: ${w.message}; it would have recorded ${w.outcome})`,
+    );
+  }
+  return lines;
+}

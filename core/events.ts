@@ -1,0 +1,273 @@
+/**
+ * The event catalogue: every event type Zuno appends to the append-only
+ * event log, with the zod schema of its `data` (DESIGN.md §3 "persistent
+ * events"; SF1: surfaces read these). Writers are type-checked against it
+ * (activities/projection/types.ts `NewEvent`), readers parse with
+ * {@link parseEvent} instead of casting. Deterministic: zod + pure code only.
+ *
+ * Adding an event: add its name to {@link EV} and its schema to
+ * {@link eventSchemas}; nothing else may spell an event type.
+ */
+import { z } from 'zod';
+
+/** Event type names. The only place an event type is spelled. */
+export const EV = {
+  /** SE7: a turn started, before its first provider request. */
+  turnStarted: 'session.turn.started.1',
+  /** SE9: one provider request (per attempt) with its PR8 replay counts. */
+  providerRequest: 'session.provider.request',
+  /** PR11: usage of one provider request and the session's cumulative buckets. */
+  usage: 'session.usage',
+  /** How a turn ended (one per turn). */
+  completed: 'session.completed',
+  failed: 'session.failed',
+  paused: 'session.paused',
+  blocked: 'session.blocked',
+  interrupted: 'session.interrupted',
+  /** Coalesced assistant text as it streams. */
+  partDelta: 'message.part.delta',
+  /** PR4: an earlier attempt's partial step was discarded. */
+  stepRollback: 'message.step.rollback',
+  /** The assistant message of one step is complete. */
+  messageCompleted: 'message.completed',
+  /** PR8: a reasoning capsule was stored on its part. */
+  reasoningItem: 'provider.reasoning.item',
+  /** PR1/PR2: a retryable provider failure and what happens next. */
+  providerRetry: 'provider.retry',
+  /** PR1: the step's recovery window started (first retryable failure). */
+  retryWindow: 'provider.retry.window',
+  /** TD8: a call was rejected; nothing ran. */
+  toolBlocked: 'tool.dispatch.blocked',
+  /** A tool activity attempt started. */
+  toolStarted: 'tool.started',
+  /** A tool call's record is final: the tool's own result, or an outcome the workflow settled (`settledBy`). */
+  toolCompleted: 'tool.completed',
+  /** A tool reported after the workflow had settled the call (TD10 forced); logged, not applied. */
+  toolLateResult: 'tool.late_result',
+  /** The workflow settled a call whose own result had already committed; the committed result stands. */
+  toolSettlementSuperseded: 'tool.settlement_superseded',
+  /** BG6: a background command ended. */
+  bgCompleted: 'bg.completed',
+} as const;
+
+/** Every catalogued event type. */
+export type EventType = (typeof EV)[keyof typeof EV];
+
+const toolOutcome = z.enum(['ok', 'error', 'blocked', 'uncertain']);
+const ids = { rowId: z.string(), callId: z.string(), tool: z.string() };
+const tokens = z.number();
+
+/** PR11 non-overlapping buckets (absent = unknown). */
+const buckets = z.object({
+  uncachedInput: tokens.optional(),
+  cacheRead: tokens.optional(),
+  cacheWrite: tokens.optional(),
+  output: tokens.optional(),
+});
+
+/** Normalized provider usage (core/messages.ts Usage); absent = not reported. */
+const usage = z.object({
+  inputTokens: tokens.optional(),
+  outputTokens: tokens.optional(),
+  cachedInputTokens: tokens.optional(),
+  cacheWriteInputTokens: tokens.optional(),
+  reasoningTokens: tokens.optional(),
+  totalTokens: tokens.optional(),
+});
+
+/** What the workflow saw when it settled a call (SettledOutcome, minus ids). */
+export const workflowSawSchema = z.object({
+  outcome: z.enum(['uncertain', 'error']),
+  cause: z.enum(['lost_outcome', 'interrupted', 'failed', 'not_run']),
+  failureType: z.string(),
+  message: z.string(),
+  observedAtMs: z.number(),
+});
+
+/** How a turn ended: shared by the five `session.<status>` events. */
+const turnEnded = z.object({
+  sessionId: z.string(),
+  turn: z.number(),
+  workflowId: z.string().nullable(),
+  text: z.string().nullable(),
+  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  background: z.array(z.string()),
+});
+
+/** Payload schema of each event type. */
+export const eventSchemas = {
+  [EV.turnStarted]: z.object({
+    turn: z.number(),
+    trigger: z.enum(['user_input', 'background_report']),
+    anchorMessageId: z.string().nullable(),
+    agent: z.string(),
+    provider: z.string(),
+    model: z.string(),
+  }),
+  [EV.providerRequest]: z.object({
+    turn: z.number(),
+    step: z.number(),
+    attempt: z.number(),
+    provider: z.string(),
+    model: z.string(),
+    surface: z.string(),
+    messages: z.number(),
+    reasoningReplay: z.enum(['off', 'encrypted']),
+    replayedReasoningCapsules: z.number(),
+    withheldReasoningCapsules: z.number(),
+    restoredReasoningReplayBoundaries: z.number(),
+    withheldAmbiguousReasoningCapsules: z.number(),
+  }),
+  [EV.usage]: z.object({
+    eventId: z.string(),
+    turn: z.number(),
+    step: z.number(),
+    attempt: z.number(),
+    usage: usage.nullable(),
+    buckets,
+    cumulative: z.object({
+      requests: z.number(),
+      tokens: buckets,
+      unknownRequests: z.object({
+        uncachedInput: z.number().optional(),
+        cacheRead: z.number().optional(),
+        cacheWrite: z.number().optional(),
+        output: z.number().optional(),
+      }),
+      reasoning: z.number().optional(),
+    }),
+    snapshot: z.object({
+      confirmedTokens: z.number().optional(),
+      estimatedTokens: z.number(),
+      totalTokens: z.number(),
+    }),
+  }),
+  [EV.completed]: turnEnded,
+  [EV.failed]: turnEnded,
+  [EV.paused]: turnEnded,
+  [EV.blocked]: turnEnded,
+  [EV.interrupted]: turnEnded,
+  [EV.partDelta]: z.object({ messageId: z.string(), text: z.string() }),
+  [EV.stepRollback]: z.object({ turn: z.number(), step: z.number(), attempt: z.number() }),
+  [EV.messageCompleted]: z.object({
+    messageId: z.string(),
+    turn: z.number(),
+    step: z.number(),
+    finishReason: z.string(),
+    toolCalls: z.number(),
+    usage: usage.nullable(),
+  }),
+  [EV.reasoningItem]: z.object({
+    messageId: z.string(),
+    position: z.number(),
+    provider: z.string(),
+    model: z.string(),
+    surface: z.string(),
+    itemId: z.string().optional(),
+    encryptedContent: z.string().optional(),
+    signature: z.string().optional(),
+    redactedData: z.string().optional(),
+    summary: z.array(z.string()).optional(),
+    producedAtMs: z.number(),
+  }),
+  [EV.providerRetry]: z.object({
+    turn: z.number(),
+    step: z.number(),
+    attempt: z.number(),
+    code: z.string(),
+    diagnostic: z.object({
+      status: z.number().optional(),
+      code: z.string().optional(),
+      requestId: z.string().optional(),
+      reason: z.string(),
+    }),
+    delayMs: z.number(),
+    remainingWindowMs: z.number(),
+    lastAttempt: z.boolean(),
+    willRetry: z.boolean(),
+  }),
+  [EV.retryWindow]: z.object({
+    turn: z.number(),
+    step: z.number(),
+    firstFailureAtMs: z.number(),
+    windowMs: z.number(),
+  }),
+  [EV.toolBlocked]: z.object({
+    ...ids,
+    category: z.enum(['invalid_arguments', 'unavailable', 'denied']),
+    message: z.string(),
+  }),
+  [EV.toolStarted]: z.object({ ...ids, attempt: z.number(), summary: z.string() }),
+  [EV.toolCompleted]: z.object({
+    ...ids,
+    outcome: toolOutcome,
+    /** Set when the workflow settled the outcome (the tool never reported): why. */
+    cause: z.enum(['lost_outcome', 'interrupted', 'failed', 'not_run']).optional(),
+    settledBy: z.literal('workflow').optional(),
+    /** With `settledBy`: whether a worker had started the call (its row had left `pending`). */
+    started: z.boolean().optional(),
+    errorCode: z.string().nullable().optional(),
+    outputBytes: z.number().optional(),
+    durationMs: z.number().optional(),
+    attempt: z.number().optional(),
+  }),
+  [EV.toolLateResult]: z.object({ ...ids, outcome: toolOutcome, attempt: z.number() }),
+  [EV.toolSettlementSuperseded]: z.object({
+    ...ids,
+    /** The committed outcome, which stands. */
+    stands: toolOutcome,
+    workflowSaw: workflowSawSchema,
+  }),
+  [EV.bgCompleted]: z.object({
+    taskID: z.string(),
+    rowId: z.string(),
+    state: z.string(),
+    outcome: z.enum(['ok', 'uncertain', 'error']),
+    exitCode: z.number().nullable(),
+    totalWritten: z.number(),
+    durationMs: z.number(),
+  }),
+} as const satisfies Record<EventType, z.ZodType>;
+
+/** The `data` a writer passes for event type `T`. */
+export type EventData<T extends EventType> = z.input<(typeof eventSchemas)[T]>;
+
+/** A parsed event: `type` narrows `data`. */
+export type TypedEvent = { [T in EventType]: { type: T; data: z.output<(typeof eventSchemas)[T]> } }[EventType];
+
+/** The `session.<status>` event a turn's end appends. */
+export const TURN_END_EVENT = {
+  completed: EV.completed,
+  failed: EV.failed,
+  paused: EV.paused,
+  blocked: EV.blocked,
+  interrupted: EV.interrupted,
+} as const;
+
+/** The events that end a `zuno run` (one per turn end). */
+export const TURN_END_EVENTS: ReadonlySet<string> = new Set(Object.values(TURN_END_EVENT));
+
+function isEventType(type: string): type is EventType {
+  return Object.prototype.hasOwnProperty.call(eventSchemas, type);
+}
+
+/**
+ * Parses one stored event against the catalogue.
+ * @returns the typed event, or null for a type the catalogue does not know
+ *   or a payload that does not match its schema (an older or foreign row;
+ *   surfaces skip it rather than guess). Pure; never throws.
+ */
+export function parseEvent(e: { type: string; data: unknown }): TypedEvent | null {
+  if (!isEventType(e.type)) return null;
+  const parsed = eventSchemas[e.type].safeParse(e.data);
+  return parsed.success ? ({ type: e.type, data: parsed.data } as TypedEvent) : null;
+}
+
+/**
+ * Parses the data of a stored event known to be of type `type`.
+ * @returns the typed data, or null when the payload does not match. Pure.
+ */
+export function parseEventData<T extends EventType>(type: T, data: unknown): z.output<(typeof eventSchemas)[T]> | null {
+  const parsed = eventSchemas[type].safeParse(data);
+  return parsed.success ? (parsed.data as z.output<(typeof eventSchemas)[T]>) : null;
+}
