@@ -27,13 +27,10 @@ export function settleLostCall(
     observedAtMs: nowMs,
     paths: decl.affectedPaths && !call.argsInProjection ? decl.affectedPaths(call.args as never) : [],
   };
-  if (decl.replay === 'Never') {
-    return {
-      ...base,
-      outcome: 'uncertain',
-      cause: cause instanceof CancelledFailure ? 'interrupted' : 'lost_outcome',
-    };
-  }
+  // Cancelled before any worker started it (a started tool activity answers a cancel with its own
+  // report, never with a cancelled failure): nothing ran (TD10).
+  if (cause instanceof CancelledFailure) return settleNotRun(call, nowMs);
+  if (decl.replay === 'Never') return { ...base, outcome: 'uncertain', cause: 'lost_outcome' };
   return { ...base, outcome: 'error', cause: cause instanceof TimeoutFailure ? 'lost_outcome' : 'failed' };
 }
 

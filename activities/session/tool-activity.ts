@@ -1,7 +1,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { backgroundTaskId } from '../../core/ids.js';
 import type { ToolActivityInput, ToolActivityResult } from '../../core/session-contract.js';
-import { toolActivityName } from '../../core/session-contract.js';
+import { INTERRUPT_COOPERATIVE_WINDOW_MS, toolActivityName } from '../../core/session-contract.js';
 import { validateToolCall } from '../../core/tools/registry.js';
 import type { ToolResult } from '../../core/tools/types.js';
 import type { ProjectionStore } from '../projection/types.js';
@@ -71,6 +71,9 @@ async function runToolActivity(
     argsJson: row?.argsJson ?? JSON.stringify(call.args ?? {}),
   };
   await recordStarted(store, identity, attempt, startedAtMs, call.summary ?? tool.declaration.summarize(args as never));
+  // TD10: the cooperative window counts from the moment the cancellation reaches this call.
+  let cancelledAtMs: number | undefined;
+  ctx.cancellationSignal.addEventListener('abort', () => (cancelledAtMs = Date.now()), { once: true });
   let progress: ToolProgress = { outputBytes: 0 };
   const beat = setInterval(() => ctx.heartbeat(progressDetails(progress, startedAtMs, Date.now())), HEARTBEAT_EVERY_MS);
   let result: ToolResult;
@@ -90,11 +93,9 @@ async function runToolActivity(
     clearInterval(beat);
   }
   const endedAtMs = Date.now();
+  if (cancelledAtMs !== undefined) result = labelCancellation(result, cancelledAtMs, endedAtMs);
   const outcome = result.isError ? 'error' : result.uncertain ? 'uncertain' : 'ok';
-  // TD10: a call that settled after a hard interrupt reached it is a cooperative cancellation.
-  const data = ctx.cancellationSignal.aborted
-    ? { ...(result.data ?? {}), cancellation: { kind: 'cooperative', settledAtMs: endedAtMs } }
-    : (result.data ?? null);
+  const data = result.data ?? null;
   // Stopped by the worker shutting down (or the server losing track of the attempt), not by a
   // cancel request: nobody asked for this outcome, so none is recorded. Temporal retries a Safe
   // call elsewhere; a Never call is settled uncertain by the workflow.
@@ -122,6 +123,28 @@ async function runToolActivity(
     ...(result.errorCode ? { errorCode: result.errorCode } : {}),
     ...(Object.keys(facts).length ? { facts } : {}),
     ...(bg ? { background: bg } : {}),
+  };
+}
+
+/**
+ * TD10/TD15 verdict of a call that a cancellation reached at
+ * `reachedAtMs` and that settled at `settledAtMs` (ms, wall clock): inside
+ * the 2 s cooperative window it is a `cooperative` cancellation with the
+ * tool's own report; past it the window ran out — `forced` — and a result
+ * that claimed success becomes `uncertain` with the "inspect authoritative
+ * state" sentence. The verdict goes into `data.cancellation`.
+ */
+export function labelCancellation(result: ToolResult, reachedAtMs: number, settledAtMs: number): ToolResult {
+  const kind = settledAtMs - reachedAtMs <= INTERRUPT_COOPERATIVE_WINDOW_MS ? 'cooperative' : 'forced';
+  const cancellation = { kind, reachedAtMs, settledAtMs, windowMs: INTERRUPT_COOPERATIVE_WINDOW_MS };
+  const labelled = { ...result, data: { ...(result.data ?? {}), cancellation } };
+  if (kind === 'cooperative' || result.isError || result.uncertain) return labelled;
+  return {
+    ...labelled,
+    uncertain: true,
+    output:
+      `${result.output}\n\nOutcome uncertain: the call did not settle within ${INTERRUPT_COOPERATIVE_WINDOW_MS / 1000} s ` +
+      'of the interrupt. Inspect the authoritative state before doing anything that depends on it.',
   };
 }
 

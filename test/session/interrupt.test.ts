@@ -52,9 +52,13 @@ describe('hard interrupt (TD10, SH5)', () => {
     expect(first!.outcome).toBe('uncertain');
     expect(first!.output).toContain('started');
     expect(first!.output).not.toContain('finished');
-    const data = first!.result as { receipt: { verdict: string }; cancellation: { kind: string } };
+    const data = first!.result as {
+      receipt: { verdict: string };
+      cancellation: { kind: string; reachedAtMs: number; settledAtMs: number };
+    };
     expect(data.receipt.verdict).toBe('unknown');
     expect(data.cancellation.kind).toBe('cooperative');
+    expect(data.cancellation.settledAtMs - data.cancellation.reachedAtMs).toBeLessThanOrEqual(2_000);
     // Inside the cooperative window plus delivery, never the forced path.
     expect(Number(first!.endedAtMs) - asked).toBeLessThan(5_000);
     expect(second).toMatchObject({ outcome: 'error', errorCode: 'not_run' });
@@ -63,6 +67,36 @@ describe('hard interrupt (TD10, SH5)', () => {
     expect(t.inputs.map((i) => i.state)).toEqual(['cancelled']);
     // Only the first model request was made.
     expect(run.providerRequests).toHaveLength(1);
+  }, 120_000);
+
+  it('a command that ignores SIGTERM outlives the 2 s window: its own report is labelled forced and uncertain, as its stop was (TD10, TD15)', async () => {
+    const h: Harness = await createHarness({ address: inject('temporalAddress') });
+    cleanups.push(() => h.close());
+    const ws = mkdtempSync(join(tmpdir(), 'zuno-int-ws-'));
+    const run = await h.startScripted({
+      workspace: ws,
+      prompt: 'run the stubborn job',
+      script: {
+        replies: [
+          { toolCalls: [{ name: 'shell', arguments: { command: "trap '' TERM; echo $$ > pid.txt; sleep 60" } }] },
+          { text: 'never reached' },
+        ],
+      },
+    });
+    cleanups.push(() => run.closeProvider());
+    await waitFor(async () => pidWritten(ws), 60_000, 'the command to start');
+    await interruptSession(h.client, run.sessionId, 'test');
+    expect((await run.result()).status).toBe('interrupted');
+    const [call] = (await h.store.loadTranscript(run.sessionId))!.toolCalls;
+    const data = call!.result as {
+      stop: { mode: string };
+      cancellation: { kind: string; reachedAtMs: number; settledAtMs: number; windowMs: number };
+    };
+    expect(call!.outcome).toBe('uncertain');
+    expect(data.stop.mode).toBe('forced');
+    expect(data.cancellation.kind).toBe('forced');
+    expect(data.cancellation.windowMs).toBe(2_000);
+    expect(data.cancellation.settledAtMs - data.cancellation.reachedAtMs).toBeGreaterThan(2_000);
   }, 120_000);
 
   it('an idle session reports nothing to interrupt; a long-lived session takes the next input after an interrupt', async () => {
