@@ -77,6 +77,8 @@ export class SessionMachine implements TurnHost {
   /** An interrupt arrived between turns and stopped background tasks. */
   private idleInterrupted = false;
   private zunoStatus: ZunoStatusValue | null = null;
+  /** true until the first wait of a run that did not continue from another (its first input is on its way). */
+  private freshStart: boolean;
   private readonly activities: SessionActivities;
 
   constructor(private readonly input: SessionWorkflowInput) {
@@ -91,6 +93,9 @@ export class SessionMachine implements TurnHost {
     this.lastOutcome = c?.lastOutcome ?? null;
     this.clientIds = new ClientIdTable(this.meta.sessionId, c?.clientIds, c?.seenClientIds);
     this.previousRunUpdates = new Map(c?.recentUpdates ?? []);
+    // A fresh session is started with ZunoStatus=running and its first input in the same call.
+    this.freshStart = c === undefined;
+    if (this.freshStart) this.zunoStatus = 'running';
     this.activities = proxyActivities<SessionActivities>({
       startToCloseTimeout: this.meta.activityDefaults.projection.startToCloseTimeoutMs,
     });
@@ -223,7 +228,8 @@ export class SessionMachine implements TurnHost {
    */
   async run(): Promise<SessionResult> {
     for (;;) {
-      if (!this.readyToAct()) this.betweenTurns();
+      if (!this.readyToAct() && !this.freshStart) this.betweenTurns();
+      this.freshStart = false;
       // Always yield here, even when ready: an Update admitted in this activation completes first.
       await condition(() => this.readyToAct());
       if (this.doneWhenIdle()) return this.closeWhenIdle();

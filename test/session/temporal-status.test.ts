@@ -71,11 +71,15 @@ async function currentDetails(workflowId: string): Promise<string> {
   return md.currentDetails ?? '';
 }
 
-/** ZunoStatus values the workflow upserted, in history order. */
+/** ZunoStatus values the session had, in history order: the one it started with, then each upsert. */
 async function upsertedStatuses(workflowId: string): Promise<string[]> {
   const history = await h.client.workflow.getHandle(workflowId).fetchHistory();
   return (history.events ?? [])
-    .map((e) => e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.ZunoStatus)
+    .map(
+      (e) =>
+        e.workflowExecutionStartedEventAttributes?.searchAttributes?.indexedFields?.ZunoStatus ??
+        e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.ZunoStatus,
+    )
     .filter((p) => p?.data)
     .map((p) => JSON.parse(Buffer.from(p!.data!).toString('utf8')) as string);
 }
@@ -144,7 +148,7 @@ describe('sessions as Temporal shows them', () => {
     ];
     for (const [status, s] of each) await expectListed(`ZunoKind='session' AND ZunoStatus='${status}'`, [s.workflowId]);
 
-    // The interrupted session passed through `interrupting` on its way.
+    // The interrupted session started `running` and passed through `interrupting` on its way.
     expect(await upsertedStatuses(stopped.workflowId)).toEqual(['running', 'interrupting', 'interrupted']);
     expect(await currentDetails(failed.workflowId)).toMatch(/^ended after 1 turn: failed: provider_bad_request: /);
     expect(await currentDetails(ok.workflowId)).toBe('ended after 1 turn: final answer');
