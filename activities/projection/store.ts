@@ -29,6 +29,29 @@ import type {
   Transcript,
 } from './types.js';
 
+/** Tool-call row fields stored as they are. */
+const TOOL_CALL_FIELDS = [
+  'turn',
+  'step',
+  'position',
+  'callId',
+  'tool',
+  'argsJson',
+  'status',
+  'outcome',
+  'blockedCategory',
+  'output',
+  'errorCode',
+  'attempts',
+] as const satisfies readonly (keyof ToolCallRow)[];
+
+/** The named fields of a row, copied as they are (the stored column has the row field's name). */
+function pick<T extends object, K extends keyof T>(row: T, keys: readonly K[]): Pick<T, K> {
+  const out = {} as Pick<T, K>;
+  for (const k of keys) out[k] = row[k];
+  return out;
+}
+
 /** Namespace (first key) of the per-session advisory locks taken on PostgreSQL. */
 const SESSION_LOCK_NAMESPACE = 0x7a756e6f; // 'zuno'
 
@@ -63,16 +86,9 @@ class PrismaRows implements ProjectionWrites {
 
   upsertSession(s: SessionRow): Promise<void> {
     const data = {
-      workflowId: s.workflowId,
-      workspace: s.workspace,
-      provider: s.provider,
-      model: s.model,
-      status: s.status,
-      title: s.title,
-      finalText: s.finalText,
-      error: s.error,
+      ...pick(s, ['workflowId', 'workspace', 'provider', 'model', 'status', 'title', 'finalText', 'error']),
       updatedAtMs: ms(s.updatedAtMs),
-    };
+    } satisfies Prisma.SessionUncheckedUpdateInput;
     return this.run(async () => {
       await this.q.session.upsert({
         where: { id: s.id },
@@ -110,19 +126,10 @@ class PrismaRows implements ProjectionWrites {
 
   upsertInput(i: InputRow): Promise<void> {
     const data = {
-      text: i.text,
-      clientMessageId: i.clientMessageId,
-      admission: i.admission,
-      state: i.state,
+      ...pick(i, ['text', 'clientMessageId', 'admission', 'state']),
       updatedAtMs: ms(i.updatedAtMs),
-    };
-    return this.run(async () => {
-      await this.q.input.upsert({
-        where: { sessionId_id: { sessionId: i.sessionId, id: i.id } },
-        create: { sessionId: i.sessionId, id: i.id, ...data, admittedAtMs: ms(i.admittedAtMs) },
-        update: data,
-      });
-    });
+    } satisfies Prisma.InputUncheckedUpdateInput;
+    return this.upsertKeyed('input', i, data, { admittedAtMs: ms(i.admittedAtMs) });
   }
 
   /** No-op when the input row does not exist. `atMs` becomes updatedAtMs. */
@@ -147,34 +154,16 @@ class PrismaRows implements ProjectionWrites {
   }
 
   upsertMessage(m: MessageRow): Promise<void> {
-    const data = { role: m.role, turn: m.turn, step: m.step, inputId: m.inputId };
-    return this.run(async () => {
-      await this.q.message.upsert({
-        where: { sessionId_id: { sessionId: m.sessionId, id: m.id } },
-        create: { sessionId: m.sessionId, id: m.id, ...data, createdAtMs: ms(m.createdAtMs) },
-        update: data,
-      });
-    });
+    const data = pick(m, ['role', 'turn', 'step', 'inputId']) satisfies Prisma.MessageUncheckedUpdateInput;
+    return this.upsertKeyed('message', m, data, { createdAtMs: ms(m.createdAtMs) });
   }
 
   upsertPart(p: PartRow): Promise<void> {
     const data = {
-      messageId: p.messageId,
-      turn: p.turn,
-      step: p.step,
-      position: p.position,
-      kind: p.kind,
-      text: p.text,
-      toolCallId: p.toolCallId,
+      ...pick(p, ['messageId', 'turn', 'step', 'position', 'kind', 'text', 'toolCallId']),
       metadataJson: optJson(p.metadata),
-    };
-    return this.run(async () => {
-      await this.q.part.upsert({
-        where: { sessionId_id: { sessionId: p.sessionId, id: p.id } },
-        create: { sessionId: p.sessionId, id: p.id, ...data, createdAtMs: ms(p.createdAtMs) },
-        update: data,
-      });
-    });
+    } satisfies Prisma.PartUncheckedUpdateInput;
+    return this.upsertKeyed('part', p, data, { createdAtMs: ms(p.createdAtMs) });
   }
 
   /** Deletes every part and tool-call row with this (turn, step), whichever message they belong to. */
@@ -187,28 +176,30 @@ class PrismaRows implements ProjectionWrites {
 
   upsertToolCall(t: ToolCallRow): Promise<void> {
     const data = {
-      turn: t.turn,
-      step: t.step,
-      position: t.position,
-      callId: t.callId,
-      tool: t.tool,
-      argsJson: t.argsJson,
-      status: t.status,
-      outcome: t.outcome,
-      blockedCategory: t.blockedCategory,
-      output: t.output,
-      errorCode: t.errorCode,
+      ...pick(t, TOOL_CALL_FIELDS),
       resultJson: optJson(t.result),
-      attempts: t.attempts,
       startedAtMs: optMs(t.startedAtMs),
       endedAtMs: optMs(t.endedAtMs),
-    };
+    } satisfies Prisma.ToolCallUncheckedUpdateInput;
+    return this.upsertKeyed('toolCall', t, data);
+  }
+
+  /**
+   * Upsert of a row keyed by (sessionId, id): `data` is written on insert and
+   * on update, `createOnly` (creation times) only on insert. Callers check
+   * `data` against the model's Prisma input type (`satisfies`); the
+   * delegates' generic signatures are erased here.
+   */
+  private upsertKeyed(
+    model: 'input' | 'message' | 'part' | 'toolCall',
+    row: { sessionId: string; id: string },
+    data: object,
+    createOnly: object = {},
+  ): Promise<void> {
+    const key = { sessionId: row.sessionId, id: row.id };
+    const delegate = this.q[model] as unknown as { upsert(args: object): Promise<unknown> };
     return this.run(async () => {
-      await this.q.toolCall.upsert({
-        where: { sessionId_id: { sessionId: t.sessionId, id: t.id } },
-        create: { sessionId: t.sessionId, id: t.id, ...data },
-        update: data,
-      });
+      await delegate.upsert({ where: { sessionId_id: key }, create: { ...key, ...data, ...createOnly }, update: data });
     });
   }
 
