@@ -16,8 +16,8 @@ import { useCleanups } from '../helpers/session.js';
 import { waitFor } from '../helpers/worker-process.js';
 
 const cleanups = useCleanups();
-const CLIENTS = 16;
-const PER_CLIENT = 12;
+const CLIENTS = 20;
+const PER_CLIENT = 20;
 
 describe('inbox exactly-once (SE1, SE2, temporalio/temporal#6375)', () => {
   it('concurrent inputs across many continue-as-new runs: each admitted once, none lost, FIFO kept, resends answered with the original receipt', async () => {
