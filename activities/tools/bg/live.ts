@@ -68,8 +68,11 @@ export interface Tail {
   ring: ByteRing;
   /** Reads everything written so far into the ring (serialized with the poll). */
   catchUp(): Promise<void>;
-  /** Stops polling after a last catch-up; closes the file. */
-  stop(): Promise<void>;
+  /**
+   * Stops polling after a last catch-up; closes the file.
+   * @param upTo the file's size when the command ended: the last catch-up reads no further (bytes an escaped process appended later are not the task's).
+   */
+  stop(upTo?: number): Promise<void>;
 }
 
 /**
@@ -92,9 +95,9 @@ export async function startTail(
   let closed = false;
   let lastReport = Date.now();
 
-  const readNew = async (): Promise<void> => {
+  const readNew = async (upTo = Infinity): Promise<void> => {
     if (closed) return;
-    const { size } = await handle.stat();
+    const size = Math.min((await handle.stat()).size, upTo);
     let pos = ring.end;
     if (size - pos > ring.capacity) pos = size - ring.capacity;
     const grew = size > ring.end;
@@ -112,18 +115,18 @@ export async function startTail(
       onProgress(ring.end, lastLineOf(ring.read(Math.max(ring.start, ring.end - 1024), ring.end) ?? Buffer.alloc(0)));
     }
   };
-  const catchUp = (): Promise<void> => {
-    chain = chain.then(readNew).catch(() => {});
+  const catchUp = (upTo?: number): Promise<void> => {
+    chain = chain.then(() => readNew(upTo)).catch(() => {});
     return chain;
   };
   const timer = setInterval(() => void catchUp(), TAIL_POLL_MS);
   timer.unref();
   return {
     ring,
-    catchUp,
-    async stop() {
+    catchUp: () => catchUp(),
+    async stop(upTo) {
       clearInterval(timer);
-      await catchUp();
+      await catchUp(upTo);
       closed = true;
       await chain;
       await handle.close().catch(() => {});

@@ -5,6 +5,9 @@
  * SH5 cancellation), but the output goes to the task's own file and stays
  * there whole, the newest 2 MiB are tailed into memory while it runs, and the
  * result is a {@link BgCompletion} with a short report instead of the output.
+ * When the command ends the file is sealed in place (`shell/seal.ts`) at the
+ * size it had then, so a process that escaped the group and still holds the
+ * file cannot change the finished task's output or its `totalWritten`.
  * SH7 written paths are not reported for background commands.
  */
 import { randomBytes } from 'node:crypto';
@@ -12,11 +15,11 @@ import { mkdir, open, stat, type FileHandle } from 'node:fs/promises';
 import { ensureRealDir } from '../state-dir.js';
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { measureCapture } from '../shell/capture.js';
 import { guardLineMarker, type CommandStatus, type GuardedRun } from '../shell/guard-run.js';
 import { notRun, prepareRun, startGuarded, type PreparedRun, type ReceiptBase } from '../shell/prepare.js';
 import { markUnsettled, receiptId, settleRun, type Settlement } from '../shell/receipt.js';
 import { statusLine } from '../shell/render.js';
+import { sealCapture } from '../shell/seal.js';
 import { internalFailure, newestBytes, notStartedCompletion, settledState, settledStatus } from './completion.js';
 import { getLiveTask, registerLiveTask, startTail, unregisterLiveTask, type LiveTask, type Tail } from './live.js';
 import { buildReport } from './report.js';
@@ -149,6 +152,7 @@ async function execute(
 
   const nonce = randomBytes(16).toString('hex');
   let run: GuardedRun;
+  let endBytes: number | undefined;
   try {
     run = await startGuarded(
       prep,
@@ -167,10 +171,12 @@ async function execute(
         },
       },
     );
+    // The task's output is what the file held when the command ended; an escaped process may append more.
+    endBytes = (await out.stat().catch(() => undefined))?.size;
   } finally {
     await out.close().catch(() => {});
   }
-  await tail.stop();
+  await tail.stop(endBytes);
 
   const settleInput = {
     ...prep.base,
@@ -178,14 +184,14 @@ async function execute(
     status: run.status,
     ...(run.stop ? { stop: run.stop } : {}),
   };
-  let totalWritten = task.ring.end;
+  let totalWritten = endBytes ?? task.ring.end;
   let settlement: Settlement;
   let captureError: string | undefined;
   try {
-    totalWritten = (await stat(paths.outputPath)).size;
-    const ambiguous125 = run.status?.kind === 'exited' && run.status.code === 125;
-    const guardLineSeen = ambiguous125 && (await measureCapture(paths.outputPath, guardLineMarker(nonce))).markerSeen;
-    settlement = settleRun({ ...settleInput, guardLineSeen });
+    totalWritten = endBytes ??= (await stat(paths.outputPath)).size;
+    // Sealed in place: readers of the output path get exactly these bytes from now on (a finished task's output never changes).
+    const { stats } = await sealCapture(paths.outputPath, endBytes, guardLineMarker(nonce), { inPlace: true });
+    settlement = settleRun({ ...settleInput, guardLineSeen: stats.markerSeen });
   } catch (err) {
     captureError = err instanceof Error ? err.message : String(err);
     settlement = settleRun({ ...settleInput, guardLineSeen: false });

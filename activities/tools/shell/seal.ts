@@ -7,16 +7,18 @@
  * and the live capture file is unlinked (a late writer writes into an
  * orphaned inode that nothing reads). Everything after — inline text,
  * withheld or binary artifact, reported SHA-256 — is taken from the sealed
- * copy, so a finished call's stored output never changes.
+ * copy, so a finished call's stored output never changes. A background task
+ * seals its output file in place (`inPlace`): the copy replaces the file under
+ * its own name, so readers keep one path and never find it missing.
  */
 import { randomBytes } from 'node:crypto';
-import { open, unlink } from 'node:fs/promises';
+import { open, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { captureMeter, type CaptureStats } from './capture.js';
 
 /** A sealed capture: the independent copy and its measured facts. */
 export interface SealedCapture {
-  /** Absolute path of the sealed copy (a temporary name in the capture file's directory). */
+  /** Absolute path of the sealed copy (a temporary name in the capture file's directory, or the capture path itself when sealed in place). */
   path: string;
   stats: CaptureStats;
 }
@@ -27,16 +29,24 @@ const CHUNK = 1 << 20;
  * Copies the first `endBytes` bytes of the capture file at `capturePath`
  * into a new file beside it (`<capture name>.sealed`, created `wx`, mode
  * 0600), measuring them on the way (see {@link captureMeter}), then unlinks
- * the capture file.
+ * the capture file — or, with `opts.inPlace`, renames the copy over it (one
+ * atomic step: the path always names a complete file, and a late writer is
+ * left with the replaced, unlinked inode).
  *
  * @param endBytes size of the capture file when the command ended (bytes);
  *   anything appended later is not part of the call's output. A file shorter
  *   than that (never expected) is copied as it is.
  * @param marker guard line marker to look for (see `guardLineMarker`).
+ * @param opts.inPlace keep the sealed copy at `capturePath` instead of beside it.
  * @throws on any I/O failure; the capture file is then left in place and the
  *   partial copy removed.
  */
-export async function sealCapture(capturePath: string, endBytes: number, marker: string): Promise<SealedCapture> {
+export async function sealCapture(
+  capturePath: string,
+  endBytes: number,
+  marker: string,
+  opts: { inPlace?: boolean } = {},
+): Promise<SealedCapture> {
   const sealedPath = join(dirname(capturePath), `${basename(capturePath)}.${randomBytes(4).toString('hex')}.sealed`);
   const meter = captureMeter(marker);
   const source = await open(capturePath, 'r');
@@ -53,6 +63,7 @@ export async function sealCapture(capturePath: string, endBytes: number, marker:
         pos += bytesRead;
       }
       await target.close();
+      if (opts.inPlace) await rename(sealedPath, capturePath);
     } catch (err) {
       await target.close().catch(() => {});
       await unlink(sealedPath).catch(() => {});
@@ -61,6 +72,7 @@ export async function sealCapture(capturePath: string, endBytes: number, marker:
   } finally {
     await source.close().catch(() => {});
   }
+  if (opts.inPlace) return { path: capturePath, stats: meter.finish() };
   await unlink(capturePath);
   return { path: sealedPath, stats: meter.finish() };
 }

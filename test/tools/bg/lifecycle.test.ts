@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { liveTaskCount, runBackground, runBg, taskDir } from '../../../activities/tools/bg/index.js';
 import { runShell, runShellTool } from '../../../activities/tools/shell/index.js';
-import { bgCtx, eventually, exists, SESSION, statusOf, toolCtx, workspace } from './helpers.js';
+import { alive, bgCtx, eventually, exists, SESSION, statusOf, toolCtx, workspace } from './helpers.js';
 
 describe('runBackground lifecycle (BG2, SH1–SH6, SH9)', () => {
   it('wait until exit: terminal, exit code, receipt and report; status.json settled atomically', async () => {
@@ -44,6 +44,38 @@ describe('runBackground lifecycle (BG2, SH1–SH6, SH9)', () => {
     expect(status!.guardPid).toBeGreaterThan(0);
     expect(status!.startedAtMs).toBeLessThanOrEqual((status as { endedAtMs: number }).endedAtMs);
     expect(liveTaskCount()).toBe(0);
+  });
+
+  it("a finished task's output never changes: an escaped grandchild writing after the end changes nothing", async () => {
+    const ws = workspace();
+    const pidFile = join(ws, 'late.pid');
+    const c = await runBackground(
+      { command: `setsid bash -c 'echo $$ > ${pidFile}; sleep 2; echo LATE >&1' & sleep 0.5; echo done` },
+      bgCtx(ws, 'bg_2_9_0'),
+    );
+    expect(c).toMatchObject({ state: 'exited', exitCode: 0, totalWritten: 5 });
+    // the escaped grandchild still holds the output file open; wait until it has written and exited
+    expect(await eventually(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', 10_000)).toBe(
+      true,
+    );
+    const pid = Number(readFileSync(pidFile, 'utf8').trim());
+    expect(await eventually(() => !alive(pid), 5_000)).toBe(true);
+
+    const ctx = toolCtx(ws);
+    const out = await runBg({ action: 'output', taskID: 'bg_2_9_0' }, ctx);
+    expect(out.data).toMatchObject({ terminal: true, totalWritten: 5, nextCursor: 5, hasMore: false });
+    expect(out.output.endsWith('\n\ndone\n')).toBe(true);
+    const fromStart = await runBg({ action: 'output', taskID: 'bg_2_9_0', cursor: 0 }, ctx);
+    expect(fromStart.data).toMatchObject({ totalWritten: 5, bytes: 5, hasMore: false });
+    expect(fromStart.output.endsWith('\n\ndone\n')).toBe(true);
+    const waited = await runBg({ action: 'wait', taskID: 'bg_2_9_0' }, ctx);
+    expect(waited.data).toMatchObject({ terminal: true, totalWritten: 5 });
+    expect(waited.output.endsWith('\n\ndone\n')).toBe(true);
+    const art = await runBg({ action: 'artifact', outputPath: c.outputPath }, ctx);
+    expect(art.data).toMatchObject({ totalWritten: 5, hasMore: false });
+    expect(art.output.endsWith('\n\ndone\n')).toBe(true);
+    expect(readFileSync(c.outputPath, 'utf8')).toBe('done\n');
+    expect(statusOf(ws, 'bg_2_9_0')).toMatchObject({ state: 'exited', totalWritten: 5 });
   });
 
   it('a wait returns as soon as the task ends, and stops early when its own call is cancelled', async () => {
