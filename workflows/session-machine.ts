@@ -313,7 +313,7 @@ export class SessionMachine implements TurnHost {
     const summary = this.lastOutcome ? describeOutcome(this.lastOutcome) : status;
     throw ApplicationFailure.create({
       type: error?.code ?? `session_${status}`,
-      message: `session ${status}: ${summary}`,
+      message: `session ${summary}`,
       details: [result],
       nonRetryable: true,
     });

@@ -35,22 +35,28 @@ export const statusLine = {
   },
 };
 
-/** A turn outcome in plain words (`final answer`, `failed: provider_bad_request: …`). */
+/** A turn outcome in plain words (`final answer`, `failed (provider_bad_request): [local]: HTTP 400 …`), the code said once. */
 export function describeOutcome(o: TurnOutcome): string {
   switch (o.kind) {
     case 'final_answer':
       return 'final answer';
     case 'failed':
-      return `failed: ${o.code}: ${oneLine(o.message)}`;
+      return `failed (${o.code}): ${withoutCode(o.message, o.code)}`;
     case 'paused':
-      return `paused (${o.reason}): ${oneLine(o.message)}`;
+      return `paused (${o.reason}): ${withoutCode(o.message, o.reason)}`;
     case 'blocked':
-      return `blocked: ${o.code}: ${oneLine(o.message)}`;
+      return `blocked (${o.code}): ${withoutCode(o.message, o.code)}`;
     case 'interrupted':
       return 'interrupted';
     case 'limit':
       return `stopped by a limit: ${oneLine(o.message)}`;
   }
+}
+
+/** One line of `message` without a leading repeat of `code` (provider errors start with their code). */
+function withoutCode(message: string, code: string): string {
+  const m = message.trimStart();
+  return oneLine(m.startsWith(code) ? m.slice(code.length).replace(/^[\s:]+/, '') || m : m);
 }
 
 function oneLine(s: string): string {

@@ -166,6 +166,17 @@ describe('status lines (Temporal current details)', () => {
         steps: 1,
         inputIds: [],
       }),
-    ).toBe('failed: provider_bad_request: bad request');
+    ).toBe('failed (provider_bad_request): bad request');
+    // A provider message that starts with its own code says it once.
+    expect(
+      describeOutcome({
+        kind: 'blocked',
+        code: 'provider_protocol',
+        message: 'provider_protocol [local]: stream event 2 is not valid JSON',
+        turn: 0,
+        steps: 1,
+        inputIds: [],
+      }),
+    ).toBe('blocked (provider_protocol): [local]: stream event 2 is not valid JSON');
   });
 });

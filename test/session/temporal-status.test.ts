@@ -130,6 +130,7 @@ describe('sessions as Temporal shows them', () => {
       expect(cause).toBeInstanceOf(ApplicationFailure);
       expect(cause.type).toBe(type);
       expect(cause.message.split('\n')).toHaveLength(1);
+      expect(cause.message.split(type)).toHaveLength(2); // the code is said once
       expect(cause.details?.[0]).toMatchObject({ sessionId: s.sessionId });
     }
 
@@ -150,7 +151,9 @@ describe('sessions as Temporal shows them', () => {
 
     // The interrupted session started `running` and passed through `interrupting` on its way.
     expect(await upsertedStatuses(stopped.workflowId)).toEqual(['running', 'interrupting', 'interrupted']);
-    expect(await currentDetails(failed.workflowId)).toMatch(/^ended after 1 turn: failed: provider_bad_request: /);
+    expect(await currentDetails(failed.workflowId)).toMatch(
+      /^ended after 1 turn: failed \(provider_bad_request\): \[local\]: HTTP 400/,
+    );
     expect(await currentDetails(ok.workflowId)).toBe('ended after 1 turn: final answer');
   }, 120_000);
 
