@@ -58,7 +58,7 @@ Environment:
   session
     .command('interrupt')
     .description(
-      'hard-interrupt the running turn: running tool calls get 2 s to stop and report, calls still running 5 s later are recorded uncertain; with no turn running, stops background tasks (TD10)',
+      'hard-interrupt the running turn: each running tool call gets 2 s to stop and report once the interrupt reaches it; calls that have not reported 3.5 s after the interrupt are recorded uncertain; with no turn running, stops background tasks',
     )
     .argument('<id>', 'session id (ses_…)')
     .option('--json', 'print the interrupt receipt as JSON')

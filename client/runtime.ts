@@ -14,13 +14,22 @@ export function installRuntime(level: LogLevel): void {
   installed = true;
   Runtime.install({
     shutdownSignals: [],
-    logger: new DefaultLogger(level, (entry) => process.stderr.write(`${logLine(entry)}\n`)),
+    logger: new DefaultLogger(level, (entry) => {
+      const line = logLine(entry);
+      if (line !== null) process.stderr.write(`${line}\n`);
+    }),
     telemetryOptions: { logging: { filter: { core: level, other: level }, forward: {} } },
   });
 }
 
-/** One stderr line for a Temporal log entry: `[temporal warn] Activity failed workflowId=… activityType=… attempt=… error="…"`. */
-export function logLine(entry: LogEntry): string {
+/**
+ * One stderr line for a Temporal log entry: `[temporal warn] Activity failed
+ * workflowId=… activityType=… attempt=… error="…"`; null for a session
+ * workflow's own "Workflow failed" — a failed, paused or blocked session is
+ * reported by Zuno itself (the `zuno:` line, its events, its Temporal status).
+ */
+export function logLine(entry: LogEntry): string | null {
+  if (entry.message === 'Workflow failed' && entry.meta?.workflowType === 'sessionWorkflow') return null;
   return `[temporal ${entry.level.toLowerCase()}] ${entry.message}${formatLogMeta(entry.meta)}`;
 }
 

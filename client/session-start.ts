@@ -10,6 +10,7 @@ import {
 } from '@temporalio/client';
 import { ZunoError } from '../core/errors.js';
 import { type Workflow, TypedSearchAttributes } from '@temporalio/common';
+import { markdownLiteral } from '../core/ui-text.js';
 import { DEFAULT_AGENT, ZunoAgent, ZunoKind, ZunoModel, ZunoSessionId, ZunoStatus } from '../core/search-attributes.js';
 import { sessionWorkflowId } from '../core/ids.js';
 import type {
@@ -63,8 +64,8 @@ export async function startSession(
     taskQueue,
     args: [input],
     workflowIdConflictPolicy: 'FAIL',
-    staticSummary: `session: ${meta.title}`,
-    staticDetails: `model ${meta.provider.id}/${meta.model} · workspace ${meta.workspace}`,
+    staticSummary: `session: ${markdownLiteral(meta.title)}`,
+    staticDetails: markdownLiteral(`model ${meta.provider.id}/${meta.model} · workspace ${meta.workspace}`),
     typedSearchAttributes: new TypedSearchAttributes([
       { key: ZunoKind, value: 'session' },
       { key: ZunoSessionId, value: meta.sessionId },

@@ -310,6 +310,11 @@ export interface FinishSessionInput {
   stepInputs?: AdmittedInput[];
   /** Background tasks still running when the turn ended: the session is `waiting_background` (SH9). */
   background?: string[];
+  /**
+   * Inputs admitted (they have a receipt) that no turn will carry because the
+   * session ends with this turn: recorded `cancelled`, never dropped (SE2).
+   */
+  unrun?: AdmittedInput[];
 }
 
 /**

@@ -1,8 +1,17 @@
 import type { AdmissionReceipt, SessionPhase, SubmitInputRequest } from '../core/session-contract.js';
 import type { ClientIdTable } from './client-ids.js';
 
-/** Largest accepted input text, in UTF-16 units. */
-export const MAX_INPUT_CHARS = 1_000_000;
+/**
+ * Largest accepted input text, in UTF-8 bytes. The text travels in the
+ * Update's payload and, while queued, in the continue-as-new payload, both
+ * under Temporal's 2 MiB payload limit; a larger text would fail the
+ * workflow task over and over instead of being refused.
+ */
+export const MAX_INPUT_BYTES = 512 * 1024;
+/** Most UTF-8 bytes of input text the inbox holds while inputs wait (carried across continue-as-new). */
+export const MAX_QUEUED_BYTES = 1024 * 1024;
+/** The fields a `submitInput` payload may carry. */
+const INPUT_FIELDS = new Set(['text', 'clientMessageId']);
 
 /** What the session looks like to an arriving input. */
 export interface AdmissionView {
@@ -11,6 +20,8 @@ export interface AdmissionView {
   turnTakesSteering: boolean;
   /** Inputs already waiting in the inbox. */
   queued: number;
+  /** UTF-8 bytes of the texts waiting in the inbox. */
+  queuedBytes: number;
   clientIds: ClientIdTable;
   /** The receipt an earlier run gave this very Update (redelivered across continue-as-new), if any. */
   redelivered?: AdmissionReceipt;
@@ -18,7 +29,11 @@ export interface AdmissionView {
 
 /** The decision for one `submitInput` Update (SE1, SE2). */
 export type AdmissionDecision =
-  | { kind: 'reject'; code: 'input_invalid' | 'session_closed' | 'client_ids_exhausted'; message: string }
+  | {
+      kind: 'reject';
+      code: 'input_invalid' | 'session_closed' | 'client_ids_exhausted' | 'inbox_full';
+      message: string;
+    }
   | { kind: 'duplicate'; receipt: AdmissionReceipt }
   | { kind: 'admit'; status: AdmissionReceipt['status'] };
 
@@ -36,12 +51,25 @@ export function decideAdmission(req: unknown, view: AdmissionView): AdmissionDec
   if (typeof req !== 'object' || req === null || Array.isArray(req)) {
     return { kind: 'reject', code: 'input_invalid', message: 'input must be an object {text, clientMessageId?}' };
   }
+  const unknown = Object.keys(req).find((k) => !INPUT_FIELDS.has(k));
+  if (unknown !== undefined) {
+    return {
+      kind: 'reject',
+      code: 'input_invalid',
+      message: `input.${unknown.slice(0, 60)} is not a field of an input (text, clientMessageId)`,
+    };
+  }
   const { text, clientMessageId } = req as Partial<Record<keyof SubmitInputRequest, unknown>>;
   if (typeof text !== 'string' || text.trim() === '') {
     return { kind: 'reject', code: 'input_invalid', message: 'input.text must be a non-empty string' };
   }
-  if (text.length > MAX_INPUT_CHARS) {
-    return { kind: 'reject', code: 'input_invalid', message: `input.text exceeds ${MAX_INPUT_CHARS} characters` };
+  const bytes = utf8Length(text);
+  if (bytes > MAX_INPUT_BYTES) {
+    return {
+      kind: 'reject',
+      code: 'input_invalid',
+      message: `input.text is ${bytes} bytes; at most ${MAX_INPUT_BYTES} bytes (UTF-8) are accepted — put large material in a file and refer to it`,
+    };
   }
   if (clientMessageId !== undefined && (typeof clientMessageId !== 'string' || clientMessageId === '')) {
     return {
@@ -55,6 +83,13 @@ export function decideAdmission(req: unknown, view: AdmissionView): AdmissionDec
   if (seen) return { kind: 'duplicate', receipt: seen };
   if (view.phase === 'closed' || view.phase === 'paused' || view.phase === 'blocked') {
     return { kind: 'reject', code: 'session_closed', message: `the session is ${view.phase}; it takes no more input` };
+  }
+  if (view.queuedBytes + bytes > MAX_QUEUED_BYTES) {
+    return {
+      kind: 'reject',
+      code: 'inbox_full',
+      message: `the session already holds ${view.queuedBytes} bytes of waiting input (at most ${MAX_QUEUED_BYTES}); send it again once the queue drains`,
+    };
   }
   if (clientMessageId !== undefined && view.clientIds.full()) {
     return {
@@ -76,4 +111,22 @@ export function admissionStatusOf(
   view: Pick<AdmissionView, 'turnTakesSteering' | 'queued'>,
 ): AdmissionReceipt['status'] {
   return view.turnTakesSteering ? 'steered' : view.queued === 0 ? 'driven' : 'pending';
+}
+
+/** Length of a string in UTF-8 bytes (a surrogate pair is 4 bytes). Pure: workflow code has no Buffer. */
+export function utf8Length(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n += 4;
+        i++;
+      } else n += 3;
+    } else n += 3;
+  }
+  return n;
 }

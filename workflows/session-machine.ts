@@ -29,7 +29,7 @@ import {
   type TurnOutcome,
   type ZunoStatusValue,
 } from '../core/session-contract.js';
-import { admissionStatusOf, decideAdmission, type AdmissionView } from './admission.js';
+import { admissionStatusOf, decideAdmission, type AdmissionView, utf8Length } from './admission.js';
 import { BackgroundTasks } from './background.js';
 import { ClientIdTable } from './client-ids.js';
 import { describeOutcome, statusLine } from './status-line.js';
@@ -265,22 +265,37 @@ export class SessionMachine implements TurnHost {
     const first = this.inbox.splice(0, head < 0 ? this.inbox.length : head);
     const run = await runTurn(this, ctl, this.turn, first);
     this.turnCtl = null;
+    const status = statusOf(run.outcome);
+    const ends = !(status === 'completed' || (status === 'interrupted' && !this.input.exitWhenIdle));
+    // The session ends with this turn: from here on it admits nothing, and what waits is recorded, not dropped.
+    const unrun = ends && this.v2 ? this.stopAdmitting(status) : [];
     const finished = await this.activities.finishTurn({
       sessionId: this.meta.sessionId,
       turn: this.turn,
       ...run.finish,
       ...(this.background.busy() ? { background: this.background.ids() } : {}),
+      ...(unrun.length > 0 ? { unrun } : {}),
     });
     this.settled = [];
     this.lastFinalText = finished.finalText;
     this.lastOutcome = run.outcome;
     this.activity = 'idle';
     this.turn += 1;
-    const status = statusOf(run.outcome);
-    if (status === 'completed' || (status === 'interrupted' && !this.input.exitWhenIdle)) return null;
+    if (!ends) return null;
     await this.background.stopAll();
     await condition(allHandlersFinished);
     return this.close(status);
+  }
+
+  /**
+   * The session is ending with status `status`: moves to its final phase (so
+   * the validators refuse new input and interrupts) and takes the inputs
+   * still waiting — they have receipts; finishTurn records them cancelled.
+   * ZunoStatus is upserted by {@link close}.
+   */
+  private stopAdmitting(status: SessionResult['status']): AdmittedInput[] {
+    this.phase = status === 'paused' ? 'paused' : status === 'blocked' ? 'blocked' : 'closed';
+    return this.inbox.splice(0, this.inbox.length);
   }
 
   /** `zuno run`'s end: a turn has run, nothing is queued and no background task can still report. */
@@ -371,6 +386,7 @@ export class SessionMachine implements TurnHost {
       phase: this.phase,
       turnTakesSteering: this.takesSteering,
       queued: this.inbox.length,
+      queuedBytes: this.inbox.reduce((sum, i) => sum + utf8Length(i.text), 0),
       clientIds: this.clientIds,
       ...(redelivered ? { redelivered } : {}),
     };

@@ -1,20 +1,23 @@
 import type { PlannedToolCall, TurnOutcome } from '../core/session-contract.js';
+import { markdownLiteral as md } from '../core/ui-text.js';
 
 /**
- * The Temporal UI's "current details" of a session, one plain line (turns
+ * The Temporal UI's "current details" of a session, one plain line (the UI
+ * renders Markdown: every piece of text that comes from a prompt, a model
+ * or a provider is made literal with core/ui-text.ts) (turns
  * and steps 1-based, times UTC), e.g. `turn 3 · shell: npm test · since
  * 06:41:05 UTC`. Pure; `nowMs` is workflow time.
  */
 export const statusLine = {
   /** A model step is running. */
   model(turn: number, step: number, model: string, nowMs: number): string {
-    return `turn ${turn + 1} · step ${step + 1} · asking ${model} · since ${clock(nowMs)}`;
+    return `turn ${turn + 1} · step ${step + 1} · asking ${md(model)} · since ${clock(nowMs)}`;
   },
   /** Tool calls of one step are running; `summaries` are their one-line summaries in call order. */
   tools(turn: number, calls: Pick<PlannedToolCall, 'name' | 'summary'>[], nowMs: number): string {
     const first = calls[0]?.summary ?? calls[0]?.name ?? 'tools';
     const more = calls.length > 1 ? ` (+${calls.length - 1} more)` : '';
-    return `turn ${turn + 1} · ${first}${more} · since ${clock(nowMs)}`;
+    return `turn ${turn + 1} · ${md(first)}${more} · since ${clock(nowMs)}`;
   },
   /** A hard interrupt is settling the turn. */
   interrupting(turn: number, nowMs: number): string {
@@ -22,7 +25,7 @@ export const statusLine = {
   },
   /** Between turns. `taskIds`: background tasks still running. */
   idle(turns: number, last: TurnOutcome | null, taskIds: string[], nowMs: number): string {
-    const after = last ? ` · last turn: ${describeOutcome(last)}` : '';
+    const after = last ? ` · last turn: ${md(describeOutcome(last))}` : '';
     if (taskIds.length > 0) {
       const ids = taskIds.slice(0, 3).join(', ') + (taskIds.length > 3 ? ', …' : '');
       return `waiting for ${taskIds.length} background task${taskIds.length === 1 ? '' : 's'} (${ids})${after} · since ${clock(nowMs)}`;
@@ -31,7 +34,7 @@ export const statusLine = {
   },
   /** The session ended. */
   closed(turns: number, last: TurnOutcome | null): string {
-    return `ended after ${turns} turn${turns === 1 ? '' : 's'}${last ? `: ${describeOutcome(last)}` : ''}`;
+    return `ended after ${turns} turn${turns === 1 ? '' : 's'}${last ? `: ${md(describeOutcome(last))}` : ''}`;
   },
 };
 

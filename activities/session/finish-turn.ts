@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import { TURN_END_EVENT } from '../../core/events.js';
 import type { FinishSessionInput, SessionActivities } from '../../core/session-contract.js';
 import type { InputState, ProjectionStore } from '../projection/types.js';
-import { persistInputs } from './persist.js';
+import { persistInputs, persistUnrunInputs } from './persist.js';
 import { recordSettled } from './tool-records.js';
 
 /** SE2 state of a turn's inputs once the turn ended with a given status. */
@@ -27,7 +27,8 @@ const MAX_FINAL_TEXT_IN_HISTORY = 2_000;
  * settled (forced, not run) and, when the model step itself was cut, removes
  * that step's assistant half while keeping the user inputs it carried, so
  * the transcript never holds a tool call without a result. Inputs of an
- * interrupted turn become `cancelled` (SE2). Returns the final text (bounded)
+ * interrupted turn become `cancelled` (SE2), and so do inputs the session
+ * admitted but will never carry because it ends with this turn. Returns the final text (bounded)
  * for the workflow's state query, and `reconciled` when a settlement met an
  * already committed result (tool-records.ts `recordSettled`).
  */
@@ -58,6 +59,7 @@ export function createFinishTurn(store: ProjectionStore) {
     for (const id of input.inputIds) {
       await store.setInputState(sessionId, id, INPUT_STATE_AFTER[status], atMs);
     }
+    if (input.unrun?.length) await persistUnrunInputs(store, sessionId, input.unrun, atMs);
     await store.appendEvent({
       id: `turn_${turn}:finished`,
       sessionId,

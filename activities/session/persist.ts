@@ -6,6 +6,31 @@ import { partId, userMessageId } from '../../core/ids.js';
 import type { AdmittedInput } from '../../core/session-contract.js';
 import type { ProjectionStore } from '../projection/types.js';
 
+/**
+ * SE2: records inputs that were admitted but that no turn will carry (the
+ * session ended first) as `cancelled` — they keep their text, client id and
+ * admission, and enter no conversation. Idempotent (upsert by input id).
+ */
+export async function persistUnrunInputs(
+  store: ProjectionStore,
+  sessionId: string,
+  inputs: AdmittedInput[],
+  atMs: number,
+): Promise<void> {
+  for (const i of inputs) {
+    await store.upsertInput({
+      id: i.inputId,
+      sessionId,
+      text: i.text,
+      clientMessageId: i.clientMessageId ?? null,
+      admission: i.admission,
+      state: 'cancelled',
+      admittedAtMs: i.admittedAtMs,
+      updatedAtMs: atMs,
+    });
+  }
+}
+
 /** Persists newly carried inputs as user messages (SE2 `applied`); returns the next free part position. */
 export async function persistInputs(
   store: ProjectionStore,

@@ -103,6 +103,7 @@ async function runSession(
   const notify: Notify = opts.json ? null : (line) => sink.err(`${line}\n`);
   // Everything that can be checked offline is checked before anything starts or is written.
   if (prompt.trim() === '') throw new ZunoError('input_rejected', 'the prompt is empty');
+  // An empty --dir (say an unset "$PROJECT") is refused by resolveWorkspace rather than read as the current directory.
   const workspace = resolveWorkspace(opts.dir ?? process.cwd());
   const script = opts.script ? await loadScript(opts.script) : undefined;
   const zcfg = loadZunoConfig(workspace, opts.config);
@@ -240,6 +241,9 @@ async function followSession(
 
 /** The workspace as an absolute real path. @throws ZunoError `workspace_invalid`. */
 function resolveWorkspace(dir: string): string {
+  if (dir.trim() === '') {
+    throw new ZunoError('workspace_invalid', '--dir is empty (an unset variable?): name the workspace directory');
+  }
   try {
     const real = realpathSync(dir);
     if (!statSync(real).isDirectory()) throw new Error('not a directory');

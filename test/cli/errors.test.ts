@@ -153,6 +153,16 @@ describe('workspace', () => {
     expect(message).toContain('not a directory');
     expect(projectionCounts(home)).toBeNull();
   });
+
+  it('an empty --dir (an unset variable) → workspace_invalid, not the current directory', async () => {
+    const { home } = makeHome({ address });
+    const r = await runZuno(['run', 'hello', '--dir', '', '--script', scriptFile], {
+      home,
+      env: { TEMPORAL_ADDRESS: address },
+    });
+    expect(expectTypedFailure(r, 'workspace_invalid')).toContain('--dir is empty');
+    expect(projectionCounts(home)).toBeNull();
+  });
 });
 
 describe('model selection', () => {

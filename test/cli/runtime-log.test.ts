@@ -23,7 +23,10 @@ describe('Temporal runtime log lines (issue 8)', () => {
 
   it('the logger the CLI installs renders real Temporal log entries that way', () => {
     const lines: string[] = [];
-    const logger = new DefaultLogger('WARN', (entry) => lines.push(logLine(entry)));
+    const logger = new DefaultLogger('WARN', (entry) => {
+      const line = logLine(entry);
+      if (line !== null) lines.push(line);
+    });
     logger.warn('Activity failed', {
       workflowId: 'session/ses_2',
       activityType: 'modelStep',
@@ -31,6 +34,7 @@ describe('Temporal runtime log lines (issue 8)', () => {
       error: new Error('HTTP 503'),
     });
     logger.info('below the level');
+    logger.warn('Workflow failed', { workflowType: 'sessionWorkflow', error: new Error('session failed (x): y') });
     expect(lines).toEqual([
       '[temporal warn] Activity failed workflowId=session/ses_2 activityType=modelStep attempt=3 error="Error: HTTP 503"',
     ]);

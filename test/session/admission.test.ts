@@ -1,10 +1,10 @@
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { submitInput } from '../../client/session-start.js';
+import { interruptSession, submitInput } from '../../client/session-start.js';
 import { INTERRUPT_UPDATE, type SessionState, STATE_QUERY, SUBMIT_INPUT_UPDATE } from '../../core/session-contract.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { waitFor } from '../helpers/worker-process.js';
@@ -57,6 +57,29 @@ describe('session admission', () => {
     expect(t.session.finalText).toBe('answer to the steer');
   });
 
+  it('an input admitted to a session that ends with the running turn is recorded cancelled, never dropped', async () => {
+    const ws = mkdtempSync(join(tmpdir(), 'zuno-admission-end-'));
+    const run = await h.startScripted({
+      workspace: ws,
+      prompt: 'run long',
+      script: { replies: [{ toolCalls: [{ name: 'shell', arguments: { command: 'touch go; sleep 30' } }] }] },
+    });
+    await waitFor(async () => existsSync(join(ws, 'go')), 30_000, 'the command to start');
+    const receipt = await submitInput(h.client, run.sessionId, { text: 'steered, then interrupted' });
+    expect(receipt.status).toBe('steered');
+    await interruptSession(h.client, run.sessionId, 'test');
+    const result = await run.result();
+    await run.closeProvider();
+    expect(result.status).toBe('interrupted');
+    const t = (await h.store.loadTranscript(run.sessionId))!;
+    expect(t.inputs.map((i) => [i.id, i.text, i.admission, i.state])).toEqual([
+      ['in_0', 'run long', 'driven', 'cancelled'],
+      ['in_1', 'steered, then interrupted', 'pending', 'cancelled'],
+    ]);
+    // It never entered the conversation.
+    expect(t.messages.some((m) => m.inputId === 'in_1')).toBe(false);
+  });
+
   it('malformed submitInput and interrupt payloads and unknown updates are typed rejections that record nothing', async () => {
     const run = await h.startScripted({
       workspace,
@@ -70,7 +93,17 @@ describe('session admission', () => {
       20_000,
       'the first turn to end',
     );
-    for (const bad of [null, 'text', [1], {}, { text: 7 }, { text: ' ' }, { text: 'a', clientMessageId: 3 }]) {
+    for (const bad of [
+      null,
+      'text',
+      [1],
+      {},
+      { text: 7 },
+      { text: ' ' },
+      { text: 'a', clientMessageId: 3 },
+      { text: 'a', extra: true },
+      { text: 'x'.repeat(600_000) }, // over 512 KiB: refused, not a workflow task failing over and over
+    ]) {
       expect(await rejection(handle.executeUpdate(SUBMIT_INPUT_UPDATE, { args: [bad] }))).toMatch(/^input_invalid: /);
     }
     for (const bad of ['now', [1], { source: 5 }]) {

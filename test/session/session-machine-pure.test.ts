@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure, RetryState, TimeoutFailure, TimeoutType } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
-import { decideAdmission, MAX_INPUT_CHARS } from '../../workflows/admission.js';
+import { decideAdmission, MAX_INPUT_BYTES, MAX_QUEUED_BYTES, utf8Length } from '../../workflows/admission.js';
 import { ClientIdTable, clientIdKey, MAX_CLIENT_IDS } from '../../workflows/client-ids.js';
 import { classifyModelFailure } from '../../workflows/model-failure.js';
 import { describeOutcome, statusLine } from '../../workflows/status-line.js';
@@ -10,6 +10,7 @@ const view = (over: Partial<Parameters<typeof decideAdmission>[1]> = {}) => ({
   phase: 'idle' as const,
   turnTakesSteering: false,
   queued: 0,
+  queuedBytes: 0,
   clientIds: new ClientIdTable('ses_x'),
   ...over,
 });
@@ -30,7 +31,17 @@ describe('decideAdmission (SE1, SE2)', () => {
     ]) {
       expect(decideAdmission(bad, view())).toMatchObject({ kind: 'reject', code: 'input_invalid' });
     }
-    expect(decideAdmission({ text: 'x'.repeat(MAX_INPUT_CHARS + 1) }, view())).toMatchObject({ kind: 'reject' });
+    // Size is counted in UTF-8 bytes: 200 000 three-byte characters are over the limit.
+    expect(decideAdmission({ text: '界'.repeat(200_000) }, view())).toMatchObject({ code: 'input_invalid' });
+    expect(decideAdmission({ text: 'x'.repeat(MAX_INPUT_BYTES) }, view())).toMatchObject({ kind: 'admit' });
+    expect(decideAdmission({ text: 'x', extra: 1 }, view())).toMatchObject({
+      code: 'input_invalid',
+      message: expect.stringContaining('input.extra'),
+    });
+    expect(decideAdmission({ text: 'x'.repeat(1000) }, view({ queuedBytes: MAX_QUEUED_BYTES - 10 }))).toMatchObject({
+      code: 'inbox_full',
+    });
+    expect([utf8Length('aé界😀'), Buffer.byteLength('aé界😀')]).toEqual([10, 10]);
   });
 
   it('admits as driven, pending or steered by what the session is doing', () => {

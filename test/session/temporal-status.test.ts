@@ -152,7 +152,7 @@ describe('sessions as Temporal shows them', () => {
     // The interrupted session started `running` and passed through `interrupting` on its way.
     expect(await upsertedStatuses(stopped.workflowId)).toEqual(['running', 'interrupting', 'interrupted']);
     expect(await currentDetails(failed.workflowId)).toMatch(
-      /^ended after 1 turn: failed \(provider_bad_request\): \[local\]: HTTP 400/,
+      /^ended after 1 turn: failed \(provider_bad_request\): \\\[local\\\]: HTTP 400/,
     );
     expect(await currentDetails(ok.workflowId)).toBe('ended after 1 turn: final answer');
   }, 120_000);
