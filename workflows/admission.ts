@@ -1,4 +1,5 @@
 import type { AdmissionReceipt, SessionPhase, SubmitInputRequest } from '../core/session-contract.js';
+import { utf8ByteLength } from '../core/utf8.js';
 import type { ClientIdTable } from './client-ids.js';
 
 /**
@@ -63,7 +64,7 @@ export function decideAdmission(req: unknown, view: AdmissionView): AdmissionDec
   if (typeof text !== 'string' || text.trim() === '') {
     return { kind: 'reject', code: 'input_invalid', message: 'input.text must be a non-empty string' };
   }
-  const bytes = utf8Length(text);
+  const bytes = utf8ByteLength(text);
   if (bytes > MAX_INPUT_BYTES) {
     return {
       kind: 'reject',
@@ -111,22 +112,4 @@ export function admissionStatusOf(
   view: Pick<AdmissionView, 'turnTakesSteering' | 'queued'>,
 ): AdmissionReceipt['status'] {
   return view.turnTakesSteering ? 'steered' : view.queued === 0 ? 'driven' : 'pending';
-}
-
-/** Length of a string in UTF-8 bytes (a surrogate pair is 4 bytes). Pure: workflow code has no Buffer. */
-export function utf8Length(s: string): number {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        n += 4;
-        i++;
-      } else n += 3;
-    } else n += 3;
-  }
-  return n;
 }

@@ -29,7 +29,8 @@ import {
   type TurnOutcome,
   type ZunoStatusValue,
 } from '../core/session-contract.js';
-import { admissionStatusOf, decideAdmission, type AdmissionView, utf8Length } from './admission.js';
+import { utf8ByteLength } from '../core/utf8.js';
+import { admissionStatusOf, decideAdmission, type AdmissionView } from './admission.js';
 import { BackgroundTasks } from './background.js';
 import { ClientIdTable } from './client-ids.js';
 import { describeOutcome, statusLine } from './status-line.js';
@@ -386,7 +387,7 @@ export class SessionMachine implements TurnHost {
       phase: this.phase,
       turnTakesSteering: this.takesSteering,
       queued: this.inbox.length,
-      queuedBytes: this.inbox.reduce((sum, i) => sum + utf8Length(i.text), 0),
+      queuedBytes: this.inbox.reduce((sum, i) => sum + utf8ByteLength(i.text), 0),
       clientIds: this.clientIds,
       ...(redelivered ? { redelivered } : {}),
     };

@@ -4,7 +4,7 @@
  */
 import { partId, userMessageId } from '../../core/ids.js';
 import type { AdmittedInput } from '../../core/session-contract.js';
-import type { ProjectionStore } from '../projection/types.js';
+import type { InputRow, InputState, ProjectionStore } from '../projection/types.js';
 
 /**
  * SE2: records inputs that were admitted but that no turn will carry (the
@@ -17,18 +17,7 @@ export async function persistUnrunInputs(
   inputs: AdmittedInput[],
   atMs: number,
 ): Promise<void> {
-  for (const i of inputs) {
-    await store.upsertInput({
-      id: i.inputId,
-      sessionId,
-      text: i.text,
-      clientMessageId: i.clientMessageId ?? null,
-      admission: i.admission,
-      state: 'cancelled',
-      admittedAtMs: i.admittedAtMs,
-      updatedAtMs: atMs,
-    });
-  }
+  for (const i of inputs) await store.upsertInput(inputRow(i, sessionId, 'cancelled', atMs));
 }
 
 /** Persists newly carried inputs as user messages (SE2 `applied`); returns the next free part position. */
@@ -42,16 +31,7 @@ export async function persistInputs(
 ): Promise<number> {
   let position = 0;
   for (const i of inputs) {
-    await store.upsertInput({
-      id: i.inputId,
-      sessionId,
-      text: i.text,
-      clientMessageId: i.clientMessageId ?? null,
-      admission: i.admission,
-      state: 'applied',
-      admittedAtMs: i.admittedAtMs,
-      updatedAtMs: atMs,
-    });
+    await store.upsertInput(inputRow(i, sessionId, 'applied', atMs));
     const messageId = userMessageId(i.inputId);
     await store.upsertMessage({
       id: messageId,
@@ -76,4 +56,18 @@ export async function persistInputs(
     position += 1;
   }
   return position;
+}
+
+/** The projection row of an admitted input in SE2 state `state`. */
+function inputRow(i: AdmittedInput, sessionId: string, state: InputState, atMs: number): InputRow {
+  return {
+    id: i.inputId,
+    sessionId,
+    text: i.text,
+    clientMessageId: i.clientMessageId ?? null,
+    admission: i.admission,
+    state,
+    admittedAtMs: i.admittedAtMs,
+    updatedAtMs: atMs,
+  };
 }

@@ -6,6 +6,9 @@
  * activities/tools/report-write.ts.
  */
 import { z } from 'zod';
+import { utf8ByteLength } from '../utf8.js';
+
+export { utf8ByteLength };
 import type { ToolDeclaration } from './types.js';
 import { summaryLine } from './summary.js';
 
@@ -13,27 +16,6 @@ import { summaryLine } from './summary.js';
 export const REPORT_MAX_BYTES = 1024 * 1024;
 /** Longest report name, in UTF-8 bytes (the published file name adds the digests, staying under 255). */
 export const REPORT_NAME_MAX_BYTES = 128;
-
-/**
- * UTF-8 byte length of a string as Node encodes it (a lone surrogate becomes
- * U+FFFD, 3 bytes). Pure: no Buffer, usable in workflow code.
- */
-export function utf8ByteLength(s: string): number {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        n += 4;
-        i++;
-      } else n += 3;
-    } else n += 3;
-  }
-  return n;
-}
 
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;

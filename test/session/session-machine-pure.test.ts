@@ -1,6 +1,7 @@
 import { ActivityFailure, ApplicationFailure, RetryState, TimeoutFailure, TimeoutType } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
-import { decideAdmission, MAX_INPUT_BYTES, MAX_QUEUED_BYTES, utf8Length } from '../../workflows/admission.js';
+import { utf8ByteLength } from '../../core/utf8.js';
+import { decideAdmission, MAX_INPUT_BYTES, MAX_QUEUED_BYTES } from '../../workflows/admission.js';
 import { ClientIdTable, clientIdKey, MAX_CLIENT_IDS } from '../../workflows/client-ids.js';
 import { classifyModelFailure } from '../../workflows/model-failure.js';
 import { describeOutcome, statusLine } from '../../workflows/status-line.js';
@@ -41,7 +42,7 @@ describe('decideAdmission (SE1, SE2)', () => {
     expect(decideAdmission({ text: 'x'.repeat(1000) }, view({ queuedBytes: MAX_QUEUED_BYTES - 10 }))).toMatchObject({
       code: 'inbox_full',
     });
-    expect([utf8Length('aé界😀'), Buffer.byteLength('aé界😀')]).toEqual([10, 10]);
+    expect([utf8ByteLength('aé界😀'), Buffer.byteLength('aé界😀')]).toEqual([10, 10]);
   });
 
   it('admits as driven, pending or steered by what the session is doing', () => {
