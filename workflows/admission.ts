@@ -45,6 +45,10 @@ export type AdmissionDecision =
  * second admission); otherwise admits with the status the receipt reports:
  * `steered` when a running turn will take it at its next step, `driven` when
  * it drives the next turn at once, `pending` when it queues behind others.
+ * An Update delivered again (temporalio/temporal#6375) gets its first
+ * receipt unchanged (`duplicate: false`: it is the same request); a resent
+ * client message id is a new request and gets the original receipt with
+ * `duplicate: true`.
  * Called by the Update's validator (a `reject` throws there, nothing is
  * recorded) and again by its handler.
  */
@@ -79,7 +83,8 @@ export function decideAdmission(req: unknown, view: AdmissionView): AdmissionDec
       message: 'input.clientMessageId must be a non-empty string when given',
     };
   }
-  if (view.redelivered) return { kind: 'duplicate', receipt: { ...view.redelivered, duplicate: true } };
+  // The same Update delivered again: its caller never saw the first answer, so it gets that answer as it was.
+  if (view.redelivered) return { kind: 'duplicate', receipt: view.redelivered };
   const seen = clientMessageId !== undefined ? view.clientIds.lookup(clientMessageId) : undefined;
   if (seen) return { kind: 'duplicate', receipt: seen };
   if (view.phase === 'closed' || view.phase === 'paused' || view.phase === 'blocked') {
