@@ -1,7 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ZunoError } from '../core/errors.js';
 import { devDownCommand, devStatusCommand, devUpCommand } from './commands/dev.js';
-import { runCommand } from './commands/run.js';
+import { promptFromStdin, runCommand } from './commands/run.js';
 import { sessionInterruptCommand } from './commands/session-interrupt.js';
 import { sessionShowCommand } from './commands/session-show.js';
 import { workerCommand } from './commands/worker.js';
@@ -14,6 +15,7 @@ import { serveScriptCommand } from './local-provider/serve.js';
 export function buildProgram(setExit: (code: number) => void): Command {
   const program = new Command('zuno')
     .description('Zuno: a coding agent whose sessions run as durable Temporal workflows')
+    .version(zunoVersion(), '-V, --version', 'print the Zuno version')
     .showHelpAfterError('(run with --help for usage)')
     .addHelpText(
       'after',
@@ -30,14 +32,16 @@ Environment:
   program
     .command('run')
     .description('run one prompt as a session and print the final answer')
-    .argument('<prompt>', 'what the agent should do')
+    .argument('<prompt>', 'what the agent should do; "-" reads it from standard input')
     .option('--dir <dir>', 'workspace directory (default: current directory)')
     .option('--model <provider/model>', 'model to use, e.g. openai/gpt-4.1 (default: zuno.json "model")')
     .option('--script <file>', 'serve scripted model replies from FILE through the local provider server (offline)')
     .option('--json', 'print one JSON event per line (NDJSON), ending with session.completed')
     .option('--config <file>', 'zuno.json to use')
     .addOption(new Option('--no-worker', 'do not start an in-process worker; rely on a running `zuno worker`'))
-    .action(async (prompt: string, opts) => setExit(await runCommand(prompt, opts)));
+    .action(async (prompt: string, opts) =>
+      setExit(await runCommand(prompt === '-' ? await promptFromStdin(process.stdin) : prompt, opts)),
+    );
 
   program
     .command('worker')
@@ -124,4 +128,10 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`zuno: unexpected error: ${(err as Error)?.stack ?? err}\n`);
     return 1;
   }
+}
+
+/** The version in Zuno's package.json (the installation's, wherever `zuno` runs from). */
+export function zunoVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: string };
+  return pkg.version ?? 'unknown';
 }

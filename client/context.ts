@@ -1,3 +1,4 @@
+import { ensureZunoGitignore } from '../activities/tools/zuno-gitignore.js';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -89,8 +90,14 @@ export async function connectTemporal(paths: ZunoPaths, notify: Notify): Promise
   return { cfg, address, namespace, client, connection, ...(devServer ? { devServer } : {}) };
 }
 
-/** Opens the projection store: `DATABASE_URL` when set, else SQLite in the state dir. */
-export function openStore(paths: ZunoPaths): Promise<ProjectionStore> {
+/**
+ * Opens the projection store: `DATABASE_URL` when set, else SQLite in the
+ * state dir. The state dir gets a `.gitignore` of `*` (a ZUNO_HOME that is a
+ * git checkout stays clean).
+ */
+export async function openStore(paths: ZunoPaths): Promise<ProjectionStore> {
   const databaseUrl = process.env.DATABASE_URL;
-  return openProjectionStore({ zunoDir: paths.stateDir, ...(databaseUrl ? { databaseUrl } : {}) });
+  const store = await openProjectionStore({ zunoDir: paths.stateDir, ...(databaseUrl ? { databaseUrl } : {}) });
+  if (existsSync(paths.stateDir)) ensureZunoGitignore(paths.stateDir);
+  return store;
 }

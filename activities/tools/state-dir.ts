@@ -4,7 +4,8 @@
  * and background output land where `bg` can read them back (BG4, TD9).
  */
 import { lstat, mkdir } from 'node:fs/promises';
-import { isAbsolute, join, relative, sep } from 'node:path';
+import { basename, isAbsolute, join, relative, sep } from 'node:path';
+import { ensureZunoGitignore } from './zuno-gitignore.js';
 
 /**
  * Ensures `dir` exists as a chain of real directories below `root`, creating
@@ -38,5 +39,6 @@ export async function ensureRealDir(root: string, dir: string): Promise<void> {
     } else if (!st.isDirectory()) {
       throw new Error(`${relative(root, at)} is not a directory`);
     }
+    if (at === join(root, segment) && basename(at) === '.zuno') ensureZunoGitignore(at);
   }
 }

@@ -29,6 +29,43 @@ export interface RunOptions {
   config?: string;
 }
 
+/** Largest prompt read from standard input, in bytes (the session refuses more than 512 KiB anyway). */
+const STDIN_PROMPT_MAX_BYTES = 1024 * 1024;
+
+/**
+ * `zuno run -`: the prompt is everything on standard input (UTF-8), as
+ * written — a trailing newline is dropped.
+ * @throws ZunoError `input_rejected` when standard input is a terminal, is
+ *   empty (only white space), or holds more than 1 MiB.
+ */
+export async function promptFromStdin(stdin: NodeJS.ReadStream): Promise<string> {
+  if (stdin.isTTY) {
+    throw new ZunoError(
+      'input_rejected',
+      '`zuno run -` reads the prompt from standard input: pipe it in (echo "…" | zuno run -)',
+    );
+  }
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  for await (const chunk of stdin) {
+    const b = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+    bytes += b.length;
+    if (bytes > STDIN_PROMPT_MAX_BYTES) {
+      throw new ZunoError(
+        'input_rejected',
+        `standard input holds more than ${STDIN_PROMPT_MAX_BYTES} bytes; put large material in a file`,
+      );
+    }
+    chunks.push(b);
+  }
+  const text = Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
+  if (text.trim() === '')
+    throw new ZunoError('input_rejected', 'standard input was empty: pipe the prompt into `zuno run -`');
+  return text;
+}
+
 /** Poll interval of the event tail, in ms. */
 const TAIL_EVERY_MS = 60;
 

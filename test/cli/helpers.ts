@@ -36,6 +36,8 @@ export interface RunZunoOptions {
   cwd?: string;
   /** Kill the process group after this many ms (default 60 000). */
   timeoutMs?: number;
+  /** Written to the child's standard input, which is then closed (default: no standard input). */
+  stdin?: string;
 }
 
 /** Variables of the developer's shell that would change what `zuno` does; never inherited. */
@@ -59,13 +61,14 @@ export function runZuno(args: string[], opts: RunZunoOptions): Promise<ZunoResul
   const child = spawn(process.execPath, [ZUNO_BIN, ...args], {
     cwd: opts.cwd ?? opts.home,
     env,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [opts.stdin !== undefined ? 'pipe' : 'ignore', 'pipe', 'pipe'],
     detached: true,
   });
+  if (opts.stdin !== undefined) child.stdin!.end(opts.stdin);
   let stdout = '';
   let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
