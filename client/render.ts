@@ -55,8 +55,19 @@ export class HumanRenderer {
         break;
       case EV.toolCompleted: {
         const d = e.data;
+        // A call that ran but did not do what it was asked (a shell exit ≠ 0) is a failure mark, whatever its outcome.
+        const failed = d.outcome === 'error' || d.outcome === 'blocked' || d.facts?.failed === true;
+        const mark = d.outcome === 'uncertain' ? '?' : failed ? '✗' : '✓';
+        const word = d.outcome === 'ok' && failed ? 'failed' : d.outcome;
+        const exit =
+          d.facts?.exitCode !== undefined
+            ? `, exit ${d.facts.exitCode}`
+            : d.facts?.signal
+              ? `, killed by ${d.facts.signal}`
+              : '';
         this.line(
-          `${d.outcome === 'ok' ? '✓' : d.outcome === 'uncertain' ? '?' : '✗'} ${d.tool} ${d.outcome}` +
+          `${mark} ${d.tool} ${word}${exit}` +
+            `${d.facts?.conflict ? ` (${d.facts.conflict})` : ''}` +
             `${d.cause ? ` (${d.cause})` : ''}` +
             `${d.errorCode ? ` (${d.errorCode})` : ''}${d.outputBytes !== undefined ? `, ${d.outputBytes} bytes` : ''}` +
             `${d.durationMs !== undefined ? `, ${d.durationMs} ms` : ''}`,
@@ -80,7 +91,7 @@ export class HumanRenderer {
       }
       case EV.bgCompleted:
         this.line(
-          `${e.data.outcome === 'ok' ? '✓' : '?'} background ${e.data.taskID} ${e.data.state}` +
+          `${e.data.outcome !== 'ok' ? '?' : e.data.exitCode !== null && e.data.exitCode !== 0 ? '✗' : '✓'} background ${e.data.taskID} ${e.data.state}` +
             `${e.data.exitCode !== null ? ` exit ${e.data.exitCode}` : ''}, ${e.data.totalWritten} bytes`,
         );
         break;

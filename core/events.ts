@@ -210,6 +210,17 @@ export const eventSchemas = {
     outputBytes: z.number().optional(),
     durationMs: z.number().optional(),
     attempt: z.number().optional(),
+    /** What decides how the outcome reads (ToolActivityFacts): exit code, verdict, conflict kind, `failed`. */
+    facts: z
+      .object({
+        failed: z.boolean().optional(),
+        exitCode: z.number().optional(),
+        signal: z.string().optional(),
+        verdict: z.string().optional(),
+        conflict: z.string().optional(),
+        withheld: z.boolean().optional(),
+      })
+      .optional(),
   }),
   [EV.toolLateResult]: z.object({ ...ids, outcome: toolOutcome, attempt: z.number() }),
   [EV.toolSettlementSuperseded]: z.object({

@@ -100,10 +100,20 @@ async function runToolActivity(
   // cancel request: nobody asked for this outcome, so none is recorded. Temporal retries a Safe
   // call elsewhere; a Never call is settled uncertain by the workflow.
   const stopped = abandonedBy(ctx);
+  const facts = tool.body.activityFacts?.(result) ?? {};
   const recorded = await recordCompleted(
     store,
     identity,
-    { outcome, output: result.output, errorCode: result.errorCode ?? null, data, attempt, startedAtMs, endedAtMs },
+    {
+      outcome,
+      output: result.output,
+      errorCode: result.errorCode ?? null,
+      data,
+      attempt,
+      startedAtMs,
+      endedAtMs,
+      facts,
+    },
     { abandon: stopped !== undefined },
   );
   if (recorded.kind === 'late') return { outcome: recorded.stands, outputBytes: 0, late: true };
@@ -113,7 +123,6 @@ async function runToolActivity(
       'worker_shutdown',
     );
   }
-  const facts = tool.body.activityFacts?.(result) ?? {};
   const bg = result.isError ? undefined : tool.body.backgroundFacts?.(result);
   const stands = recorded.outcome;
   return {

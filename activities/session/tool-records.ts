@@ -15,7 +15,7 @@
 import { EV } from '../../core/events.js';
 import { partId } from '../../core/ids.js';
 import type { SettledOutcome, SettlementReconciliation } from '../../core/session-contract.js';
-import type { BlockedCategory, ToolOutcome } from '../../core/tools/types.js';
+import type { BlockedCategory, ToolOutcome, ToolActivityFacts } from '../../core/tools/types.js';
 import type { ProjectionStore, ProjectionWrites, ToolCallRow } from '../projection/types.js';
 
 /** The identity of one tool-call row: everything but its status and result. */
@@ -105,6 +105,8 @@ export interface ToolCompletion {
   attempt: number;
   startedAtMs: number;
   endedAtMs: number;
+  /** The small facts that decide how the outcome reads (exit code, verdict, conflict), from the tool's declaration. */
+  facts?: ToolActivityFacts;
 }
 
 /** What {@link recordCompleted} did. */
@@ -166,7 +168,9 @@ export async function recordCompleted(
       outcome: done.outcome,
       output: done.output,
       errorCode: done.errorCode,
-      result: done.data,
+      // The deciding facts ride on the stored result too, so `session show` reads the outcome as the activity did.
+      result:
+        done.facts && Object.keys(done.facts).length > 0 ? { ...(done.data ?? {}), facts: done.facts } : done.data,
       attempts: done.attempt,
       startedAtMs: done.startedAtMs,
       endedAtMs: done.endedAtMs,
@@ -197,6 +201,7 @@ export async function recordCompleted(
         outputBytes,
         durationMs: done.endedAtMs - done.startedAtMs,
         attempt: done.attempt,
+        ...(done.facts && Object.keys(done.facts).length > 0 ? { facts: done.facts } : {}),
       },
       atMs: done.endedAtMs,
     });

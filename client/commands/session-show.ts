@@ -5,7 +5,7 @@ import { processSink, type Sink } from '../render.js';
 import { checkSessionId } from '../session-start.js';
 import { BUCKETS, type ContextUsageSnapshot, type CumulativeUsage } from '../../activities/session/usage.js';
 import { EV, parseEventData } from '../../core/events.js';
-import { toolRecordFacts } from './tool-record-view.js';
+import { outcomeWord, toolRecordFacts } from './tool-record-view.js';
 
 /** Longest tool output shown per call in the human view, in characters. */
 const OUTPUT_PREVIEW_CHARS = 400;
@@ -116,7 +116,8 @@ export function renderTranscript(t: Transcript): string {
     else if (p.kind === 'tool_call' && p.toolCallId) {
       const c = calls.get(p.toolCallId);
       if (!c) continue;
-      const outcome = c.outcome ?? c.status;
+      // A call that ran but did not do what it was asked (a shell exit ≠ 0) never reads `ok`.
+      const outcome = c.outcome ? outcomeWord(c.outcome, c.result) : c.status;
       const extra = [
         c.blockedCategory ? `category ${c.blockedCategory}` : '',
         c.errorCode && !c.blockedCategory ? `code ${c.errorCode}` : '',

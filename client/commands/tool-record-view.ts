@@ -56,3 +56,18 @@ export function toolRecordFacts(result: Record<string, unknown> | null | undefin
   }
   return lines;
 }
+
+const factsSchema = z.object({
+  facts: z.object({ failed: z.boolean().optional(), exitCode: z.number().optional() }).optional().catch(undefined),
+});
+
+/**
+ * How a tool-call row's outcome reads for people: `failed (exit 1)` for a
+ * call whose own result is `ok` but whose deciding facts say it did not do
+ * what it was asked (a shell exit ≠ 0); otherwise the stored outcome. Pure.
+ */
+export function outcomeWord(outcome: string, result: Record<string, unknown> | null | undefined): string {
+  const facts = factsSchema.safeParse(result ?? {}).data?.facts;
+  if (outcome !== 'ok' || !facts?.failed) return outcome;
+  return `failed${facts.exitCode !== undefined ? ` (exit ${facts.exitCode})` : ''}`;
+}

@@ -1,4 +1,4 @@
-/** `zuno --version`, `zuno run -` (the prompt from standard input) and a clean `git status` after a run. */
+/** `zuno --version`, `zuno run -` (the prompt from standard input), outcome marks that follow the outcome, and a clean `git status` after a run. */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -97,5 +97,29 @@ describe('the workspace stays clean in git', () => {
     expect(existsSync(join(ws, '.zuno', 'artifacts'))).toBe(true);
     expect(existsSync(join(ws, '.zuno', 'zuno.db'))).toBe(true);
     expect(git('status', '--porcelain')).toBe('');
+  });
+});
+
+describe('outcome marks follow the outcome', () => {
+  it('a shell command that exits 1 is a failure mark with its exit code, in zuno run and in session show', async () => {
+    const { home } = makeHome({ address });
+    const script = writeJson(tempDir('zuno-marks-script-'), 's.json', {
+      replies: [
+        { toolCalls: [{ name: 'shell', arguments: { command: 'echo nope; exit 1' } }] },
+        { text: 'It failed.' },
+      ],
+    });
+    const r = await runZuno(['run', 'try it', '--dir', makeWorkspace(), '--script', script], {
+      home,
+      env: { TEMPORAL_ADDRESS: address },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/^✗ shell failed, exit 1, \d+ bytes, \d+ ms$/m);
+    expect(r.stderr).not.toMatch(/✓ shell/);
+    const sessionId = /ses_[0-9a-z]+/.exec(r.stderr)?.[0] ?? '';
+    const show = await runZuno(['session', 'show', sessionId], { home, env: { TEMPORAL_ADDRESS: address } });
+    expect(show.code, show.stderr).toBe(0);
+    expect(show.stdout).toMatch(/^tool shell \[call_0_0\] failed \(exit 1\)$/m);
+    expect(show.stdout).not.toMatch(/tool shell \[call_0_0\] ok/);
   });
 });
