@@ -65,12 +65,13 @@ it('fixes a broken function in a real npm package and proves it with the package
   const shown = await runZuno(['session', 'show', last.sessionId], { home });
   expect(shown.code).toBe(0);
   const toolLines = shown.stdout.split('\n').filter((l) => l.startsWith('tool '));
-  expect(toolLines.map((l) => l.split(' ').slice(0, 1).concat(l.split(' ').slice(-1)).join(' '))).toEqual([
-    'tool ok',
-    'tool ok',
-    'tool ok',
-    'tool ok',
-    'tool ok',
+  // The first test run fails (exit 1): it reads failed beside its failed receipt, never ok.
+  expect(toolLines.map((l) => l.replace(/^tool (\S+) \[\S+\] /, '$1: '))).toEqual([
+    'shell: failed (exit 1)',
+    'grep: ok',
+    'read: ok',
+    'apply_patch: ok',
+    'shell: ok',
   ]);
   expect(toolLines.map((l) => l.split(' ')[1])).toEqual(['shell', 'grep', 'read', 'apply_patch', 'shell']);
   const receipts = shown.stdout.split('\n').filter((l) => l.trim().startsWith('receipt rcp_'));
