@@ -78,6 +78,8 @@ export class SessionMachine implements TurnHost {
   /** An interrupt arrived between turns and stopped background tasks. */
   private idleInterrupted = false;
   private zunoStatus: ZunoStatusValue | null = null;
+  /** Cache of {@link bytesOf}; entries of inputs that left the inbox are dropped when a turn takes them. */
+  private readonly textBytes = new Map<string, number>();
   /** true until the first wait of a run that did not continue from another (its first input is on its way). */
   private freshStart: boolean;
   private readonly activities: SessionActivities;
@@ -264,6 +266,7 @@ export class SessionMachine implements TurnHost {
     this.turnCtl = ctl;
     const head = this.inbox[0]!.kind === 'report' ? this.inbox.findIndex((i) => i.kind !== 'report') : 1;
     const first = this.inbox.splice(0, head < 0 ? this.inbox.length : head);
+    this.textBytes.clear(); // the inbox's remaining entries are re-measured on demand
     const run = await runTurn(this, ctl, this.turn, first);
     this.turnCtl = null;
     const status = statusOf(run.outcome);
@@ -380,6 +383,16 @@ export class SessionMachine implements TurnHost {
     return this.phase === 'closed' || this.phase === 'paused' || this.phase === 'blocked';
   }
 
+  /** UTF-8 size of an inbox input's text, measured once per input (admission checks the queue on every Update). */
+  private bytesOf(i: AdmittedInput): number {
+    let n = this.textBytes.get(i.inputId);
+    if (n === undefined) {
+      n = utf8ByteLength(i.text);
+      this.textBytes.set(i.inputId, n);
+    }
+    return n;
+  }
+
   private admissionView(): AdmissionView {
     const updateId = currentUpdateInfo()?.id;
     const redelivered = updateId ? this.previousRunUpdates.get(updateId) : undefined;
@@ -387,7 +400,7 @@ export class SessionMachine implements TurnHost {
       phase: this.phase,
       turnTakesSteering: this.takesSteering,
       queued: this.inbox.length,
-      queuedBytes: this.inbox.reduce((sum, i) => sum + utf8ByteLength(i.text), 0),
+      queuedBytes: this.inbox.reduce((sum, i) => sum + this.bytesOf(i), 0),
       clientIds: this.clientIds,
       ...(redelivered ? { redelivered } : {}),
     };

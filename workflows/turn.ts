@@ -85,7 +85,7 @@ export async function runTurn(
     const decl = toolDeclarations[call.name]!;
     const effect = call.args !== undefined ? decl.onSchedule?.(call.args as never) : undefined;
     if (effect?.cancelsBackgroundTask) host.background.cancel(effect.cancelsBackgroundTask);
-    const summary = (call.summary ?? decl.summarize(call.args as never)).slice(0, 200);
+    const summary = summaryOf(call).slice(0, 200);
     const act = proxyActivities<Record<string, (i: ToolActivityInput) => Promise<ToolActivityResult>>>(
       toolActivityOptions(decl, meta.activityDefaults, summary),
     )[toolActivityName(call.name)]!;
@@ -169,7 +169,7 @@ export async function runTurn(
         setCurrentDetails(
           statusLine.tools(
             turn,
-            runnable.map((c) => ({ name: c.name, summary: c.summary ?? summaryOf(c) })),
+            runnable.map((c) => ({ name: c.name, summary: summaryOf(c) })),
             Date.now(),
           ),
         );
@@ -233,7 +233,9 @@ export function errorOf(o: TurnOutcome): { code: string; message: string } | und
   }
 }
 
+/** The call's one-line summary for the Temporal UI: the one modelStep computed, else the declaration's. */
 function summaryOf(call: PlannedToolCall): string {
+  if (call.summary !== undefined) return call.summary;
   const decl = toolDeclarations[call.name];
   return decl && call.args !== undefined ? decl.summarize(call.args as never) : call.name;
 }
