@@ -1,5 +1,6 @@
 import type { EventRow } from '../activities/projection/types.js';
 import { EV, parseEvent, TURN_END_EVENTS } from '../core/events.js';
+import { readsFailed } from './commands/tool-record-view.js';
 
 /** Where rendered output goes; injectable for tests. */
 export interface Sink {
@@ -56,7 +57,7 @@ export class HumanRenderer {
       case EV.toolCompleted: {
         const d = e.data;
         // A call that ran but did not do what it was asked (a shell exit ≠ 0) is a failure mark, whatever its outcome.
-        const failed = d.outcome === 'error' || d.outcome === 'blocked' || d.facts?.failed === true;
+        const failed = readsFailed(d.outcome, d.facts);
         const mark = d.outcome === 'uncertain' ? '?' : failed ? '✗' : '✓';
         const word = d.outcome === 'ok' && failed ? 'failed' : d.outcome;
         const exit =

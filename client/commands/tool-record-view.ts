@@ -68,6 +68,17 @@ const factsSchema = z.object({
  */
 export function outcomeWord(outcome: string, result: Record<string, unknown> | null | undefined): string {
   const facts = factsSchema.safeParse(result ?? {}).data?.facts;
-  if (outcome !== 'ok' || !facts?.failed) return outcome;
-  return `failed${facts.exitCode !== undefined ? ` (exit ${facts.exitCode})` : ''}`;
+  return readsFailed(outcome, facts) && outcome === 'ok'
+    ? `failed${facts?.exitCode !== undefined ? ` (exit ${facts.exitCode})` : ''}`
+    : outcome;
+}
+
+/**
+ * Whether a tool call reads as failed to people: its outcome is an error or
+ * blocked, or it ran but its deciding facts say it did not do what it was
+ * asked (`failed`, e.g. a shell exit ≠ 0). Used by `zuno run`'s marks and
+ * `session show`. Pure.
+ */
+export function readsFailed(outcome: string, facts: { failed?: boolean } | undefined): boolean {
+  return outcome === 'error' || outcome === 'blocked' || facts?.failed === true;
 }
