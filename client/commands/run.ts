@@ -62,7 +62,10 @@ export async function promptFromStdin(stdin: NodeJS.ReadStream): Promise<string>
     .toString('utf8')
     .replace(/\r?\n$/, '');
   if (text.trim() === '')
-    throw new ZunoError('input_rejected', 'standard input was empty: pipe the prompt into `zuno run -`');
+    throw new ZunoError(
+      'input_rejected',
+      'standard input was empty or only white space: pipe the prompt into `zuno run -`',
+    );
   return text;
 }
 
