@@ -4,6 +4,8 @@ import { ZunoError } from '../core/errors.js';
 import { devDownCommand, devStatusCommand, devUpCommand } from './commands/dev.js';
 import { promptFromStdin, runCommand } from './commands/run.js';
 import { sessionInterruptCommand } from './commands/session-interrupt.js';
+import { sessionListCommand } from './commands/session-list.js';
+import { sessionResumeCommand } from './commands/session-resume.js';
 import { sessionShowCommand } from './commands/session-show.js';
 import { workerCommand } from './commands/worker.js';
 import { serveScriptCommand } from './local-provider/serve.js';
@@ -24,7 +26,7 @@ Environment:
   TEMPORAL_ADDRESS      use this Temporal server instead of the embedded dev server
   TEMPORAL_NAMESPACE    namespace (default from temporal.yaml, "default")
   DATABASE_URL          postgresql://… for the projection (default SQLite .zuno/zuno.db)
-  ZUNO_HOME             directory holding .zuno/ state (default: current directory)
+  ZUNO_HOME             Zuno's own state: projection, dev server, bundle cache, worker record (default ~/.zuno)
   ZUNO_TEMPORAL_CONFIG  path of temporal.yaml (default: ./temporal.yaml, else the installation's)
   ZUNO_CONFIG           path of zuno.json (providers, default model)`,
     );
@@ -38,6 +40,11 @@ Environment:
     .option('--script <file>', 'serve scripted model replies from FILE through the local provider server (offline)')
     .option('--json', 'print one JSON event per line (NDJSON), ending with session.completed')
     .option('--config <file>', 'zuno.json to use')
+    .option(
+      '--session <id>',
+      'continue this session: the prompt becomes its next turn (transcript and read files carry on)',
+    )
+    .option('-c, --continue', "continue this workspace's newest session")
     .addOption(new Option('--no-worker', 'do not start an in-process worker; rely on a running `zuno worker`'))
     .action(async (prompt: string, opts) =>
       setExit(await runCommand(prompt === '-' ? await promptFromStdin(process.stdin) : prompt, opts)),
@@ -58,6 +65,29 @@ Environment:
       await sessionShowCommand(id, opts);
       setExit(0);
     });
+
+  session
+    .command('list')
+    .description("list the sessions in Zuno's home, newest activity first")
+    .option(
+      '--status <status>',
+      'only sessions with this status (running, completed, failed, paused, blocked, interrupted, …)',
+    )
+    .option('--dir <dir>', 'only sessions of this workspace')
+    .option('--limit <n>', 'at most this many (default 50)', parseLimit)
+    .option('--json', 'print the sessions as a JSON array')
+    .action(async (opts) => setExit(await sessionListCommand(opts)));
+
+  session
+    .command('resume')
+    .description('continue a paused session once its cause is fixed (e.g. the API key set)')
+    .argument('<id>', 'session id (ses_…)')
+    .option('--script <file>', 'a scripted session: serve its model replies from FILE again')
+    .option('--model <provider/model>', 'resume on this model instead of the one the session used')
+    .option('--config <file>', 'zuno.json to use')
+    .option('--json', 'print one JSON event per line (NDJSON)')
+    .addOption(new Option('--no-worker', 'do not start an in-process worker; rely on a running `zuno worker`'))
+    .action(async (id: string, opts) => setExit(await sessionResumeCommand(id, opts)));
 
   session
     .command('interrupt')
@@ -99,6 +129,13 @@ Environment:
       setExit(0);
     });
   return program;
+}
+
+/** Parses `--limit` (1–1000). @throws InvalidArgumentError naming the bad value. */
+function parseLimit(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1 || n > 1000) throw new InvalidArgumentError(`"${value}" is not a count (1-1000)`);
+  return n;
 }
 
 /** Parses a TCP port option (0–65535). @throws InvalidArgumentError naming the bad value. */

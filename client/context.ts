@@ -1,5 +1,6 @@
 import { ensureZunoGitignore } from '../activities/tools/zuno-gitignore.js';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Client, Connection } from '@temporalio/client';
@@ -14,27 +15,61 @@ import { findBinary } from '../worker/tool-binaries.js';
 /** Root of the Zuno installation (where package.json, .tools/ and the default temporal.yaml live). */
 export const PACKAGE_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** Where Zuno keeps its state: `$ZUNO_HOME` or the current directory; the state dir is `<home>/.zuno`. */
+/**
+ * Where Zuno keeps its own state: one user-level directory, the same from any
+ * working directory — `$ZUNO_HOME`, default `~/.zuno`. It holds the SQLite
+ * projection (`zuno.db`), the dev server's state, log and database, the
+ * workflow bundle cache, the standalone worker's record and the user-level
+ * `AGENTS.md`. Workspaces keep only their own `.zuno/{artifacts,bg,reports}`.
+ * `stateDir` is the home itself (kept as a name for the code that writes into it).
+ */
 export interface ZunoPaths {
   home: string;
   stateDir: string;
   temporalYaml: string;
 }
 
+/** The user-level home: `$ZUNO_HOME` (absolute after resolving), else `~/.zuno`. */
+export function zunoHome(): string {
+  const env = process.env.ZUNO_HOME;
+  return resolve(env !== undefined && env !== '' ? env : join(homedir(), '.zuno'));
+}
+
 /**
- * Resolves home, state dir and which temporal.yaml applies:
- * `$ZUNO_TEMPORAL_CONFIG`, else `<home>/temporal.yaml` when present, else the
- * installation's own temporal.yaml.
+ * Resolves the home and which temporal.yaml applies: `$ZUNO_TEMPORAL_CONFIG`,
+ * else `<home>/temporal.yaml` when present, else the installation's own.
+ * Relative paths inside temporal.yaml (`dev.dbFile`) resolve against the home.
  */
 export function resolvePaths(): ZunoPaths {
-  const home = resolve(process.env.ZUNO_HOME ?? process.cwd());
+  const home = zunoHome();
+  ensureWritableHome(home);
   const local = join(home, 'temporal.yaml');
   const temporalYaml = process.env.ZUNO_TEMPORAL_CONFIG
     ? resolve(process.env.ZUNO_TEMPORAL_CONFIG)
     : existsSync(local)
       ? local
       : join(PACKAGE_ROOT, 'temporal.yaml');
-  return { home, stateDir: join(home, '.zuno'), temporalYaml };
+  return { home, stateDir: home, temporalYaml };
+}
+
+/**
+ * Creates the home when missing and proves it writable (a probe file is
+ * written and removed: permission bits alone lie for root and read-only mounts).
+ * @throws ZunoError `zuno_home_unwritable` naming the directory and the fix; nothing is written elsewhere.
+ */
+export function ensureWritableHome(home: string): void {
+  const probe = join(home, `.probe-${process.pid}`);
+  try {
+    mkdirSync(home, { recursive: true });
+    writeFileSync(probe, '');
+    rmSync(probe, { force: true });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    throw new ZunoError(
+      'zuno_home_unwritable',
+      `Zuno's home ${home} is not a writable directory (${code}): set ZUNO_HOME to a directory you can write, or unset it to use ~/.zuno`,
+    );
+  }
 }
 
 /** A connected Temporal target. */

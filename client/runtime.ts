@@ -26,10 +26,13 @@ export function installRuntime(level: LogLevel): void {
  * One stderr line for a Temporal log entry: `[temporal warn] Activity failed
  * workflowId=… activityType=… attempt=… error="…"`; null for a session
  * workflow's own "Workflow failed" — a failed, paused or blocked session is
- * reported by Zuno itself (the `zuno:` line, its events, its Temporal status).
+ * reported by Zuno itself (the `zuno:` line, its events, its Temporal status);
+ * null for the notice that a routed worker's halves poll only workflows or only activities.
  */
 export function logLine(entry: LogEntry): string | null {
   if (entry.message === 'Workflow failed' && entry.meta?.workflowType === 'sessionWorkflow') return null;
+  // A routed worker pair is one workflow-only and one activity-only Temporal worker, on purpose.
+  if (/^No (activities|workflows) registered, not polling/.test(entry.message)) return null;
   return `[temporal ${entry.level.toLowerCase()}] ${entry.message}${formatLogMeta(entry.meta)}`;
 }
 

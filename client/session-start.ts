@@ -21,6 +21,7 @@ import type {
   SessionResult,
   SessionWorkflowInput,
   SubmitInputRequest,
+  CarriedState,
 } from '../core/session-contract.js';
 import { INTERRUPT_UPDATE, SUBMIT_INPUT_UPDATE } from '../core/session-contract.js';
 
@@ -46,7 +47,9 @@ export function newSessionId(): string {
 /**
  * Starts the session workflow `session/<id>` and admits the first input in
  * one call (update-with-start), returning the admission receipt (SE1) and a
- * handle. The workflow carries the search attributes `ZunoKind=session`,
+ * handle. With `opts.reopen` it starts a new run of a session whose earlier
+ * run closed (same workflow id: Temporal's default id-reuse policy allows a
+ * new run once the last one closed), carrying the state read from the projection. The workflow carries the search attributes `ZunoKind=session`,
  * `ZunoSessionId`, `ZunoModel` and a readable static summary.
  * @throws WorkflowUpdateFailedError when the update validator rejects the input (e.g. empty text).
  */
@@ -55,10 +58,14 @@ export async function startSession(
   taskQueue: string,
   meta: SessionMeta,
   first: SubmitInputRequest,
-  opts: { exitWhenIdle: boolean },
+  opts: { exitWhenIdle: boolean; reopen?: CarriedState },
 ): Promise<{ receipt: AdmissionReceipt; workflowId: string; result(): Promise<SessionResult> }> {
   const workflowId = sessionWorkflowId(meta.sessionId);
-  const input: SessionWorkflowInput = { meta, exitWhenIdle: opts.exitWhenIdle };
+  const input: SessionWorkflowInput = {
+    meta,
+    exitWhenIdle: opts.exitWhenIdle,
+    ...(opts.reopen ? { carried: opts.reopen, reopened: true } : {}),
+  };
   const startOp = new WithStartWorkflowOperation('sessionWorkflow', {
     workflowId,
     taskQueue,

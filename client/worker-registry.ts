@@ -7,7 +7,11 @@ export interface WorkerRecord {
   pid: number;
   address: string;
   namespace: string;
+  /** The shared workflow task queue it polls. */
   taskQueue: string;
+  /** The host it serves and the activity task queue of that host (`<taskQueue>/host/<host>`); absent in records written before routing. */
+  host?: string;
+  activityTaskQueue?: string;
   startedAtMs: number;
 }
 
@@ -33,12 +37,13 @@ export function readWorker(stateDir: string): WorkerRecord | null {
   }
 }
 
-/** true when a live standalone worker serves this address/namespace/task queue. */
+/** true when a live standalone worker serves this address/namespace/task queue and host. */
 export function standaloneWorkerRunning(
   stateDir: string,
   address: string,
   namespace: string,
   taskQueue: string,
+  host: string,
 ): boolean {
   const rec = readWorker(stateDir);
   return (
@@ -46,6 +51,7 @@ export function standaloneWorkerRunning(
     rec.address === address &&
     rec.namespace === namespace &&
     rec.taskQueue === taskQueue &&
+    rec.host === host &&
     pidAlive(rec.pid)
   );
 }

@@ -23,6 +23,32 @@ export interface SessionMeta {
   activityDefaults: ActivityDefaults;
   /** The agent role this session runs as (search attribute `ZunoAgent`); absent in sessions started before it existed: `build`. */
   agent?: string;
+  /**
+   * Where the session's activities run (DESIGN.md §1: work routed to the host
+   * that owns the workspace). Absent in sessions started before routing
+   * existed: their activities run on the workflow's own task queue.
+   */
+  route?: SessionRoute;
+}
+
+/**
+ * The worker route of a session: every activity of the session (model
+ * steps, tool calls, background commands, projection writes) is scheduled
+ * on `taskQueue`, which only workers of `host` poll — the workspace's files
+ * and the projection are on that host. Workflow tasks stay on the shared
+ * workflow task queue (any Zuno worker can run them: they touch no files).
+ */
+export interface SessionRoute {
+  /** Host identity of the workspace's owner: `ZUNO_HOST_ID`, else the hostname. */
+  host: string;
+  /**
+   * `<base>/host/<host>` — served by `zuno worker` on that host, for every
+   * workspace there; or `<base>/host/<host>/session/<sessionId>` — served only
+   * by the in-process worker of the `zuno` command driving this session.
+   */
+  taskQueue: string;
+  /** `worker`: a standalone `zuno worker` serves it; `run`: the in-process worker of a `zuno run`/`resume`. */
+  servedBy: 'worker' | 'run';
 }
 
 /** Input of the session workflow (also the continue-as-new carrier). */
@@ -32,6 +58,12 @@ export interface SessionWorkflowInput {
   exitWhenIdle: boolean;
   /** Compact state carried across continue-as-new. */
   carried?: CarriedState;
+  /**
+   * A new run of a session whose earlier run closed (`zuno run --session`,
+   * `--continue`): `carried` comes from the projection, and the input that
+   * reopened it arrives with the start (update-with-start).
+   */
+  reopened?: boolean;
 }
 
 /** Compact state carried across continue-as-new. */
@@ -119,6 +151,10 @@ export type TurnActivity = 'idle' | 'model' | 'tools' | 'interrupting';
 /** Query `state` result. */
 export interface SessionState {
   sessionId: string;
+  /** Where the session's activities run now (absent: the workflow's own task queue). */
+  route?: SessionRoute;
+  /** Set while an activity has waited longer than the notice period for a worker of the route. */
+  waitingForWorker?: { host: string; taskQueue: string; sinceMs: number };
   /** The session's phase. */
   phase: SessionPhase;
   /** Inside a turn: whether a model step or tool calls run; `idle` between turns. */
@@ -371,6 +407,31 @@ export const BLOCKING_FAILURES: readonly string[] = [
 
 /** Name of the session hard-interrupt update (TD10). */
 export const INTERRUPT_UPDATE = 'interrupt';
+
+/** Update name: resume a paused session (its cause fixed). */
+export const RESUME_UPDATE = 'resume';
+
+/**
+ * Update `resume` argument: who serves the session from now on and, for a
+ * session whose provider lived in the old process (a scripted local
+ * provider), where the provider is now. Fields absent keep what the session has.
+ */
+export interface ResumeRequest {
+  route?: SessionRoute;
+  provider?: ProviderConfig;
+  model?: string;
+  /** Who asks (e.g. `cli:session-resume`), recorded in the resume event. */
+  source?: string;
+}
+
+/** Update `resume` result. */
+export interface ResumeReceipt {
+  sessionId: string;
+  /** The turn that will run (0-based). */
+  turn: number;
+  /** What paused the session. */
+  pausedBy: string;
+}
 
 /** Update `interrupt` argument. */
 export interface InterruptRequest {

@@ -91,8 +91,9 @@ export async function ensureDevServer(opts: {
   if (await portOpen(ip, port)) {
     throw new ZunoError(
       'dev_server_port_busy',
-      `port ${address} is taken by a process Zuno did not start. Point Zuno at it with server.mode: external ` +
-        '(or TEMPORAL_ADDRESS), or change dev.port in temporal.yaml.',
+      `port ${address} is taken by a process this Zuno home (${stateDir}) did not start — another ZUNO_HOME's ` +
+        'dev server, or another program. Point Zuno at it with server.mode: external (or TEMPORAL_ADDRESS), ' +
+        'or change dev.port in temporal.yaml.',
     );
   }
   const dbFile = resolve(opts.root, cfg.dev.dbFile);

@@ -24,7 +24,7 @@ const TemporalYamlSchema = z
         ip: z.string().min(1).default('127.0.0.1'),
         port: z.number().int().min(1).max(65535).default(7233),
         uiPort: z.number().int().min(1).max(65535).default(8233),
-        dbFile: z.string().min(1).default('.zuno/temporal.db'),
+        dbFile: z.string().min(1).default('temporal.db'),
         logLevel: z.enum(['debug', 'info', 'warn', 'error']).default('error'),
       })
       .prefault({}),

@@ -22,6 +22,8 @@ export interface ZunoWorkerOptions {
   stateDir: string;
   /** Bound on concurrently running activities (default 16). */
   maxConcurrentActivities?: number;
+  /** Worker identity shown in the Temporal history (ActivityTaskStarted `identity`); default `<pid>@<hostname>`. */
+  identity?: string;
 }
 
 /**
@@ -35,23 +37,91 @@ export async function createZunoWorker(opts: ZunoWorkerOptions): Promise<{ worke
   const connection = await NativeConnection.connect({ address: opts.address });
   const codePath = await workflowBundlePath(opts.stateDir);
   const worker = await Worker.create({
+    ...workflowOptions(codePath),
+    ...activityOptions(opts),
     connection,
     namespace: opts.namespace,
     taskQueue: opts.taskQueue,
+    ...(opts.identity ? { identity: opts.identity } : {}),
+  });
+  return { worker, close: () => connection.close() };
+}
+
+/** What runs a routed worker pair: `run()` resolves when both stopped; `shutdown()` stops both. */
+export interface RoutedWorker {
+  run(): Promise<void>;
+  shutdown(): void;
+  close(): Promise<void>;
+}
+
+/**
+ * A worker for routed sessions (DESIGN.md §1): workflow tasks from the
+ * shared workflow task queue `opts.taskQueue`, and every activity (model
+ * steps, tool calls, background commands, projection writes) from
+ * `activityTaskQueue` — the route of the sessions this process serves
+ * (`<base>/host/<host>` for `zuno worker`, `<base>/host/<host>/session/<id>`
+ * for the in-process worker of one `zuno run`). Two Temporal workers on one
+ * connection.
+ * @throws whatever Temporal's worker creation throws (e.g. an unreachable server).
+ */
+export async function createRoutedWorker(
+  opts: ZunoWorkerOptions & {
+    activityTaskQueue: string;
+    /**
+     * Also run activities from the workflow task queue itself: those of
+     * sessions started without a route (before routing existed, or by a
+     * client that does not route). `zuno worker` does; a `zuno run` never does.
+     */
+    unroutedActivities?: boolean;
+  },
+): Promise<RoutedWorker> {
+  const connection = await NativeConnection.connect({ address: opts.address });
+  const codePath = await workflowBundlePath(opts.stateDir);
+  const common = { connection, namespace: opts.namespace, ...(opts.identity ? { identity: opts.identity } : {}) };
+  const workflows = await Worker.create({
+    ...common,
+    ...workflowOptions(codePath),
+    ...(opts.unroutedActivities ? activityOptions(opts) : {}),
+    taskQueue: opts.taskQueue,
+  });
+  const activities = await Worker.create({ ...common, ...activityOptions(opts), taskQueue: opts.activityTaskQueue });
+  const shutdown = () => {
+    for (const w of [workflows, activities]) if (w.getState() === 'RUNNING') w.shutdown();
+  };
+  return {
+    // When either side stops (shutdown or a fatal error), the other is stopped too.
+    run: async () => {
+      const ends = await Promise.allSettled([workflows.run().finally(shutdown), activities.run().finally(shutdown)]);
+      const failed = ends.find((e) => e.status === 'rejected');
+      if (failed) throw failed.reason;
+    },
+    shutdown,
+    close: () => connection.close(),
+  };
+}
+
+/** The workflow side of a Zuno worker. */
+function workflowOptions(codePath: string) {
+  return {
     workflowBundle: { codePath },
+    // A workflow task parked on a dead worker's sticky queue moves to the shared queue after this
+    // (default 10 s): a killed worker delays its sessions' next decision by 3 s, not 10 s.
+    stickyQueueScheduleToStartTimeout: STICKY_QUEUE_TIMEOUT_MS,
+  };
+}
+
+/** The activity side of a Zuno worker: every session activity, bound to the projection store. */
+function activityOptions(opts: Pick<ZunoWorkerOptions, 'store' | 'maxConcurrentActivities'>) {
+  return {
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? 16,
     // TD10: a cancellation reaches a running activity only in a heartbeat response, so heartbeats
     // go out at least every second (default: 80 % of the heartbeat timeout) to keep the 2 s window.
     maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE_MAX_MS,
-    // A workflow task parked on a dead worker's sticky queue moves to the shared queue after this
-    // (default 10 s): a killed worker delays its sessions' next decision by 3 s, not 10 s.
-    stickyQueueScheduleToStartTimeout: STICKY_QUEUE_TIMEOUT_MS,
     activities: {
       modelStep: createModelStep({ store: opts.store, toolSpecs: toolSpecs() }),
       finishTurn: createFinishTurn(opts.store),
       bgCommand: createBgCommand(opts.store),
       ...createToolActivities(toolImplementations, opts.store),
     },
-  });
-  return { worker, close: () => connection.close() };
+  };
 }

@@ -32,7 +32,7 @@ export interface AdmissionView {
 export type AdmissionDecision =
   | {
       kind: 'reject';
-      code: 'input_invalid' | 'session_closed' | 'client_ids_exhausted' | 'inbox_full';
+      code: 'input_invalid' | 'session_closed' | 'session_paused' | 'client_ids_exhausted' | 'inbox_full';
       message: string;
     }
   | { kind: 'duplicate'; receipt: AdmissionReceipt }
@@ -87,7 +87,15 @@ export function decideAdmission(req: unknown, view: AdmissionView): AdmissionDec
   if (view.redelivered) return { kind: 'duplicate', receipt: view.redelivered };
   const seen = clientMessageId !== undefined ? view.clientIds.lookup(clientMessageId) : undefined;
   if (seen) return { kind: 'duplicate', receipt: seen };
-  if (view.phase === 'closed' || view.phase === 'paused' || view.phase === 'blocked') {
+  if (view.phase === 'paused') {
+    return {
+      kind: 'reject',
+      code: 'session_paused',
+      message:
+        'the session is paused until its cause is fixed; resume it (zuno session resume) before sending more input',
+    };
+  }
+  if (view.phase === 'closed' || view.phase === 'blocked') {
     return { kind: 'reject', code: 'session_closed', message: `the session is ${view.phase}; it takes no more input` };
   }
   if (view.queuedBytes + bytes > MAX_QUEUED_BYTES) {

@@ -1,11 +1,13 @@
 import { ActivityFailure, CancellationScope, proxyActivities } from '@temporalio/workflow';
 import { backgroundCommandOptions } from '../core/activity-policy.js';
-import type { BgCommandResult, PlannedToolCall, SessionActivities, SessionMeta } from '../core/session-contract.js';
+import type { BgCommandResult, PlannedToolCall, SessionActivities } from '../core/session-contract.js';
 import { toolDeclarations } from '../core/tools/registry.js';
+import { onRoute, type RouteHost } from './route.js';
 
 /** What the background-task table needs from the session workflow. */
 export interface BackgroundDeps {
-  meta: SessionMeta;
+  /** The session (its current meta and route: a resumed session may be served elsewhere). */
+  host: RouteHost;
   /** The workflow's root cancellation scope: background tasks outlive turns and their interrupts. */
   root: CancellationScope;
   /** Admits a completion report to the session inbox (BG6). */
@@ -52,17 +54,24 @@ export class BackgroundTasks {
    * `background` says how long that work may run). Does not wait.
    */
   start(call: PlannedToolCall, taskID: string): void {
-    const { meta } = this.deps;
+    const { meta } = this.deps.host;
     const bg = toolDeclarations[call.name]?.background;
     if (!bg) throw new Error(`tool ${call.name} declares no background work`);
     const limitMs = call.args !== undefined ? bg.limitMs(call.args as never) : bg.maxLimitMs;
     const summary = `bg ${taskID}: ${call.args !== undefined ? bg.label(call.args as never) : call.name}`;
-    const { bgCommand } = proxyActivities<SessionActivities>(
-      backgroundCommandOptions(meta.activityDefaults, limitMs, summary.slice(0, 200)),
-    );
+    const options = backgroundCommandOptions(meta.activityDefaults, limitMs, summary.slice(0, 200));
     const scope = new CancellationScope({ cancellable: true, parent: this.deps.root });
     const done = scope
-      .run(() => bgCommand({ sessionId: meta.sessionId, workspace: meta.workspace, call, taskID }))
+      .run(() =>
+        onRoute(this.deps.host, (o) =>
+          proxyActivities<SessionActivities>({ ...options, ...o }).bgCommand({
+            sessionId: meta.sessionId,
+            workspace: meta.workspace,
+            call,
+            taskID,
+          }),
+        ),
+      )
       .then(
         (r) => this.finish(taskID, r),
         (err: unknown) => this.finish(taskID, lostReport(taskID, err)),

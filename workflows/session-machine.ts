@@ -19,7 +19,10 @@ import {
   INTERRUPT_FORCE_AFTER_V1_MS,
   type InterruptReceipt,
   type InterruptRequest,
+  type ResumeReceipt,
+  type ResumeRequest,
   type SessionActivities,
+  type SessionMeta,
   type SessionPhase,
   type SessionResult,
   type SessionState,
@@ -33,7 +36,9 @@ import { utf8ByteLength } from '../core/utf8.js';
 import { admissionStatusOf, decideAdmission, type AdmissionView } from './admission.js';
 import { BackgroundTasks } from './background.js';
 import { ClientIdTable } from './client-ids.js';
+import { onRoute } from './route.js';
 import { describeOutcome, statusLine } from './status-line.js';
+import { validateResume } from './resume.js';
 import { errorOf, runTurn, statusOf, type TurnHost } from './turn.js';
 import { newTurnControl, type TurnControl } from './turn-control.js';
 
@@ -44,6 +49,13 @@ import { newTurnControl, type TurnControl } from './turn-control.js';
  * Histories recorded before it replay the old command sequence.
  */
 export const STATE_MACHINE_PATCH = 'zuno-session-state-machine-v2';
+/**
+ * `patched()` id of resumable pauses (issue 9): a turn that pauses (PR3:
+ * `provider_auth`) leaves the workflow open, phase `paused`, until a
+ * `resume` Update; the inputs waiting stay queued. Histories recorded before
+ * it end Failed at a pause, as they did.
+ */
+export const RESUME_PATCH = 'zuno-session-resume-v3';
 /** Update ids of this run remembered for the next run (temporalio/temporal#6375 redelivery). */
 const RECENT_UPDATES_KEPT = 1024;
 
@@ -61,11 +73,18 @@ export class SessionMachine implements TurnHost {
   activity: TurnActivity = 'idle';
   step = 0;
   settled: SettledOutcome[] = [];
-  readonly meta: SessionWorkflowInput['meta'];
+  /** The session's description; `resume` may give it a new route or provider. */
+  meta: SessionMeta;
+  waitingForWorker?: SessionState['waitingForWorker'];
   readonly inbox: AdmittedInput[];
   readonly background: BackgroundTasks;
   readonly takeSteeringAtEnd: boolean;
   private readonly v2: boolean;
+  /** Sessions under {@link RESUME_PATCH}: a pause waits for `resume` instead of ending the workflow. */
+  private readonly resumable: boolean;
+  /** While paused: the input ids the paused turn carried (the resumed turn answers them). */
+  private paused: { inputIds: string[] } | null = null;
+  private resumeAsked = false;
   private turn: number;
   private nextInputSeq: number;
   private lastFinalText: string | null;
@@ -82,10 +101,12 @@ export class SessionMachine implements TurnHost {
   private readonly textBytes = new Map<string, number>();
   /** true until the first wait of a run that did not continue from another (its first input is on its way). */
   private freshStart: boolean;
-  private readonly activities: SessionActivities;
+  /** A reopened run whose first input has not been admitted yet: it must not close as idle before it. */
+  private awaitingFirstInput: boolean;
 
   constructor(private readonly input: SessionWorkflowInput) {
     this.v2 = patched(STATE_MACHINE_PATCH);
+    this.resumable = this.v2 && patched(RESUME_PATCH);
     this.takeSteeringAtEnd = this.v2;
     this.meta = input.meta;
     const c = input.carried;
@@ -96,14 +117,12 @@ export class SessionMachine implements TurnHost {
     this.lastOutcome = c?.lastOutcome ?? null;
     this.clientIds = new ClientIdTable(this.meta.sessionId, c?.clientIds, c?.seenClientIds);
     this.previousRunUpdates = new Map(c?.recentUpdates ?? []);
-    // A fresh session is started with ZunoStatus=running and its first input in the same call.
-    this.freshStart = c === undefined;
+    // A fresh (or reopened) session is started with ZunoStatus=running and its first input in the same call.
+    this.freshStart = c === undefined || input.reopened === true;
+    this.awaitingFirstInput = input.reopened === true;
     if (this.freshStart) this.zunoStatus = 'running';
-    this.activities = proxyActivities<SessionActivities>({
-      startToCloseTimeout: this.meta.activityDefaults.projection.startToCloseTimeoutMs,
-    });
     this.background = new BackgroundTasks({
-      meta: this.meta,
+      host: this,
       root: CancellationScope.current(),
       admitReport: (taskID, text) => {
         this.inbox.push({
@@ -135,6 +154,7 @@ export class SessionMachine implements TurnHost {
     if (d.kind === 'reject') throw ApplicationFailure.nonRetryable(d.message, d.code);
     if (d.kind === 'duplicate') return d.receipt;
     const inputId = `in_${this.nextInputSeq++}`;
+    this.awaitingFirstInput = false;
     const receipt: AdmissionReceipt = { inputId, sessionId: this.meta.sessionId, status: d.status, duplicate: false };
     this.inbox.push({
       inputId,
@@ -196,10 +216,34 @@ export class SessionMachine implements TurnHost {
     return { ...seen, interrupted: true, alreadyRequested };
   }
 
+  /** Update validator of `resume`: only a paused session resumes; a malformed request is a typed rejection. */
+  validateResume(req: unknown): void {
+    validateResume(req, this.phase, this.resumeAsked);
+  }
+
+  /**
+   * Update handler of `resume`: the paused session runs its paused turn
+   * again (the inputs it carried are answered by the resumed turn), served
+   * by the route and provider the request names, if any.
+   */
+  resume(req: ResumeRequest | undefined): ResumeReceipt {
+    this.resumeAsked = true;
+    this.meta = {
+      ...this.meta,
+      ...(req?.route ? { route: req.route } : {}),
+      ...(req?.provider ? { provider: req.provider } : {}),
+      ...(req?.model ? { model: req.model } : {}),
+    };
+    const pausedBy = this.lastOutcome?.kind === 'paused' ? this.lastOutcome.reason : 'paused';
+    return { sessionId: this.meta.sessionId, turn: this.turn, pausedBy };
+  }
+
   /** Query `state`. */
   state(): SessionState {
     return {
       sessionId: this.meta.sessionId,
+      ...(this.meta.route ? { route: this.meta.route } : {}),
+      ...(this.waitingForWorker ? { waitingForWorker: this.waitingForWorker } : {}),
       phase: this.phase,
       activity: this.activity,
       turn: this.turn,
@@ -231,6 +275,12 @@ export class SessionMachine implements TurnHost {
    */
   async run(): Promise<SessionResult> {
     for (;;) {
+      if (this.paused) {
+        await condition(() => this.resumeAsked);
+        const ended = await this.runOneTurn();
+        if (ended) return ended;
+        continue;
+      }
       if (!this.readyToAct() && !this.freshStart) this.betweenTurns();
       this.freshStart = false;
       // Always yield here, even when ready: an Update admitted in this activation completes first.
@@ -241,6 +291,7 @@ export class SessionMachine implements TurnHost {
         await condition(allHandlersFinished);
         await continueAsNew<(i: SessionWorkflowInput) => Promise<SessionResult>>({
           ...this.input,
+          meta: this.meta,
           carried: {
             nextTurn: this.turn,
             nextInputSeq: this.nextInputSeq,
@@ -264,16 +315,21 @@ export class SessionMachine implements TurnHost {
     this.enter('running_turn');
     const ctl = newTurnControl(this.v2 ? INTERRUPT_FORCE_AFTER_MS : INTERRUPT_FORCE_AFTER_V1_MS);
     this.turnCtl = ctl;
-    const head = this.inbox[0]!.kind === 'report' ? this.inbox.findIndex((i) => i.kind !== 'report') : 1;
-    const first = this.inbox.splice(0, head < 0 ? this.inbox.length : head);
+    const resumed = this.paused?.inputIds ?? [];
+    this.paused = null;
+    this.resumeAsked = false;
+    const head = this.inbox[0]?.kind === 'report' ? this.inbox.findIndex((i) => i.kind !== 'report') : 1;
+    // A resumed turn takes nothing new: it answers the inputs its paused turn carried.
+    const first = resumed.length > 0 ? [] : this.inbox.splice(0, head < 0 ? this.inbox.length : head);
     this.textBytes.clear(); // the inbox's remaining entries are re-measured on demand
-    const run = await runTurn(this, ctl, this.turn, first);
+    const run = await runTurn(this, ctl, this.turn, first, resumed);
     this.turnCtl = null;
     const status = statusOf(run.outcome);
-    const ends = !(status === 'completed' || (status === 'interrupted' && !this.input.exitWhenIdle));
+    const pauses = status === 'paused' && this.resumable;
+    const ends = !(status === 'completed' || (status === 'interrupted' && !this.input.exitWhenIdle) || pauses);
     // The session ends with this turn: from here on it admits nothing, and what waits is recorded, not dropped.
     const unrun = ends && this.v2 ? this.stopAdmitting(status) : [];
-    const finished = await this.activities.finishTurn({
+    const finished = await this.finishTurn({
       sessionId: this.meta.sessionId,
       turn: this.turn,
       ...run.finish,
@@ -285,6 +341,7 @@ export class SessionMachine implements TurnHost {
     this.lastOutcome = run.outcome;
     this.activity = 'idle';
     this.turn += 1;
+    if (pauses) this.pause(run.outcome.inputIds);
     if (!ends) return null;
     await this.background.stopAll();
     await condition(allHandlersFinished);
@@ -305,7 +362,7 @@ export class SessionMachine implements TurnHost {
   /** `zuno run`'s end: a turn has run, nothing is queued and no background task can still report. */
   private async closeWhenIdle(): Promise<SessionResult> {
     if (!this.idleInterrupted) return this.close('completed');
-    await this.activities.finishTurn({
+    await this.finishTurn({
       sessionId: this.meta.sessionId,
       status: 'interrupted',
       turn: this.turn,
@@ -336,6 +393,25 @@ export class SessionMachine implements TurnHost {
       details: [result],
       nonRetryable: true,
     });
+  }
+
+  /** The `finishTurn` activity, on the session's route. */
+  private finishTurn(
+    input: Parameters<SessionActivities['finishTurn']>[0],
+  ): ReturnType<SessionActivities['finishTurn']> {
+    const startToCloseTimeout = this.meta.activityDefaults.projection.startToCloseTimeoutMs;
+    return onRoute(this, (o) => proxyActivities<SessionActivities>({ startToCloseTimeout, ...o }).finishTurn(input));
+  }
+
+  /**
+   * The turn paused (PR3: a person must act, e.g. set the API key): the
+   * workflow stays open in phase `paused` until a `resume` Update; inputs
+   * admitted before stay queued, new ones are refused until then.
+   */
+  private pause(inputIds: string[]): void {
+    this.paused = { inputIds };
+    this.enter('paused');
+    setCurrentDetails(statusLine.paused(this.turn, this.lastOutcome, this.meta.sessionId));
   }
 
   /** Between turns: `waiting_background` while background tasks still run (they will report), else `idle`. */
@@ -371,7 +447,13 @@ export class SessionMachine implements TurnHost {
   }
 
   private doneWhenIdle(): boolean {
-    return this.input.exitWhenIdle && this.turn > 0 && this.inbox.length === 0 && !this.background.busy();
+    return (
+      this.input.exitWhenIdle &&
+      this.turn > 0 &&
+      !this.awaitingFirstInput &&
+      this.inbox.length === 0 &&
+      !this.background.busy()
+    );
   }
 
   /** Background tasks pin the run: continue-as-new cannot carry a running activity. */

@@ -4,6 +4,9 @@ import {
   INTERRUPT_UPDATE,
   type InterruptReceipt,
   type InterruptRequest,
+  RESUME_UPDATE,
+  type ResumeReceipt,
+  type ResumeRequest,
   type SessionResult,
   type SessionState,
   type SessionWorkflowInput,
@@ -17,6 +20,8 @@ import { SessionMachine } from './session-machine.js';
 export const submitInputUpdate = defineUpdate<AdmissionReceipt, [SubmitInputRequest]>(SUBMIT_INPUT_UPDATE);
 /** Update: hard-interrupt the running turn (TD10); returns whether there was one. */
 export const interruptUpdate = defineUpdate<InterruptReceipt, [InterruptRequest]>(INTERRUPT_UPDATE);
+/** Update: resume a paused session once its cause is fixed (optionally served elsewhere from now on). */
+export const resumeUpdate = defineUpdate<ResumeReceipt, [ResumeRequest]>(RESUME_UPDATE);
 /** Query: the session's orchestration state. */
 export const stateQuery = defineQuery<SessionState>(STATE_QUERY);
 
@@ -32,6 +37,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<Sess
   const machine = new SessionMachine(input);
   setHandler(submitInputUpdate, (req) => machine.admit(req), { validator: (req) => machine.validateInput(req) });
   setHandler(interruptUpdate, (req) => machine.interrupt(req), { validator: (req) => machine.validateInterrupt(req) });
+  setHandler(resumeUpdate, (req) => machine.resume(req), { validator: (req) => machine.validateResume(req) });
   setHandler(stateQuery, () => machine.state());
   return machine.run();
 }

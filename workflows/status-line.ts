@@ -1,4 +1,4 @@
-import type { PlannedToolCall, TurnOutcome } from '../core/session-contract.js';
+import type { PlannedToolCall, SessionRoute, TurnOutcome } from '../core/session-contract.js';
 import { markdownLiteral as md } from '../core/ui-text.js';
 
 /**
@@ -31,6 +31,19 @@ export const statusLine = {
       return `waiting for ${taskIds.length} background task${taskIds.length === 1 ? '' : 's'} (${ids})${after} · since ${clock(nowMs)}`;
     }
     return `idle after ${turns} turn${turns === 1 ? '' : 's'}${after} · since ${clock(nowMs)}`;
+  },
+  /** No worker of the session's route has taken its next activity (see workflows/route.ts). */
+  waitingForWorker(route: SessionRoute, workspace: string, sinceMs: number): string {
+    const who =
+      route.servedBy === 'worker'
+        ? `a \`zuno worker\` on host ${md(route.host)}`
+        : `the \`zuno\` command driving it on host ${md(route.host)} (\`zuno session resume\` there)`;
+    return `waiting for a worker: no worker serves task queue ${md(route.taskQueue)} (workspace ${md(workspace)}); start ${who} · since ${clock(sinceMs)}`;
+  },
+  /** The session is paused until `zuno session resume` (its cause fixed). */
+  paused(turns: number, last: TurnOutcome | null, sessionId: string): string {
+    const why = last ? md(describeOutcome(last)) : 'paused';
+    return `${why} · fix the cause, then \`zuno session resume ${md(sessionId)}\` (after ${turns} turn${turns === 1 ? '' : 's'})`;
   },
   /** The session ended. */
   closed(turns: number, last: TurnOutcome | null): string {

@@ -17,6 +17,7 @@ import {
 import { toolDeclarations } from '../core/tools/registry.js';
 import type { BackgroundTasks } from './background.js';
 import { planBatches, runBounded } from './dispatch.js';
+import { onRoute, type RouteHost } from './route.js';
 import { classifyModelFailure } from './model-failure.js';
 import { settleForcedInterrupt, settleLostCall, settleNotRun } from './settle.js';
 import { statusLine } from './status-line.js';
@@ -26,7 +27,7 @@ import { raceForced, type TurnControl } from './turn-control.js';
 export const MAX_STEPS_PER_TURN = 200;
 
 /** What a turn needs from the session it runs in. */
-export interface TurnHost {
+export interface TurnHost extends RouteHost {
   readonly meta: SessionMeta;
   readonly background: BackgroundTasks;
   /** The session's inbox (FIFO); steered inputs are taken from it between steps. */
@@ -61,15 +62,18 @@ export interface TurnRun {
  * the force deadline bounds the wait. Never throws for a model or tool
  * failure: it ends with a typed {@link TurnOutcome}.
  * @param first the inputs that drive the turn (taken from the inbox by the caller).
+ * @param resumed ids of inputs a paused turn carried: a resumed turn (`first`
+ *   empty) answers them, and its outcome and finishTurn count them as its own.
  */
 export async function runTurn(
   host: TurnHost,
   ctl: TurnControl,
   turn: number,
   first: AdmittedInput[],
+  resumed: string[] = [],
 ): Promise<TurnRun> {
   const { meta } = host;
-  const carriedInputIds: string[] = [];
+  const carriedInputIds: string[] = [...resumed];
   let newInputs = first;
   let stepInputs: AdmittedInput[] = [];
   let rollbackStep = false;
@@ -86,12 +90,21 @@ export async function runTurn(
     const effect = call.args !== undefined ? decl.onSchedule?.(call.args as never) : undefined;
     if (effect?.cancelsBackgroundTask) host.background.cancel(effect.cancelsBackgroundTask);
     const summary = summaryOf(call).slice(0, 200);
-    const act = proxyActivities<Record<string, (i: ToolActivityInput) => Promise<ToolActivityResult>>>(
-      toolActivityOptions(decl, meta.activityDefaults, summary),
-    )[toolActivityName(call.name)]!;
+    const options = toolActivityOptions(decl, meta.activityDefaults, summary);
+    const input: ToolActivityInput = {
+      sessionId: meta.sessionId,
+      workspace: meta.workspace,
+      turn,
+      step: host.step,
+      call,
+    };
     const outcome = await raceForced(
       ctl,
-      act({ sessionId: meta.sessionId, workspace: meta.workspace, turn, step: host.step, call }),
+      onRoute(host, (o) =>
+        proxyActivities<Record<string, (i: ToolActivityInput) => Promise<ToolActivityResult>>>({ ...options, ...o })[
+          toolActivityName(call.name)
+        ]!(input),
+      ),
     );
     if (outcome.kind === 'done') {
       const bg = outcome.value.background;
@@ -126,15 +139,17 @@ export async function runTurn(
       stepInputs = newInputs;
       host.activity = 'model';
       setCurrentDetails(statusLine.model(turn, step, model, Date.now()));
-      const { modelStep } = proxyActivities<SessionActivities>(
-        modelStepOptions(
-          meta.provider.retry,
-          meta.activityDefaults,
-          `turn ${turn + 1} · step ${step + 1} · model ${model}`,
-        ),
+      const options = modelStepOptions(
+        meta.provider.retry,
+        meta.activityDefaults,
+        `turn ${turn + 1} · step ${step + 1} · model ${model}`,
       );
       stepsRun += 1;
-      const outcome = await raceForced(ctl, modelStep({ meta, turn, step, newInputs, settled: host.settled }));
+      const stepInput = { meta, turn, step, newInputs, settled: host.settled };
+      const outcome = await raceForced(
+        ctl,
+        onRoute(host, (o) => proxyActivities<SessionActivities>({ ...options, ...o }).modelStep(stepInput)),
+      );
       newInputs = [];
       if (outcome.kind !== 'done' && ctl.interruptedAtMs !== null) {
         // The model step was cut: its partial assistant output goes, its inputs stay.

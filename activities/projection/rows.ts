@@ -54,6 +54,8 @@ export function toSession(r: DbSession): SessionRow {
     title: r.title,
     finalText: r.finalText,
     error: r.error,
+    host: r.host,
+    taskQueue: r.taskQueue,
     createdAtMs: Number(r.createdAtMs),
     updatedAtMs: Number(r.updatedAtMs),
   };

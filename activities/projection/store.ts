@@ -86,7 +86,18 @@ class PrismaRows implements ProjectionWrites {
 
   upsertSession(s: SessionRow): Promise<void> {
     const data = {
-      ...pick(s, ['workflowId', 'workspace', 'provider', 'model', 'status', 'title', 'finalText', 'error']),
+      ...pick(s, [
+        'workflowId',
+        'workspace',
+        'provider',
+        'model',
+        'status',
+        'title',
+        'finalText',
+        'error',
+        'host',
+        'taskQueue',
+      ]),
       updatedAtMs: ms(s.updatedAtMs),
     } satisfies Prisma.SessionUncheckedUpdateInput;
     return this.run(async () => {
@@ -121,6 +132,32 @@ class PrismaRows implements ProjectionWrites {
     return this.run(async () => {
       const r = await this.q.session.findUnique({ where: { id: sessionId } });
       return r ? toSession(r) : null;
+    });
+  }
+
+  listSessions(filter: { workspace?: string; status?: SessionStatus; limit?: number } = {}): Promise<SessionRow[]> {
+    const take = Math.min(Math.max(filter.limit ?? 50, 1), 1000);
+    return this.run(async () => {
+      const rows = await this.q.session.findMany({
+        where: {
+          ...(filter.workspace !== undefined ? { workspace: filter.workspace } : {}),
+          ...(filter.status !== undefined ? { status: filter.status } : {}),
+        },
+        orderBy: [{ updatedAtMs: 'desc' }, { id: 'desc' }],
+        take,
+      });
+      return rows.map(toSession);
+    });
+  }
+
+  sessionCursor(sessionId: string): Promise<{ nextTurn: number; nextInputSeq: number }> {
+    return this.run(async () => {
+      const [last, inputs] = await Promise.all([
+        this.q.message.findFirst({ where: { sessionId }, orderBy: { turn: 'desc' }, select: { turn: true } }),
+        this.q.input.findMany({ where: { sessionId }, select: { id: true } }),
+      ]);
+      const seqs = inputs.map((i) => Number(/^in_(\d+)$/.exec(i.id)?.[1] ?? -1));
+      return { nextTurn: last ? last.turn + 1 : 0, nextInputSeq: Math.max(-1, ...seqs) + 1 };
     });
   }
 
@@ -254,6 +291,17 @@ class PrismaRows implements ProjectionWrites {
     return this.run(async () => {
       const row = await this.q.event.findFirst({ where: { sessionId, type }, orderBy: { seq: 'desc' } });
       return row ? toEvent(row) : null;
+    });
+  }
+
+  lastEventSeq(sessionId: string): Promise<number> {
+    return this.run(async () => {
+      const row = await this.q.event.findFirst({
+        where: { sessionId },
+        orderBy: { seq: 'desc' },
+        select: { seq: true },
+      });
+      return row?.seq ?? 0;
     });
   }
 

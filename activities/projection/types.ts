@@ -25,6 +25,17 @@ export interface ProjectionStore {
     extra?: { finalText?: string; error?: string; updatedAtMs: number },
   ): Promise<void>;
   getSession(sessionId: string): Promise<SessionRow | null>;
+  /**
+   * Sessions, newest activity first (`updatedAtMs` descending), at most
+   * `limit` (default 50, at most 1000); `workspace` and `status` filter exactly.
+   */
+  listSessions(filter?: { workspace?: string; status?: SessionStatus; limit?: number }): Promise<SessionRow[]>;
+  /**
+   * Where a session's history stands, for reopening it in a new workflow run:
+   * the next turn number (1 + the highest turn with a message, 0 when none)
+   * and the next input sequence number (1 + the highest `in_<n>`, 0 when none).
+   */
+  sessionCursor(sessionId: string): Promise<{ nextTurn: number; nextInputSeq: number }>;
 
   /** Inbox input with its admission receipt (SE1/SE2). */
   upsertInput(i: InputRow): Promise<void>;
@@ -53,6 +64,8 @@ export interface ProjectionStore {
   eventsOfType(sessionId: string, type: EventType): Promise<EventRow[]>;
   /** The newest event of a session with this type, or null. */
   lastEvent(sessionId: string, type: EventType): Promise<EventRow | null>;
+  /** The `seq` of the session's newest event, 0 when it has none (a follower starts after it). */
+  lastEventSeq(sessionId: string): Promise<number>;
   /** Events of a session with seq > afterSeq, ascending, at most `limit` (default 500). */
   listEvents(sessionId: string, afterSeq: number, limit?: number): Promise<EventRow[]>;
 
@@ -90,6 +103,10 @@ export interface SessionRow {
   title?: string | null;
   finalText?: string | null;
   error?: string | null;
+  /** Host that owns the workspace (SessionRoute.host); null before routing existed. */
+  host?: string | null;
+  /** Task queue of the session's activities; null before routing existed. */
+  taskQueue?: string | null;
   createdAtMs: number;
   updatedAtMs: number;
 }

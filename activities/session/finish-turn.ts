@@ -9,7 +9,7 @@ import { recordSettled } from './tool-records.js';
 const INPUT_STATE_AFTER = {
   completed: 'completed',
   failed: 'failed',
-  paused: 'failed',
+  paused: 'applied', // a resumed turn answers them (its finishTurn marks them completed)
   blocked: 'failed',
   interrupted: 'cancelled',
 } as const satisfies Record<FinishSessionInput['status'], InputState>;

@@ -47,7 +47,8 @@ export function createModelStep(deps: ModelStepDeps) {
     const attempt = ctx.info.attempt;
     const now = () => Date.now();
 
-    if (turn === 0 && step === 0) {
+    if (step === 0) {
+      // Every turn (a continued or resumed session may run on another route, provider or model).
       const existing = await store.getSession(sessionId);
       await store.upsertSession({
         id: sessionId,
@@ -56,7 +57,9 @@ export function createModelStep(deps: ModelStepDeps) {
         provider: meta.provider.id,
         model: meta.model,
         status: 'running',
-        title: meta.title,
+        title: existing?.title ?? meta.title,
+        host: meta.route?.host ?? null,
+        taskQueue: meta.route?.taskQueue ?? null,
         createdAtMs: existing?.createdAtMs ?? now(),
         updatedAtMs: now(),
       });

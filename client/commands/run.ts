@@ -1,22 +1,34 @@
 import { realpathSync, statSync } from 'node:fs';
-import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { sessionWorkflowId } from '../../core/ids.js';
 import { ZunoError } from '../../core/errors.js';
 import {
+  type AdmissionReceipt,
   DEFAULT_TASK_QUEUE,
   type InterruptReceipt,
   type SessionMeta,
   type SessionResult,
+  type SessionRoute,
 } from '../../core/session-contract.js';
-import type { EventRow, ProjectionStore } from '../../activities/projection/types.js';
+import type { EventRow, ProjectionStore, SessionRow } from '../../activities/projection/types.js';
 import { loadScript } from '../local-provider/script.js';
 import { startLocalProvider } from '../local-provider/server.js';
-import { connectTemporal, type Notify, openStore, resolvePaths } from '../context.js';
+import { connectTemporal, type Notify, openStore, resolvePaths, type TemporalContext } from '../context.js';
+import { EV } from '../../core/events.js';
 import { eventToJsonLine, HumanRenderer, isTerminalEvent, processSink, type Sink } from '../render.js';
-import { installRuntime } from '../runtime.js';
-import { interruptSession, newSessionId, startSession, titleOf } from '../session-start.js';
-import { standaloneWorkerRunning } from '../worker-registry.js';
+import { hostId, routeFor } from '../routing.js';
+import { serveInProcess, standaloneServes } from '../serve.js';
+import {
+  checkSessionId,
+  interruptSession,
+  newSessionId,
+  sessionResultOf,
+  startSession,
+  submitInput,
+  titleOf,
+} from '../session-start.js';
+import { findRunTarget, reopenState } from '../session-target.js';
 import { localProvider, loadZunoConfig, resolveModel } from '../zuno-config.js';
-import { createZunoWorker } from '../../worker/worker.js';
 
 /** Options of `zuno run`. */
 export interface RunOptions {
@@ -27,6 +39,10 @@ export interface RunOptions {
   /** false: never start an in-process worker (a standalone worker must serve the task queue). */
   worker?: boolean;
   config?: string;
+  /** Continue this session (`--session <id>`). */
+  session?: string;
+  /** Continue the newest session of the workspace (`--continue`). */
+  continue?: boolean;
 }
 
 /** Largest prompt read from standard input, in bytes (the session refuses more than 512 KiB anyway). */
@@ -107,9 +123,11 @@ export async function runCommand(prompt: string, opts: RunOptions, sink: Sink = 
       reject(
         new ZunoError(
           'interrupted',
-          progress.sessionId
-            ? `stopped following session ${progress.sessionId}; it stays in Temporal and resumes when a worker runs (\`zuno worker\`)`
-            : 'interrupted before the session started',
+          !progress.sessionId
+            ? 'interrupted before the session started'
+            : progress.scripted
+              ? `stopped following session ${progress.sessionId}`
+              : `stopped following session ${progress.sessionId}; it stays in Temporal: pick it up again with \`zuno run --session ${progress.sessionId} "…"\` on this host`,
         ),
       );
     };
@@ -120,8 +138,37 @@ export async function runCommand(prompt: string, opts: RunOptions, sink: Sink = 
     return await Promise.race([runSession(prompt, opts, sink, progress, cleanups), interrupted]);
   } finally {
     process.removeListener('SIGINT', onSigint!);
+    await endScriptedSession(progress, sink);
     for (const c of cleanups) await c().catch(() => undefined);
   }
+}
+
+/** How long a scripted session left behind gets to settle an interrupt before its run is terminated, in ms. */
+const SCRIPTED_SETTLE_MS = 6_000;
+
+/**
+ * A scripted session's model lives in this process (the local provider):
+ * when `zuno run` stops following before the session's turn ended, the
+ * session is interrupted (running calls settle and are recorded) and, if it
+ * is still open after {@link SCRIPTED_SETTLE_MS}, its run is terminated —
+ * never left for a later worker to fail against a provider that is gone.
+ */
+async function endScriptedSession(progress: RunProgress, sink: Sink): Promise<void> {
+  if (!progress.scripted || progress.finished || !progress.sessionId || !progress.terminate) return;
+  const id = progress.sessionId;
+  const settled = progress.settled ?? Promise.resolve();
+  if (!progress.interrupting && progress.interrupt) await progress.interrupt().catch(() => undefined);
+  const ended = await Promise.race([
+    settled.then(() => true),
+    new Promise<boolean>((r) => setTimeout(() => r(false), SCRIPTED_SETTLE_MS)),
+  ]);
+  if (!ended)
+    await progress
+      .terminate('zuno run ended: the scripted model of this session lived in that process')
+      .catch(() => undefined);
+  sink.err(
+    `zuno: session ${id} ended with this run: its scripted model was served by this process (${ended ? 'interrupted' : 'terminated'}; nothing of it keeps running)\n`,
+  );
 }
 
 /** What the run has reached, for the interrupt message. */
@@ -131,6 +178,14 @@ interface RunProgress {
   interrupt: (() => Promise<InterruptReceipt>) | null;
   /** true once the first Ctrl-C asked for an interrupt. */
   interrupting: boolean;
+  /** The session's model is a script served by this process: it cannot go on once this process ends. */
+  scripted?: boolean;
+  /** Terminates the session's workflow run (the last resort for a scripted session left behind). */
+  terminate?: (reason: string) => Promise<void>;
+  /** true once the followed turn ended. */
+  finished?: boolean;
+  /** Resolves when the session's workflow run has closed (however it ended). */
+  settled?: Promise<unknown>;
 }
 
 async function runSession(
@@ -143,98 +198,230 @@ async function runSession(
   const notify: Notify = opts.json ? null : (line) => sink.err(`${line}\n`);
   // Everything that can be checked offline is checked before anything starts or is written.
   if (prompt.trim() === '') throw new ZunoError('input_rejected', 'the prompt is empty');
+  if (opts.session !== undefined) checkSessionId(opts.session);
   // An empty --dir (say an unset "$PROJECT") is refused by resolveWorkspace rather than read as the current directory.
-  const workspace = resolveWorkspace(opts.dir ?? process.cwd());
+  const named = resolveWorkspace(opts.dir ?? process.cwd());
   const script = opts.script ? await loadScript(opts.script) : undefined;
+  const paths = resolvePaths();
+  const store = await openStore(paths);
+  cleanups.unshift(() => store.close());
+  const target = await findRunTarget(store, {
+    ...(opts.session !== undefined ? { session: opts.session } : {}),
+    continue: opts.continue === true,
+    workspace: named,
+    dirGiven: opts.dir !== undefined,
+    home: paths.home,
+  });
+  const existing = target.kind === 'existing' ? target.row : null;
+  const workspace = existing ? resolveWorkspace(existing.workspace) : named;
   const zcfg = loadZunoConfig(workspace, opts.config);
-  if (!script && !opts.model && !zcfg.model) {
+  const modelRef = opts.model ?? (existing ? `${existing.provider}/${existing.model}` : zcfg.model);
+  if (!script && !modelRef) {
     throw new ZunoError(
       'model_missing',
       'no model configured: pass --model provider/model (or set "model" in zuno.json), or --script FILE for the local provider',
     );
   }
-  const configured = script ? undefined : resolveModel(zcfg, opts.model ?? zcfg.model!);
-  const paths = resolvePaths();
+  if (!script && existing?.provider === 'local' && !opts.model) {
+    throw new ZunoError(
+      'model_missing',
+      `session ${existing.id} ran on a scripted model, which ended with its run: pass --script FILE (or --model provider/model) to continue it`,
+    );
+  }
+  const configured = script ? undefined : resolveModel(zcfg, modelRef!);
   const temporal = await connectTemporal(paths, notify);
   cleanups.unshift(() => temporal.connection.close());
-  {
-    const store = await openStore(paths);
-    cleanups.unshift(() => store.close());
-    const taskQueue = temporal.cfg.taskQueue ?? DEFAULT_TASK_QUEUE;
-    let resolved: ReturnType<typeof resolveModel>;
-    if (configured) {
-      resolved = configured;
-    } else {
-      const server = await startLocalProvider({ script: script! });
-      cleanups.unshift(() => server.close());
-      resolved = { provider: localProvider(server.url), model: 'scripted' };
-    }
-    if (
-      opts.worker !== false &&
-      !standaloneWorkerRunning(paths.stateDir, temporal.address, temporal.namespace, taskQueue)
-    ) {
-      // The in-process worker reads the key from this environment: a missing one is known now, before a session exists.
-      const keyEnv = resolved.provider.apiKeyEnv;
-      if (keyEnv !== undefined && !process.env[keyEnv]) {
-        throw new ZunoError(
-          'api_key_missing',
-          `provider ${resolved.provider.id} reads its API key from ${keyEnv}, which is not set; export it (or run a \`zuno worker\` that has it)`,
-        );
-      }
-      installRuntime('WARN');
-      const { worker, close } = await createZunoWorker({
-        address: temporal.address,
-        namespace: temporal.namespace,
-        taskQueue,
-        store,
-        stateDir: paths.stateDir,
-      });
-      const running = worker.run();
-      cleanups.unshift(async () => {
-        worker.shutdown();
-        await running.catch(() => undefined);
-        await close();
-      });
-    } else if (opts.worker === false) {
-      notify?.(`--no-worker: waiting for a \`zuno worker\` on task queue ${taskQueue} at ${temporal.address}`);
-    }
-    const meta: SessionMeta = {
-      sessionId: newSessionId(),
-      workspace,
-      provider: resolved.provider,
-      model: resolved.model,
-      title: titleOf(prompt),
-      toolConcurrency: zcfg.concurrency.tool_calls,
-      activityDefaults: temporal.cfg.activities,
-    };
-    progress.sessionId = meta.sessionId;
-    let started: Awaited<ReturnType<typeof startSession>>;
-    try {
-      started = await startSession(temporal.client, taskQueue, meta, { text: prompt }, { exitWhenIdle: true });
-    } catch (err) {
-      if (err instanceof WorkflowUpdateFailedError) {
-        throw new ZunoError('input_rejected', `the session rejected the input: ${err.cause?.message ?? err.message}`);
-      }
-      throw err;
-    }
-    notify?.(
-      `session ${meta.sessionId} (workflow ${started.workflowId}), input ${started.receipt.inputId} ${started.receipt.status}`,
-    );
-    progress.interrupt = () => interruptSession(temporal.client, meta.sessionId, 'cli:ctrl-c');
-    const result = await followSession(store, meta.sessionId, started.result(), opts.json === true, sink);
-    if (result.status === 'interrupted') {
-      sink.err(
-        `zuno: interrupted: session ${meta.sessionId} interrupted; \`zuno session show ${meta.sessionId}\` lists how each call ended\n`,
+  const baseQueue = temporal.cfg.taskQueue ?? DEFAULT_TASK_QUEUE;
+  let resolved: ReturnType<typeof resolveModel>;
+  if (configured) {
+    resolved = configured;
+  } else {
+    const server = await startLocalProvider({ script: script! });
+    cleanups.unshift(() => server.close());
+    resolved = { provider: localProvider(server.url), model: 'scripted' };
+  }
+  const sessionId = existing?.id ?? newSessionId();
+  const standalone = standaloneServes(paths, temporal, baseQueue);
+  const live = existing ? await runningSession(temporal, existing) : null;
+  // A running session keeps its route; a new or reopened one is routed to this host's worker, or to this process.
+  const route = live?.route ?? routeFor(baseQueue, sessionId, standalone || opts.worker === false);
+  const servesHere = route.servedBy === 'run' && route.host === hostId() && opts.worker !== false;
+  if (servesHere) {
+    // The in-process worker reads the key from this environment: a missing one is known now, before a session exists.
+    const keyEnv = resolved.provider.apiKeyEnv;
+    if (!live && keyEnv !== undefined && !process.env[keyEnv]) {
+      throw new ZunoError(
+        'api_key_missing',
+        `provider ${resolved.provider.id} reads its API key from ${keyEnv}, which is not set; export it (or run a \`zuno worker\` that has it)`,
       );
-      return 130;
     }
-    if (result.status !== 'completed') {
-      const code = result.error?.code ?? 'session_failed';
-      const message = (result.error?.message ?? '').replace(new RegExp(`^${code}\\s*`), '');
-      sink.err(`zuno: ${code}: session ${meta.sessionId} ${result.status}: ${message}\n`);
-      return 1;
+    const stop = await serveInProcess({ paths, temporal, store, baseQueue, route, command: 'zuno run' });
+    cleanups.unshift(stop);
+  } else if (opts.worker === false && !standalone) {
+    notify?.(
+      `--no-worker: the session waits for a \`zuno worker\` on host ${route.host} (task queue ${route.taskQueue}) at ${temporal.address}`,
+    );
+  }
+  const meta: SessionMeta = {
+    sessionId,
+    workspace,
+    provider: resolved.provider,
+    model: resolved.model,
+    title: existing?.title ?? titleOf(prompt),
+    toolConcurrency: zcfg.concurrency.tool_calls,
+    activityDefaults: temporal.cfg.activities,
+    route,
+  };
+  progress.sessionId = sessionId;
+  progress.scripted = script !== undefined;
+  // The session is listed at once, even before a worker takes its first step.
+  await recordSessionStart(store, meta, existing);
+  const after = existing ? await store.lastEventSeq(sessionId) : 0;
+  const started = await admitRunInput(store, temporal, baseQueue, meta, prompt, live !== null, existing);
+  notify?.(
+    existing
+      ? `continuing session ${sessionId} (your message is ${receiptWords(started.receipt)})`
+      : `session ${sessionId} started`,
+  );
+  progress.interrupt = () => interruptSession(temporal.client, sessionId, 'cli:ctrl-c');
+  progress.terminate = (reason: string) =>
+    temporal.client.workflow
+      .getHandle(started.workflowId)
+      .terminate(reason)
+      .then(() => undefined);
+  const resultPromise = started.result();
+  progress.settled = resultPromise.catch(() => undefined);
+  const result = await followSession(store, sessionId, resultPromise, opts.json === true, sink, after);
+  progress.finished = true;
+  return exitFor(result, sessionId, sink);
+}
+
+/** The exit code of a followed session, after printing its one-line reason when it did not complete. */
+export function exitFor(result: SessionResult, sessionId: string, sink: Sink): number {
+  if (result.status === 'interrupted') {
+    sink.err(
+      `zuno: interrupted: session ${sessionId} interrupted; \`zuno session show ${sessionId}\` lists how each call ended\n`,
+    );
+    return 130;
+  }
+  if (result.status === 'paused') {
+    const code = result.error?.code ?? 'session_paused';
+    const message = (result.error?.message ?? '').replace(new RegExp(`^${code}\\s*:?\\s*`), '');
+    sink.err(
+      `zuno: ${code}: session ${sessionId} paused: ${message}\n  fix it, then resume: zuno session resume ${sessionId}\n`,
+    );
+    return 1;
+  }
+  if (result.status !== 'completed') {
+    const code = result.error?.code ?? 'session_failed';
+    const message = (result.error?.message ?? '').replace(new RegExp(`^${code}\\s*:?\\s*`), '');
+    sink.err(`zuno: ${code}: session ${sessionId} ${result.status}: ${message}\n`);
+    return 1;
+  }
+  return 0;
+}
+
+/** An admission receipt in plain words. */
+function receiptWords(r: AdmissionReceipt): string {
+  return r.status === 'driven'
+    ? 'being answered now'
+    : r.status === 'steered'
+      ? 'joining the running turn'
+      : 'queued behind earlier input';
+}
+
+/**
+ * Whether the session's workflow has an open run; its route is the one the
+ * projection recorded (the route of a running session does not change here).
+ */
+async function runningSession(
+  temporal: TemporalContext,
+  row: SessionRow,
+): Promise<{ route: SessionRoute | undefined } | null> {
+  try {
+    const d = await temporal.client.workflow.getHandle(sessionWorkflowId(row.id)).describe();
+    if (d.status.name !== 'RUNNING') return null;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return null;
+    throw err;
+  }
+  if (!row.host || !row.taskQueue) return { route: undefined };
+  return {
+    route: {
+      host: row.host,
+      taskQueue: row.taskQueue,
+      servedBy: row.taskQueue.includes('/session/') ? 'run' : 'worker',
+    },
+  };
+}
+
+/**
+ * The session row as the CLI knows it at start: listed at once (status
+ * running, route), before any worker has taken a step. The worker's first
+ * model step of each turn writes it again.
+ */
+async function recordSessionStart(
+  store: ProjectionStore,
+  meta: SessionMeta,
+  existing: SessionRow | null,
+): Promise<void> {
+  const now = Date.now();
+  await store.upsertSession({
+    id: meta.sessionId,
+    workflowId: sessionWorkflowId(meta.sessionId),
+    workspace: meta.workspace,
+    provider: meta.provider.id,
+    model: meta.model,
+    status: 'running',
+    title: meta.title,
+    host: meta.route?.host ?? null,
+    taskQueue: meta.route?.taskQueue ?? null,
+    ...(existing ? { finalText: existing.finalText ?? null, error: null } : {}),
+    createdAtMs: existing?.createdAtMs ?? now,
+    updatedAtMs: now,
+  });
+}
+
+/**
+ * Admits the prompt: to the open run of a running session (`submitInput`),
+ * else by starting a run — a new session, or a new run of a closed one
+ * carrying its state from the projection (same workflow id).
+ * @throws ZunoError with the session's own rejection code (`session_paused`,
+ *   `input_invalid`, …) when it refuses the input.
+ */
+async function admitRunInput(
+  store: ProjectionStore,
+  temporal: TemporalContext,
+  baseQueue: string,
+  meta: SessionMeta,
+  prompt: string,
+  live: boolean,
+  existing: SessionRow | null,
+): Promise<{ receipt: AdmissionReceipt; workflowId: string; result(): Promise<SessionResult> }> {
+  const workflowId = sessionWorkflowId(meta.sessionId);
+  try {
+    if (live) {
+      const receipt = await submitInput(temporal.client, meta.sessionId, { text: prompt });
+      return { receipt, workflowId, result: () => sessionResultOf(temporal.client.workflow.getHandle(workflowId)) };
     }
-    return 0;
+    const reopen = existing ? await reopenState(store, existing) : undefined;
+    return await startSession(
+      temporal.client,
+      baseQueue,
+      meta,
+      { text: prompt },
+      {
+        exitWhenIdle: true,
+        ...(reopen ? { reopen } : {}),
+      },
+    );
+  } catch (err) {
+    if (err instanceof WorkflowUpdateFailedError) {
+      const cause = err.cause as { type?: string; message?: string } | undefined;
+      const code = cause?.type && /^[a-z_]+$/.test(cause.type) ? cause.type : 'input_rejected';
+      throw new ZunoError(code, `session ${meta.sessionId} refused the input: ${cause?.message ?? err.message}`);
+    }
+    throw err;
   }
 }
 
@@ -242,12 +429,13 @@ async function runSession(
  * Tails the session's stored events until the workflow finished and its
  * terminal event was shown; renders them as NDJSON or for humans.
  */
-async function followSession(
+export async function followSession(
   store: ProjectionStore,
   sessionId: string,
   resultPromise: Promise<SessionResult>,
   json: boolean,
   sink: Sink,
+  after = 0,
 ): Promise<SessionResult> {
   const human = new HumanRenderer(sink, process.stdout.isTTY === true);
   let result: SessionResult | undefined;
@@ -260,7 +448,6 @@ async function followSession(
       failure = err;
     },
   );
-  let after = 0;
   let sawTerminal = false;
   for (;;) {
     // The terminal event is stored before the workflow completes, so a poll
@@ -272,11 +459,24 @@ async function followSession(
       if (json) sink.out(eventToJsonLine(e));
       else human.render(e);
       if (isTerminalEvent(e.type)) sawTerminal = true;
+      // A paused session keeps its workflow open (waiting for \`zuno session resume\`): following ends here.
+      if (e.type === EV.paused) return pausedResult(sessionId, e);
     }
     if (failure) throw failure;
     if (finishedBeforePoll && (sawTerminal || events.length === 0)) return finishedBeforePoll;
     if (events.length < 500) await new Promise((r) => setTimeout(r, TAIL_EVERY_MS));
   }
+}
+
+/** The result a paused turn leaves, read from its `session.paused` event. */
+function pausedResult(sessionId: string, e: EventRow): SessionResult {
+  const data = e.data as { turn?: number; error?: { code: string; message: string } | null };
+  return {
+    sessionId,
+    status: 'paused',
+    turns: (data.turn ?? 0) + 1,
+    ...(data.error ? { error: data.error } : {}),
+  };
 }
 
 /** The workspace as an absolute real path. @throws ZunoError `workspace_invalid`. */

@@ -1,13 +1,18 @@
 import { DEFAULT_TASK_QUEUE } from '../../core/session-contract.js';
-import { createZunoWorker } from '../../worker/worker.js';
+import { createRoutedWorker } from '../../worker/worker.js';
+import { hostId, hostTaskQueue } from '../routing.js';
 import { connectTemporal, openStore, resolvePaths } from '../context.js';
 import { installRuntime } from '../runtime.js';
 import { registerWorker, unregisterWorker } from '../worker-registry.js';
 
 /**
- * `zuno worker`: a standalone worker for the configured Temporal target and
- * task queue. Records itself in `.zuno/worker.json` so `zuno run` does not
- * start a second one, and shuts down gracefully on SIGINT/SIGTERM.
+ * `zuno worker`: the standalone worker of this host (DESIGN.md §1). It runs
+ * session workflow tasks from the shared task queue (temporal.yaml
+ * `taskQueue`, default `zuno`) and the activities of every session whose
+ * workspace is on this host (`<taskQueue>/host/<host>`; host = ZUNO_HOST_ID
+ * or the hostname). Run one per host. It records itself in
+ * `$ZUNO_HOME/worker.json`, so a `zuno run` on this host routes its session
+ * here instead of starting its own worker; shuts down gracefully on SIGINT/SIGTERM.
  */
 export async function workerCommand(): Promise<number> {
   const paths = resolvePaths();
@@ -17,21 +22,30 @@ export async function workerCommand(): Promise<number> {
   await temporal.connection.close();
   installRuntime('WARN');
   const taskQueue = temporal.cfg.taskQueue ?? DEFAULT_TASK_QUEUE;
-  const { worker, close } = await createZunoWorker({
+  const host = hostId();
+  const activityTaskQueue = hostTaskQueue(taskQueue, host);
+  const worker = await createRoutedWorker({
     address: temporal.address,
     namespace: temporal.namespace,
     taskQueue,
+    activityTaskQueue,
+    unroutedActivities: true,
     store,
     stateDir: paths.stateDir,
+    identity: `zuno worker ${process.pid}@${host}`,
   });
   registerWorker(paths.stateDir, {
     pid: process.pid,
     address: temporal.address,
     namespace: temporal.namespace,
     taskQueue,
+    host,
+    activityTaskQueue,
     startedAtMs: Date.now(),
   });
-  notify(`zuno worker ${process.pid} polling task queue ${taskQueue} on ${temporal.address} (${temporal.namespace})`);
+  notify(
+    `zuno worker ${process.pid} on host ${host}: workflows from task queue ${taskQueue}, this host's tool calls from ${activityTaskQueue} (${temporal.address}, ${temporal.namespace})`,
+  );
   // The runtime leaves signals to us: the first SIGINT/SIGTERM shuts down
   // gracefully (running activities finish or are cancelled), a second one exits.
   const stop = () => {
@@ -46,7 +60,7 @@ export async function workerCommand(): Promise<number> {
     await worker.run();
   } finally {
     unregisterWorker(paths.stateDir);
-    await close();
+    await worker.close();
     await store.close();
   }
   return 0;

@@ -41,7 +41,7 @@ afterAll(async () => {
 
 /** The state file `dev up` writes. */
 function devState(): { pid: number; address: string; uiUrl: string; dbFile: string } {
-  return JSON.parse(readFileSync(join(home, '.zuno', 'dev-server.json'), 'utf8')) as {
+  return JSON.parse(readFileSync(join(home, 'dev-server.json'), 'utf8')) as {
     pid: number;
     address: string;
     uiUrl: string;
@@ -66,7 +66,7 @@ describe('zuno dev up / status / down (embedded dev server on free ports)', () =
     const state = devState();
     serverPid = state.pid;
     expect(state).toMatchObject({ address: address(), uiUrl: `http://127.0.0.1:${uiPort}` });
-    expect(state.dbFile).toBe(join(home, '.zuno', 'temporal.db'));
+    expect(state.dbFile).toBe(join(home, 'temporal.db'));
     expect(pidAlive(state.pid)).toBe(true);
     expect(await portOpen('127.0.0.1', port)).toBe(true);
   }, 120_000);
@@ -75,7 +75,7 @@ describe('zuno dev up / status / down (embedded dev server on free ports)', () =
     const r = await runZuno(['dev', 'status'], { home });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe(
-      `running pid ${serverPid} at ${address()}, Web UI http://127.0.0.1:${uiPort}, db ${join(home, '.zuno', 'temporal.db')}\n`,
+      `running pid ${serverPid} at ${address()}, Web UI http://127.0.0.1:${uiPort}, db ${join(home, 'temporal.db')}\n`,
     );
   });
 

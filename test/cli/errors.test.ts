@@ -344,7 +344,7 @@ describe('empty prompt', () => {
     }
     expect(listed).toContainEqual({ workflowId: `session/${goodId}`, status: 'COMPLETED' });
     // Any other workflow there belongs to a rejected run and has no session in the projection.
-    const store = await openProjectionStore({ zunoDir: join(home, '.zuno') });
+    const store = await openProjectionStore({ zunoDir: home });
     try {
       orphans = listed.filter((w) => w.workflowId !== `session/${goodId}`);
       for (const w of orphans) expect(await store.getSession(w.workflowId.replace(/^session\//, ''))).toBeNull();

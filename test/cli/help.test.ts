@@ -83,6 +83,6 @@ describe('zuno dev status', () => {
     const r = await runZuno(['dev', 'status'], { home });
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).toBe('');
-    expect(r.stdout).toBe(`not running (state dir ${join(home, '.zuno')}; installation ${ROOT})\n`);
+    expect(r.stdout).toBe(`not running (state dir ${home}; installation ${ROOT})\n`);
   });
 });

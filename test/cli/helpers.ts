@@ -29,7 +29,7 @@ export interface ZunoResult {
 }
 
 export interface RunZunoOptions {
-  /** ZUNO_HOME (also the working directory unless `cwd` is given). */
+  /** ZUNO_HOME, Zuno's state directory (also the working directory unless `cwd` is given). */
   home: string;
   /** Environment overrides; `undefined` removes a variable. */
   env?: Record<string, string | undefined>;
@@ -186,9 +186,9 @@ export function expectTypedFailure(r: ZunoResult, code: string): string {
   return message;
 }
 
-/** Row counts of the SQLite projection in `<home>/.zuno/zuno.db`, or null when the file does not exist. */
+/** Row counts of the SQLite projection in `<home>/zuno.db`, or null when the file does not exist. */
 export function projectionCounts(home: string): Record<'sessions' | 'inputs' | 'events' | 'tool_calls', number> | null {
-  const file = join(home, '.zuno', 'zuno.db');
+  const file = join(home, 'zuno.db');
   if (!existsSync(file)) return null;
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {

@@ -63,7 +63,7 @@ describe('no credential or full wire URL leaks (PR6)', () => {
         { encoding: 'utf8' },
       ),
     );
-    const everything = [auth.stdout, auth.stderr, down.stdout, down.stderr, allText(join(home, '.zuno')), ...histories];
+    const everything = [auth.stdout, auth.stderr, down.stdout, down.stderr, allText(home), ...histories];
     for (const text of everything) expect(text).not.toContain(key);
     // Events, rows, logs and errors name the host only, never the wire URL (the history carries the frozen base URL by design).
     for (const text of everything.slice(0, 5)) {

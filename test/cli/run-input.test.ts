@@ -47,7 +47,7 @@ describe('zuno run -', () => {
     expect(r.code, r.stderr).toBe(0);
     const end = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { type: string; sessionId: string };
     expect(end.type).toBe('session.completed');
-    const store = await openProjectionStore({ zunoDir: join(home, '.zuno') });
+    const store = await openProjectionStore({ zunoDir: home });
     try {
       const t = (await store.loadTranscript(end.sessionId))!;
       expect(t.inputs.map((i) => i.text)).toEqual(['explain the\nretry policy']);
@@ -72,13 +72,13 @@ describe('zuno run -', () => {
 });
 
 describe('the workspace stays clean in git', () => {
-  it('after a run whose state and withheld output live in the workspace, git status shows nothing', async () => {
+  it("after a run that withheld shell output in the workspace, the workspace's git status shows nothing", async () => {
     const ws = makeWorkspace();
     const git = (...args: string[]) => execFileSync('git', args, { cwd: ws, encoding: 'utf8' });
     git('init', '-q');
     git('-c', 'user.email=t@example.com', '-c', 'user.name=t', 'add', '.');
     git('-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-qm', 'init');
-    // ZUNO_HOME is the workspace itself (the default: the current directory), and shell output is withheld there.
+    // Zuno's own state lives in ZUNO_HOME; the workspace gets only .zuno/artifacts (withheld output), git-ignored.
     const { home } = makeHome({ address });
     const script = writeJson(tempDir('zuno-git-script-'), 's.json', {
       replies: [
@@ -86,16 +86,11 @@ describe('the workspace stays clean in git', () => {
         { text: 'done' },
       ],
     });
-    execFileSync('cp', [join(home, 'temporal.yaml'), join(ws, 'temporal.yaml')]);
-    git('-c', 'user.email=t@example.com', '-c', 'user.name=t', 'add', 'temporal.yaml');
-    git('-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-qm', 'yaml');
-    const r = await runZuno(['run', 'make output', '--dir', ws, '--script', script], {
-      home: ws,
-      env: { TEMPORAL_ADDRESS: address },
-    });
+    const r = await runZuno(['run', 'make output', '--dir', ws, '--script', script], { home, cwd: ws });
     expect(r.code, r.stderr).toBe(0);
     expect(existsSync(join(ws, '.zuno', 'artifacts'))).toBe(true);
-    expect(existsSync(join(ws, '.zuno', 'zuno.db'))).toBe(true);
+    expect(existsSync(join(ws, '.zuno', 'zuno.db'))).toBe(false);
+    expect(existsSync(join(home, 'zuno.db'))).toBe(true);
     expect(git('status', '--porcelain')).toBe('');
   });
 });

@@ -128,7 +128,7 @@ describe('zuno run --json', () => {
     expect(t.toolCalls[0]!.output).toContain('TODO: rename');
 
     // The same rows, read through the projection store itself.
-    const store = await openProjectionStore({ zunoDir: join(home, '.zuno') });
+    const store = await openProjectionStore({ zunoDir: home });
     try {
       const stored = await store.loadTranscript(sessionId);
       expect(stored?.toolCalls.map((c) => [c.tool, c.outcome])).toEqual([['grep', 'ok']]);

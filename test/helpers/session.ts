@@ -26,7 +26,7 @@ export function useCleanups(): (() => Promise<unknown>)[] {
 /** A harness whose workers run as separate `zuno worker` processes. */
 export interface ProcessHarness {
   h: Harness;
-  /** ZUNO_HOME of the workers: `temporal.yaml` and the `.zuno` state directory the harness shares. */
+  /** ZUNO_HOME of the workers: `temporal.yaml` and the state (projection, bundle cache) the harness shares. */
   home: string;
   /** Every worker spawned so far, in order. */
   workers: WorkerProcess[];
@@ -49,8 +49,7 @@ export async function createProcessHarness(
   const taskQueue = `${prefix}-${Date.now()}`;
   const address = inject('temporalAddress');
   writeTestTemporalYaml(home, address, taskQueue);
-  mkdirSync(join(home, '.zuno'));
-  const h = await createHarness({ address, withWorker: false, stateDir: join(home, '.zuno'), taskQueue });
+  const h = await createHarness({ address, withWorker: false, stateDir: home, taskQueue });
   cleanups.push(() => h.close());
   const workers: WorkerProcess[] = [];
   cleanups.push(async () => {

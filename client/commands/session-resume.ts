@@ -1,0 +1,144 @@
+import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { ZunoError } from '../../core/errors.js';
+import { sessionWorkflowId } from '../../core/ids.js';
+import {
+  DEFAULT_TASK_QUEUE,
+  RESUME_UPDATE,
+  type ResumeReceipt,
+  type ResumeRequest,
+} from '../../core/session-contract.js';
+import type { SessionRow } from '../../activities/projection/types.js';
+import { loadScript } from '../local-provider/script.js';
+import { startLocalProvider } from '../local-provider/server.js';
+import { connectTemporal, openStore, resolvePaths } from '../context.js';
+import { processSink, type Sink } from '../render.js';
+import { hostId, routeFor } from '../routing.js';
+import { serveInProcess, standaloneServes } from '../serve.js';
+import { checkSessionId, sessionResultOf } from '../session-start.js';
+import { localProvider, loadZunoConfig, resolveModel } from '../zuno-config.js';
+import { exitFor, followSession } from './run.js';
+
+/** Options of `zuno session resume`. */
+export interface ResumeOptions {
+  json?: boolean;
+  script?: string;
+  model?: string;
+  config?: string;
+  worker?: boolean;
+}
+
+/**
+ * `zuno session resume <id>`: continues a paused session once its cause is
+ * fixed (e.g. the API key exported): the paused turn runs again, served by
+ * this host's `zuno worker` when one runs, else by this process; then it is
+ * followed like `zuno run`. Exit codes as `zuno run`.
+ * @throws ZunoError `session_id_invalid`, `session_not_found`,
+ *   `session_not_paused` (completed, failed, interrupted or running: names
+ *   what to do instead), `session_blocked` (names what must be fixed),
+ *   `session_elsewhere`, `api_key_missing`, `model_missing` (a scripted session needs --script).
+ */
+export async function sessionResumeCommand(id: string, opts: ResumeOptions, sink: Sink = processSink): Promise<number> {
+  checkSessionId(id);
+  const script = opts.script ? await loadScript(opts.script) : undefined;
+  const paths = resolvePaths();
+  const cleanups: (() => Promise<unknown>)[] = [];
+  const store = await openStore(paths);
+  cleanups.unshift(() => store.close());
+  try {
+    const row = await store.getSession(id);
+    if (!row) throw new ZunoError('session_not_found', `no session ${id} in Zuno's home ${paths.home}`);
+    refuseUnlessPaused(row);
+    const zcfg = loadZunoConfig(row.workspace, opts.config);
+    if (!script && row.provider === 'local' && !opts.model) {
+      throw new ZunoError(
+        'model_missing',
+        `session ${id} ran on a scripted model, which ended with its run: pass --script FILE (or --model provider/model) to resume it`,
+      );
+    }
+    const notify = opts.json ? null : (line: string) => sink.err(`${line}\n`);
+    const temporal = await connectTemporal(paths, notify);
+    cleanups.unshift(() => temporal.connection.close());
+    const handle = temporal.client.workflow.getHandle(sessionWorkflowId(id));
+    const open = await handle.describe().then(
+      (d) => d.status.name === 'RUNNING',
+      (err: unknown) => {
+        if (err instanceof WorkflowNotFoundError) return false;
+        throw err;
+      },
+    );
+    if (!open) {
+      throw new ZunoError(
+        'session_not_paused',
+        `session ${id} ended paused before sessions could resume in place: continue it with \`zuno run --session ${id} "…"\``,
+      );
+    }
+    let resolved;
+    if (script) {
+      const server = await startLocalProvider({ script });
+      cleanups.unshift(() => server.close());
+      resolved = { provider: localProvider(server.url), model: 'scripted' };
+    } else {
+      resolved = resolveModel(zcfg, opts.model ?? `${row.provider}/${row.model}`);
+    }
+    const baseQueue = temporal.cfg.taskQueue ?? DEFAULT_TASK_QUEUE;
+    const standalone = standaloneServes(paths, temporal, baseQueue);
+    const route = routeFor(baseQueue, id, standalone || opts.worker === false);
+    if (route.servedBy === 'run') {
+      const keyEnv = resolved.provider.apiKeyEnv;
+      if (keyEnv !== undefined && !process.env[keyEnv]) {
+        throw new ZunoError(
+          'api_key_missing',
+          `provider ${resolved.provider.id} reads its API key from ${keyEnv}, which is still not set; export it, then resume`,
+        );
+      }
+      cleanups.unshift(
+        await serveInProcess({ paths, temporal, store, baseQueue, route, command: 'zuno session resume' }),
+      );
+    }
+    const after = await store.lastEventSeq(id);
+    const req: ResumeRequest = {
+      route,
+      provider: resolved.provider,
+      model: resolved.model,
+      source: 'cli:session-resume',
+    };
+    let receipt: ResumeReceipt;
+    try {
+      receipt = await handle.executeUpdate<ResumeReceipt, [ResumeRequest]>(RESUME_UPDATE, { args: [req] });
+    } catch (err) {
+      if (err instanceof WorkflowUpdateFailedError) {
+        const cause = err.cause as { type?: string; message?: string } | undefined;
+        throw new ZunoError(cause?.type ?? 'session_not_paused', `session ${id}: ${cause?.message ?? err.message}`);
+      }
+      throw err;
+    }
+    notify?.(`resuming session ${id} (paused by ${receipt.pausedBy}) on host ${hostId()}`);
+    const result = await followSession(store, id, sessionResultOf(handle), opts.json === true, sink, after);
+    return exitFor(result, id, sink);
+  } finally {
+    for (const c of cleanups) await c().catch(() => undefined);
+  }
+}
+
+/**
+ * What the projection already says about a session that is not paused: a
+ * typed refusal naming what to do instead. Returns for a paused session.
+ * @throws ZunoError `session_not_paused` or `session_blocked`.
+ */
+function refuseUnlessPaused(row: SessionRow): void {
+  if (row.status === 'paused') return;
+  const id = row.id;
+  if (row.status === 'blocked') {
+    throw new ZunoError(
+      'session_blocked',
+      `session ${id} is blocked, not paused: ${row.error ?? 'its setup is broken'} — fix that (zuno.json / the provider), then continue it with \`zuno run --session ${id} "…"\``,
+    );
+  }
+  if (row.status === 'running' || row.status === 'waiting_background') {
+    throw new ZunoError('session_not_paused', `session ${id} is running, not paused: there is nothing to resume`);
+  }
+  throw new ZunoError(
+    'session_not_paused',
+    `session ${id} is ${row.status}, not paused: continue it with \`zuno run --session ${id} "…"\``,
+  );
+}

@@ -1,0 +1,48 @@
+import type { SessionRoute } from '../core/session-contract.js';
+import type { ProjectionStore } from '../activities/projection/types.js';
+import { createRoutedWorker } from '../worker/worker.js';
+import type { TemporalContext, ZunoPaths } from './context.js';
+import { installRuntime } from './runtime.js';
+import { hostId } from './routing.js';
+import { standaloneWorkerRunning } from './worker-registry.js';
+
+/** true when a live standalone `zuno worker` of this home serves this host's route on this Temporal target. */
+export function standaloneServes(paths: ZunoPaths, temporal: TemporalContext, baseQueue: string): boolean {
+  return standaloneWorkerRunning(paths.stateDir, temporal.address, temporal.namespace, baseQueue, hostId());
+}
+
+/**
+ * Runs the in-process worker of one `zuno run` / `zuno session resume`:
+ * workflow tasks from the shared queue `baseQueue`, activities only from the
+ * session's own route (`route.taskQueue`, a `…/session/<id>` queue), so this
+ * process never runs another session's calls and its exit never cuts one.
+ * The worker identity names the command, pid and host (the Temporal history
+ * shows it on every ActivityTaskStarted). Returns the stop function (graceful
+ * shutdown, then close), which the caller runs on exit.
+ * @throws whatever Temporal's worker creation throws.
+ */
+export async function serveInProcess(opts: {
+  paths: ZunoPaths;
+  temporal: TemporalContext;
+  store: ProjectionStore;
+  baseQueue: string;
+  route: SessionRoute;
+  command: string;
+}): Promise<() => Promise<void>> {
+  installRuntime('WARN');
+  const worker = await createRoutedWorker({
+    address: opts.temporal.address,
+    namespace: opts.temporal.namespace,
+    taskQueue: opts.baseQueue,
+    activityTaskQueue: opts.route.taskQueue,
+    store: opts.store,
+    stateDir: opts.paths.stateDir,
+    identity: `${opts.command} ${process.pid}@${opts.route.host}`,
+  });
+  const running = worker.run();
+  return async () => {
+    worker.shutdown();
+    await running.catch(() => undefined);
+    await worker.close();
+  };
+}

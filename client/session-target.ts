@@ -1,0 +1,72 @@
+import { ZunoError } from '../core/errors.js';
+import type { CarriedState } from '../core/session-contract.js';
+import type { ProjectionStore, SessionRow } from '../activities/projection/types.js';
+import { hostId } from './routing.js';
+import { checkSessionId } from './session-start.js';
+
+/** Which session a `zuno run` drives: a new one, or one that exists (`--session`, `--continue`). */
+export type RunTarget = { kind: 'new' } | { kind: 'existing'; row: SessionRow };
+
+/**
+ * Resolves `--session <id>` / `--continue` to the stored session, before
+ * anything is started or written. `workspace` is the workspace the command
+ * names (`--dir`, else the current directory); `dirGiven` says whether
+ * `--dir` was given (then it must match the session's own workspace).
+ * @throws ZunoError `options_conflict` (both given), `session_id_invalid`,
+ *   `session_not_found` (unknown id; no session in this workspace),
+ *   `workspace_invalid` (`--dir` names another workspace), `session_elsewhere`
+ *   (its workspace is on another host).
+ */
+export async function findRunTarget(
+  store: ProjectionStore,
+  opts: { session?: string; continue?: boolean; workspace: string; dirGiven: boolean; home: string },
+): Promise<RunTarget> {
+  if (opts.session !== undefined && opts.continue) {
+    throw new ZunoError('options_conflict', '--session and --continue both choose a session: give one of them');
+  }
+  let row: SessionRow | null = null;
+  if (opts.session !== undefined) {
+    const id = checkSessionId(opts.session);
+    row = await store.getSession(id);
+    if (!row) {
+      throw new ZunoError(
+        'session_not_found',
+        `no session ${id} in Zuno's home ${opts.home} (\`zuno session list\` shows the sessions there)`,
+      );
+    }
+    if (opts.dirGiven && row.workspace !== opts.workspace) {
+      throw new ZunoError(
+        'workspace_invalid',
+        `session ${id} works in ${row.workspace}, not ${opts.workspace}: leave out --dir to continue it there`,
+      );
+    }
+  } else if (opts.continue) {
+    [row = null] = await store.listSessions({ workspace: opts.workspace, limit: 1 });
+    if (!row) {
+      throw new ZunoError(
+        'session_not_found',
+        `no session in workspace ${opts.workspace} yet: start one with \`zuno run "…"\` (or name one with --session; \`zuno session list\` shows them all)`,
+      );
+    }
+  }
+  if (!row) return { kind: 'new' };
+  const here = hostId();
+  if (row.host && row.host !== here) {
+    throw new ZunoError(
+      'session_elsewhere',
+      `session ${row.id} works in ${row.workspace} on host ${row.host}, not on this host (${here}): continue it there`,
+    );
+  }
+  return { kind: 'existing', row };
+}
+
+/**
+ * The state a new workflow run of a closed session starts from, read from
+ * the projection: turn and input numbering continue, the last answer is
+ * known. The transcript, tool results and read credentials stay in the
+ * projection, where every model step and tool call reads them.
+ */
+export async function reopenState(store: ProjectionStore, row: SessionRow): Promise<CarriedState> {
+  const cursor = await store.sessionCursor(row.id);
+  return { ...cursor, pending: [], seenClientIds: [], lastFinalText: row.finalText ?? null };
+}
