@@ -1,5 +1,4 @@
 /** `zuno --help`, `zuno run --help`, unknown commands, and `zuno dev status` on a fresh home. */
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/dev-server.js';
 import { makeHome, projectionCounts, runZuno } from './helpers.js';

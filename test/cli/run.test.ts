@@ -6,7 +6,6 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { openProjectionStore } from '../../activities/projection/open.js';
 import type { Transcript } from '../../activities/projection/types.js';
-import { join } from 'node:path';
 import { makeHome, makeWorkspace, parseNdjson, runZuno, tempDir, writeJson } from './helpers.js';
 
 const FINAL = 'The TODO is in src/a.ts line 1.';

@@ -3,7 +3,7 @@
  * harness whose workers are separate `zuno worker` processes, a bounded wait
  * for a session's result, and a process probe.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, inject } from 'vitest';
