@@ -3,7 +3,7 @@
  * (`node bin/zuno.mjs …`) as a child process with a clean environment, a temp
  * ZUNO_HOME and (usually) the global setup's Temporal dev server.
  */
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -38,6 +38,8 @@ export interface RunZunoOptions {
   timeoutMs?: number;
   /** Written to the child's standard input, which is then closed (default: no standard input). */
   stdin?: string;
+  /** Called with the child right after it was spawned (e.g. to send it SIGINT later). */
+  onSpawn?: (child: ChildProcess) => void;
 }
 
 /** Variables of the developer's shell that would change what `zuno` does; never inherited. */
@@ -65,6 +67,7 @@ export function runZuno(args: string[], opts: RunZunoOptions): Promise<ZunoResul
     detached: true,
   });
   if (opts.stdin !== undefined) child.stdin!.end(opts.stdin);
+  opts.onSpawn?.(child);
   let stdout = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));

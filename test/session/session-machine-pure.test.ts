@@ -59,11 +59,13 @@ describe('decideAdmission (SE1, SE2)', () => {
     });
   });
 
-  it('an ending session rejects new input but still answers a resend with its original receipt', () => {
+  it('an ending or paused session rejects new input but still answers a resend with its original receipt', () => {
     const clientIds = new ClientIdTable('ses_x');
     clientIds.remember('c1', { inputId: 'in_3', sessionId: 'ses_x', status: 'pending', duplicate: false });
     for (const phase of ['closed', 'paused', 'blocked'] as const) {
-      expect(decideAdmission({ text: 'a' }, view({ phase, clientIds }))).toMatchObject({ code: 'session_closed' });
+      expect(decideAdmission({ text: 'a' }, view({ phase, clientIds }))).toMatchObject({
+        code: phase === 'paused' ? 'session_paused' : 'session_closed',
+      });
       expect(decideAdmission({ text: 'a', clientMessageId: 'c1' }, view({ phase, clientIds }))).toEqual({
         kind: 'duplicate',
         receipt: { inputId: 'in_3', sessionId: 'ses_x', status: 'pending', duplicate: true },
