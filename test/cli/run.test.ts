@@ -95,6 +95,7 @@ describe('zuno run --json', () => {
       'inputs',
       'messages',
       'parts',
+      'rules',
       'session',
       'toolCalls',
       'usage',
