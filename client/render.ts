@@ -1,6 +1,7 @@
 import type { EventRow } from '../activities/projection/types.js';
 import { EV, parseEvent, TURN_END_EVENTS } from '../core/events.js';
 import { readsFailed } from './commands/tool-record-view.js';
+import { notInForceLine } from './commands/rules-view.js';
 
 /** Where rendered output goes; injectable for tests. */
 export interface Sink {
@@ -103,6 +104,9 @@ export class HumanRenderer {
         break;
       case EV.interrupted:
         this.line(`session interrupted (turn ${e.data.turn})`);
+        break;
+      case EV.instructionNotInForce:
+        this.line(notInForceLine(e.data));
         break;
       case EV.toolLateResult:
         this.line(`(${e.data.tool} reported ${e.data.outcome} after it was recorded uncertain; the record stands)`);

@@ -48,6 +48,12 @@ export const EV = {
   toolSettlementSuperseded: 'tool.settlement_superseded',
   /** BG6: a background command ended. */
   bgCompleted: 'bg.completed',
+  /** SE10/SE27: the rule files in force for a turn (whole), read once at the turn's first model request. */
+  instructionInForce: 'instruction.in_force',
+  /** SE27: a warning-level notice: a rule file was skipped whole because it did not fit the remaining budget. */
+  instructionNotInForce: 'instruction.not_in_force',
+  /** SE28: the exact text of a stable prompt segment, stored once per content digest, so later steps send the same bytes. */
+  promptSegment: 'prompt.segment',
 } as const;
 
 /** Every catalogued event type. */
@@ -93,6 +99,9 @@ const turnEnded = z.object({
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
   background: z.array(z.string()),
 });
+
+/** Where a rule file comes from (core/rule-budget.ts RuleScope). */
+const ruleScope = z.enum(['user', 'workspace']);
 
 /** Payload schema of each event type. */
 export const eventSchemas = {
@@ -238,6 +247,32 @@ export const eventSchemas = {
     totalWritten: z.number(),
     durationMs: z.number(),
   }),
+  [EV.instructionInForce]: z.object({
+    turn: z.number(),
+    /** Stable segment id (SE28), `instructions.rules`. */
+    segment: z.string(),
+    /** sha256 (hex) of the segment text sent, null when no file had text (the segment is absent). */
+    sha256: z.string().nullable(),
+    /** The whole rule budget, bytes. */
+    budget: z.number(),
+    /** The files in force, in order; each whole: exact path, UTF-8 bytes, sha256 (hex) of the file's bytes. */
+    sources: z.array(z.object({ path: z.string(), scope: ruleScope, bytes: z.number(), sha256: z.string() })),
+  }),
+  [EV.instructionNotInForce]: z.object({
+    turn: z.number(),
+    level: z.literal('warning'),
+    reason: z.literal('over_budget'),
+    /** The rule file's exact path. */
+    source: z.string(),
+    scope: ruleScope,
+    /** The file's size, bytes. */
+    bytes: z.number(),
+    /** The whole budget, bytes. */
+    budget: z.number(),
+    /** What was left of the budget when this file came up, bytes. */
+    remaining: z.number(),
+  }),
+  [EV.promptSegment]: z.object({ segment: z.string(), sha256: z.string(), text: z.string() }),
 } as const satisfies Record<EventType, z.ZodType>;
 
 /** The `data` a writer passes for event type `T`. */

@@ -49,9 +49,15 @@ export type AssistantPart =
   | { kind: 'text'; text: string }
   | { kind: 'tool_call'; callId: string; name: string; argsJson: string };
 
+/** A stable segment of the system prompt (SE28): its id (e.g. `system.base`, `instructions.rules`) and exact text. */
+export interface SystemSegment {
+  segment: string;
+  text: string;
+}
+
 /** A message of the provider-neutral transcript handed to an adapter. */
 export type ModelMessage =
-  | { role: 'system'; text: string }
+  | { role: 'system'; text: string; segment?: string }
   | { role: 'user'; text: string }
   | {
       role: 'assistant';

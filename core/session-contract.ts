@@ -2,6 +2,7 @@ import type { ActivityDefaults } from './activity-defaults.js';
 import type { FinishReason, Usage } from './messages.js';
 import type { ProviderConfig } from './provider-config.js';
 import type { BlockedCategory, ToolActivityFacts, ToolOutcome } from './tools/types.js';
+import { RULE_FILE_UNREADABLE } from './rule-budget.js';
 
 /**
  * The contract between the session workflow and its activities, and between
@@ -397,12 +398,17 @@ export const SUBMIT_INPUT_UPDATE = 'submitInput';
  * other failure fails the turn.
  */
 export const PAUSING_FAILURES: readonly string[] = ['provider_auth'];
-/** PR3: failure codes that block the session. */
+/**
+ * PR3: failure codes that block the session (the setup is broken; a person
+ * fixes it, a retry would not). `rule_file_unreadable` (SE27): a local rule
+ * file Zuno cannot read stops the turn before its first provider request.
+ */
 export const BLOCKING_FAILURES: readonly string[] = [
   'provider_protocol',
   'provider_config',
   'corrupt_state',
   'config_invalid',
+  RULE_FILE_UNREADABLE,
 ];
 
 /** Name of the session hard-interrupt update (TD10). */

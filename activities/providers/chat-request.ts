@@ -35,34 +35,47 @@ export interface ChatCompletionRequestBody {
 /**
  * Map provider-neutral messages to Chat Completions messages.
  *
+ * - the leading system messages (the system-prompt segments, SE28) become
+ *   one `system` message, joined by a blank line: many OpenAI-compatible
+ *   servers' chat templates accept a single system message only; a later
+ *   system message stays in place.
+ *
  * - assistant tool calls → `tool_calls[{id, type:'function', function:{name, arguments}}]`,
  *   `arguments` = the model's raw `argsJson` bytes, never re-serialized (PR8/PR10 spirit);
  *   `content` is `null` when the assistant only called tools. Reasoning is not sent back.
  * - tool results → `{role:'tool', tool_call_id, content}`.
  */
 export function toChatMessages(messages: readonly ModelMessage[]): ChatWireMessage[] {
-  return messages.map((m): ChatWireMessage => {
-    switch (m.role) {
-      case 'system':
-        return { role: 'system', content: m.text };
-      case 'user':
-        return { role: 'user', content: m.text };
-      case 'assistant': {
-        if (m.toolCalls.length === 0) return { role: 'assistant', content: m.text };
-        return {
-          role: 'assistant',
-          content: m.text === '' ? null : m.text,
-          tool_calls: m.toolCalls.map((c) => ({
-            id: c.callId,
-            type: 'function' as const,
-            function: { name: c.name, arguments: c.argsJson },
-          })),
-        };
-      }
-      case 'tool':
-        return { role: 'tool', tool_call_id: m.callId, content: m.content };
+  const leading: string[] = [];
+  for (const m of messages) {
+    if (m.role !== 'system') break;
+    leading.push(m.text);
+  }
+  const rest = messages.slice(leading.length).map(toChatMessage);
+  return leading.length > 0 ? [{ role: 'system', content: leading.join('\n\n') }, ...rest] : rest;
+}
+
+function toChatMessage(m: ModelMessage): ChatWireMessage {
+  switch (m.role) {
+    case 'system':
+      return { role: 'system', content: m.text };
+    case 'user':
+      return { role: 'user', content: m.text };
+    case 'assistant': {
+      if (m.toolCalls.length === 0) return { role: 'assistant', content: m.text };
+      return {
+        role: 'assistant',
+        content: m.text === '' ? null : m.text,
+        tool_calls: m.toolCalls.map((c) => ({
+          id: c.callId,
+          type: 'function' as const,
+          function: { name: c.name, arguments: c.argsJson },
+        })),
+      };
     }
-  });
+    case 'tool':
+      return { role: 'tool', tool_call_id: m.callId, content: m.content };
+  }
 }
 
 /** Map tool specs to Chat Completions `tools` entries. */

@@ -13,7 +13,8 @@ import { applyReasoningReplay } from './reasoning-replay.js';
 import { writeStepLedger } from './step-ledger.js';
 import { recordUsage } from './usage-record.js';
 import { providerFailure } from './retry-window.js';
-import { systemPrompt, transcriptToMessages } from './prompt.js';
+import { BASE_SEGMENT_ID, systemPrompt, transcriptToMessages } from './prompt.js';
+import { rulesForTurn } from './rules-turn.js';
 
 /** Interval between modelStep heartbeats, in ms (the heartbeat timeout is temporal.yaml `activities.model`). */
 const HEARTBEAT_EVERY_MS = 2_000;
@@ -31,7 +32,9 @@ export interface ModelStepDeps {
  * a settlement that met an already committed result is returned in
  * `reconciled`, so the Temporal history shows which result stands),
  * rolls back what an earlier attempt of the same step left (PR4), assembles
- * the request from the projection (SE9), streams the provider while
+ * the request from the projection (SE9) with the turn's rule files (SE27,
+ * `rules-turn.ts`: an unreadable one fails the step `rule_file_unreadable`,
+ * non-retryable, before any provider request), streams the provider while
  * heartbeating and emits coalesced `message.part.delta` events, then writes the
  * assistant message, its parts (PR9 ids) and one tool-call row per call, with
  * malformed or unknown calls already settled as `blocked` (TD8).
@@ -103,8 +106,11 @@ export function createModelStep(deps: ModelStepDeps) {
         'provider_config',
       );
     }
+    // SE27: the rule files of this turn, read at its first request (a file Zuno cannot read stops the turn here).
+    const rules = await rulesForTurn(store, { sessionId, workspace: meta.workspace, turn, atMs: now() });
+    const system = [{ segment: BASE_SEGMENT_ID, text: systemPrompt(meta.workspace) }, ...(rules ? [rules] : [])];
     // PR8: which reasoning capsules this request may carry is decided now, at assembly.
-    const replay = applyReasoningReplay(transcriptToMessages(transcript, systemPrompt(meta.workspace)), {
+    const replay = applyReasoningReplay(transcriptToMessages(transcript, system), {
       provider: meta.provider,
       model: meta.model,
       nowMs: now(),

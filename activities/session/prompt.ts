@@ -1,5 +1,14 @@
-import type { AssistantPart, ModelMessage, ProviderReasoning, ToolCallRequest } from '../../core/messages.js';
+import type {
+  AssistantPart,
+  ModelMessage,
+  ProviderReasoning,
+  SystemSegment,
+  ToolCallRequest,
+} from '../../core/messages.js';
 import type { Transcript } from '../projection/types.js';
+
+/** Stable segment id of the base system prompt (SE28). */
+export const BASE_SEGMENT_ID = 'system.base';
 
 /**
  * The system prompt of a session: who the agent is and where it works.
@@ -23,9 +32,13 @@ export function systemPrompt(workspace: string): string {
  * call-list view), then one tool message per call in call order.
  * A call with no stored result yet (never expected) yields an explicit
  * placeholder so the provider still sees a paired result.
+ * `system` are the system-prompt segments in order (SE28: the base prompt,
+ * then the rule files in force); each becomes one leading system message
+ * carrying its segment id, which every surface places where it expects
+ * system text (Chat `system`, Responses `instructions`, Anthropic `system`).
  */
-export function transcriptToMessages(t: Transcript, system: string): ModelMessage[] {
-  const messages: ModelMessage[] = [{ role: 'system', text: system }];
+export function transcriptToMessages(t: Transcript, system: readonly SystemSegment[]): ModelMessage[] {
+  const messages: ModelMessage[] = system.map((s) => ({ role: 'system', text: s.text, segment: s.segment }));
   const key = (turn: number, step: number) => turn * 1_000_000 + step;
   const steps = new Map<number, { turn: number; step: number }>();
   for (const p of t.parts) steps.set(key(p.turn, p.step), { turn: p.turn, step: p.step });

@@ -6,6 +6,7 @@ import { checkSessionId } from '../session-start.js';
 import { BUCKETS, type ContextUsageSnapshot, type CumulativeUsage } from '../../activities/session/usage.js';
 import { EV, parseEventData } from '../../core/events.js';
 import { outcomeWord, toolRecordFacts } from './tool-record-view.js';
+import { loadTurnRules, renderTurnRules } from './rules-view.js';
 
 /** Longest tool output shown per call in the human view, in characters. */
 const OUTPUT_PREVIEW_CHARS = 400;
@@ -28,11 +29,13 @@ export async function sessionShowCommand(sessionId: string, opts: { json?: boole
       const d = parseEventData(EV.bgCompleted, e.data);
       return d ? [d] : [];
     });
+    const rules = await loadTurnRules(store, sessionId);
     sink.out(
       opts.json
-        ? `${JSON.stringify({ ...t, background, usage: usage ? { cumulative: usage.cumulative, snapshot: usage.snapshot } : null }, null, 2)}\n`
+        ? `${JSON.stringify({ ...t, background, rules, usage: usage ? { cumulative: usage.cumulative, snapshot: usage.snapshot } : null }, null, 2)}\n`
         : renderTranscript(t) + renderBackground(background) + (usage ? renderUsage(usage) : ''),
     );
+    if (!opts.json) sink.out(renderTurnRules(rules));
   } finally {
     await store.close();
   }

@@ -94,6 +94,7 @@ describe('zuno run --json', () => {
       'inputs',
       'messages',
       'parts',
+      'rules',
       'session',
       'toolCalls',
       'usage',

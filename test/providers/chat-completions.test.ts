@@ -6,6 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { streamChatCompletion } from '../../activities/providers/chat-completions.js';
+import { toChatMessages } from '../../activities/providers/chat-request.js';
 import type { ModelRequest } from '../../activities/providers/types.js';
 import { expectNoSecrets, providerConfig, rejectionOf, TEST_KEY, useLocalProviders } from './helpers.js';
 
@@ -198,6 +199,23 @@ describe('tool calls', () => {
       { role: 'tool', tool_call_id: 'call_2', content: 'unknown tool' },
       { role: 'assistant', content: 'plain answer' },
       { role: 'user', content: 'thanks' },
+    ]);
+  });
+});
+
+describe('system-prompt segments (SE28)', () => {
+  it('the leading system segments become one system message joined by a blank line; a later one stays in place', () => {
+    expect(
+      toChatMessages([
+        { role: 'system', text: 'base', segment: 'system.base' },
+        { role: 'system', text: 'rules', segment: 'instructions.rules' },
+        { role: 'user', text: 'hi' },
+        { role: 'system', text: 'late' },
+      ]),
+    ).toEqual([
+      { role: 'system', content: 'base\n\nrules' },
+      { role: 'user', content: 'hi' },
+      { role: 'system', content: 'late' },
     ]);
   });
 });
