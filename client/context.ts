@@ -1,6 +1,6 @@
+import { zunoHome } from '../activities/zuno-home.js';
 import { ensureZunoGitignore } from '../activities/tools/zuno-gitignore.js';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Client, Connection } from '@temporalio/client';
@@ -29,11 +29,6 @@ export interface ZunoPaths {
   temporalYaml: string;
 }
 
-/** The user-level home: `$ZUNO_HOME` (absolute after resolving), else `~/.zuno`. */
-export function zunoHome(): string {
-  const env = process.env.ZUNO_HOME;
-  return resolve(env !== undefined && env !== '' ? env : join(homedir(), '.zuno'));
-}
 
 /**
  * Resolves the home and which temporal.yaml applies: `$ZUNO_TEMPORAL_CONFIG`,

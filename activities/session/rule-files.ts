@@ -8,10 +8,10 @@
  * again on the open descriptor, so a FIFO swapped in between is still never
  * waited on.
  */
+import { zunoHome } from '../zuno-home.js';
 import { createHash } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
 import { lstat, open, stat } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ZunoError } from '../../core/errors.js';
 import { planRuleFiles, RULE_FILE_UNREADABLE, type RuleScope, type SkippedRule } from '../../core/rule-budget.js';
@@ -19,14 +19,6 @@ import { planRuleFiles, RULE_FILE_UNREADABLE, type RuleScope, type SkippedRule }
 /** The rule file's name, in the user-level home and in the workspace root. */
 export const RULE_FILE_NAME = 'AGENTS.md';
 
-/**
- * Zuno's user-level home, where the user-level `AGENTS.md` lives:
- * `$ZUNO_HOME`, or `~/.zuno` when it is unset or empty. Absolute.
- * The one place rule reading resolves it (swap here when the home moves).
- */
-export function zunoHome(): string {
-  return resolve(process.env.ZUNO_HOME || join(homedir(), '.zuno'));
-}
 
 /** A place a rule file may be. */
 export interface RuleCandidate {

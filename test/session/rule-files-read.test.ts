@@ -10,7 +10,8 @@ import { chmodSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { loadRuleFiles, readRuleFile, zunoHome } from '../../activities/session/rule-files.js';
+import { loadRuleFiles, readRuleFile } from '../../activities/session/rule-files.js';
+import { zunoHome } from '../../activities/zuno-home.js';
 import { ZunoError } from '../../core/errors.js';
 
 const savedHome = process.env.ZUNO_HOME;
