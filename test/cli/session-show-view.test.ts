@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { InputRow, PartRow, ToolCallRow, Transcript } from '../../activities/projection/types.js';
+import { describeInterrupt } from '../../client/commands/session-interrupt.js';
 import { renderBackground, renderTranscript } from '../../client/commands/session-show.js';
 import { cutLines, cutProse, omissionNote, type ShowView } from '../../client/commands/show-text.js';
 
@@ -252,6 +253,18 @@ describe('renderTranscript', () => {
     const task = { taskID: 'bg_1_3_0', rowId: 'tc_1_3_0', state: 'exited', outcome: 'ok', exitCode: 0 };
     expect(renderBackground([{ ...task, totalWritten: 1234, durationMs: 1500 }], t)).toBe(
       '\nbackground shell (background): make (turn 2, step 4) exited, exit 0, 1,234 bytes of output in 1.5 s\n',
+    );
+  });
+});
+
+describe('session interrupt', () => {
+  it('counts the interrupted turn from 1', () => {
+    const receipt = { sessionId: SID, interrupted: true, turn: 0, phase: 'tools' as const, backgroundCancelled: [] };
+    expect(describeInterrupt(SID, { ...receipt, alreadyRequested: false })).toMatch(
+      new RegExp(`^session ${SID}: interrupting turn 1 \\(running tool calls\\); `),
+    );
+    expect(describeInterrupt(SID, { ...receipt, turn: 2, alreadyRequested: true })).toBe(
+      `session ${SID}: turn 3 is already being interrupted\n`,
     );
   });
 });
