@@ -61,6 +61,7 @@ Environment:
     .description('print a stored transcript with tool calls and outcomes')
     .argument('<id>', 'session id (ses_…)')
     .option('--json', 'print the transcript as JSON')
+    .option('--full', 'print long texts, outputs and diffs whole (by default they are cut, with a note)')
     .action(async (id: string, opts) => {
       await sessionShowCommand(id, opts);
       setExit(0);

@@ -1,4 +1,9 @@
-import { INTERRUPT_COOPERATIVE_WINDOW_MS, INTERRUPT_FORCE_AFTER_MS } from '../../core/session-contract.js';
+import {
+  INTERRUPT_COOPERATIVE_WINDOW_MS,
+  INTERRUPT_FORCE_AFTER_MS,
+  type InterruptReceipt,
+  type TurnActivity,
+} from '../../core/session-contract.js';
 import { connectTemporal, resolvePaths } from '../context.js';
 import { processSink, type Sink } from '../render.js';
 import { checkSessionId, interruptSession } from '../session-start.js';
@@ -18,21 +23,35 @@ export async function sessionInterruptCommand(
   const temporal = await connectTemporal(resolvePaths(), opts.json ? null : (line) => sink.err(`${line}\n`));
   try {
     const receipt = await interruptSession(temporal.client, sessionId, 'cli:session interrupt');
-    if (opts.json) sink.out(`${JSON.stringify(receipt)}\n`);
-    else if (receipt.backgroundCancelled.length > 0)
-      sink.out(
-        `session ${sessionId}: no turn was running; stopped background task(s) ${receipt.backgroundCancelled.join(', ')}\n`,
-      );
-    else if (!receipt.interrupted) sink.out(`session ${sessionId} is idle; nothing to interrupt\n`);
-    else if (receipt.alreadyRequested)
-      sink.out(`session ${sessionId}: turn ${receipt.turn} is already being interrupted\n`);
-    else
-      sink.out(
-        `session ${sessionId}: interrupting turn ${receipt.turn} (${receipt.phase}); running calls get ` +
-          `${INTERRUPT_COOPERATIVE_WINDOW_MS / 1000} s to stop and report; what has not reported ${INTERRUPT_FORCE_AFTER_MS / 1000} s later is recorded uncertain\n`,
-      );
+    sink.out(opts.json ? `${JSON.stringify(receipt)}\n` : describeInterrupt(sessionId, receipt));
     return 0;
   } finally {
     await temporal.connection.close();
   }
+}
+
+/** What a turn was doing, in words. */
+const DOING: Record<TurnActivity, string> = {
+  idle: 'between steps',
+  model: 'waiting for the model',
+  tools: 'running tool calls',
+  interrupting: 'already stopping',
+};
+
+/**
+ * The human line `zuno session interrupt` prints for an interrupt receipt,
+ * with the turn counted from 1 (the receipt's `turn` is the stored 0-based
+ * number, printed as such by `--json`). Pure.
+ */
+export function describeInterrupt(sessionId: string, receipt: InterruptReceipt): string {
+  const turn = `turn ${receipt.turn + 1}`;
+  if (receipt.backgroundCancelled.length > 0)
+    return `session ${sessionId}: no turn was running; stopped background task(s) ${receipt.backgroundCancelled.join(', ')}\n`;
+  if (!receipt.interrupted) return `session ${sessionId} is idle; nothing to interrupt\n`;
+  if (receipt.alreadyRequested) return `session ${sessionId}: ${turn} is already being interrupted\n`;
+  return (
+    `session ${sessionId}: interrupting ${turn} (${DOING[receipt.phase] ?? receipt.phase}); running calls get ` +
+    `${INTERRUPT_COOPERATIVE_WINDOW_MS / 1000} s to stop and report; what has not reported ` +
+    `${INTERRUPT_FORCE_AFTER_MS / 1000} s later is recorded uncertain\n`
+  );
 }

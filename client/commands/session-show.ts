@@ -5,20 +5,29 @@ import { processSink, type Sink } from '../render.js';
 import { checkSessionId } from '../session-start.js';
 import { BUCKETS, type ContextUsageSnapshot, type CumulativeUsage } from '../../activities/session/usage.js';
 import { EV, parseEventData } from '../../core/events.js';
-import { outcomeWord, toolRecordFacts } from './tool-record-view.js';
 import { loadTurnRules, renderTurnRules } from './rules-view.js';
-
-/** Longest tool output shown per call in the human view, in characters. */
-const OUTPUT_PREVIEW_CHARS = 400;
+import { callSummary } from './show-args.js';
+import { renderToolCall } from './show-call.js';
+import { speakerLabel, untakenInputLines } from './show-inputs.js';
+import { LIMITS, proseLines, type ShowView } from './show-text.js';
 
 /**
- * `zuno session show <id> [--json]`: prints the stored transcript (inputs,
- * assistant text, every tool call with arguments, outcome and result) from
- * the projection, never from Temporal.
+ * `zuno session show <id> [--json] [--full]`: prints the stored transcript
+ * (inputs, assistant text, every tool call with readable arguments, outcome,
+ * diff and result) from the projection, never from Temporal. The human view
+ * numbers turns and steps from 1 and cuts long texts at a boundary unless
+ * `--full`; it is coloured only when stdout is a terminal (and NO_COLOR is
+ * unset). `--json` prints the rows as stored (0-based turns, ids).
  * @throws ZunoError `session_not_found`.
  */
-export async function sessionShowCommand(sessionId: string, opts: { json?: boolean }, sink: Sink = processSink) {
+export async function sessionShowCommand(
+  sessionId: string,
+  opts: { json?: boolean; full?: boolean },
+  sink: Sink = processSink,
+) {
   checkSessionId(sessionId);
+  const color = sink === processSink && process.stdout.isTTY === true && !process.env.NO_COLOR;
+  const view: ShowView = { sessionId, full: opts.full === true, color };
   const store = await openStore(resolvePaths());
   try {
     const t = await store.loadTranscript(sessionId);
@@ -33,7 +42,7 @@ export async function sessionShowCommand(sessionId: string, opts: { json?: boole
     sink.out(
       opts.json
         ? `${JSON.stringify({ ...t, background, rules, usage: usage ? { cumulative: usage.cumulative, snapshot: usage.snapshot } : null }, null, 2)}\n`
-        : renderTranscript(t) + renderBackground(background) + (usage ? renderUsage(usage) : ''),
+        : renderTranscript(t, view) + renderBackground(background, t) + (usage ? renderUsage(usage) : ''),
     );
     if (!opts.json) sink.out(renderTurnRules(rules));
   } finally {
@@ -44,6 +53,8 @@ export async function sessionShowCommand(sessionId: string, opts: { json?: boole
 /** How one background task ended (from its `bg.completed` event). */
 interface BackgroundOutcome {
   taskID: string;
+  /** The tool-call row that started the task. */
+  rowId?: string;
   state: string;
   outcome: string;
   exitCode: number | null;
@@ -51,15 +62,40 @@ interface BackgroundOutcome {
   durationMs: number;
 }
 
-/** Human rendering of background task outcomes (BG6): one line per task. */
-export function renderBackground(tasks: BackgroundOutcome[]): string {
+/** Plain words for a background task's end state. */
+const BG_STATE: Record<string, string> = {
+  exited: 'exited',
+  cancelled: 'was cancelled',
+  timed_out: 'timed out',
+  failed: 'failed to run',
+  not_started: 'never started',
+  lost: 'was lost',
+};
+
+/**
+ * Human rendering of background task outcomes (BG6): one line per task,
+ * named by the call that started it (its summary, turn and step counted
+ * from 1; the task id when that call is not in `t`), e.g.
+ * `background shell (background): make (turn 1, step 2) exited, exit 0, 12 bytes of output in 1.5 s`.
+ */
+export function renderBackground(tasks: BackgroundOutcome[], t?: Transcript): string {
   if (tasks.length === 0) return '';
-  const lines = tasks.map(
-    (b) =>
-      `background ${b.taskID} ${b.state}${b.exitCode !== null ? ` exit ${b.exitCode}` : ''} ${b.outcome}, ` +
-      `${b.totalWritten} bytes in ${(b.durationMs / 1000).toFixed(1)} s`,
-  );
+  const calls = new Map((t?.toolCalls ?? []).map((c) => [c.id, c]));
+  const lines = tasks.map((b) => {
+    const c = b.rowId !== undefined ? calls.get(b.rowId) : undefined;
+    const name = c ? `${callSummary(c.tool, c.argsJson)} (${stepLabel(c.turn, c.step)})` : `task ${b.taskID}`;
+    return (
+      `background ${name} ${BG_STATE[b.state] ?? b.state}${b.exitCode !== null ? `, exit ${b.exitCode}` : ''}` +
+      `${b.outcome !== 'ok' ? `, outcome ${b.outcome}` : ''}, ` +
+      `${b.totalWritten.toLocaleString('en-US')} bytes of output in ${(b.durationMs / 1000).toFixed(1)} s`
+    );
+  });
   return `\n${lines.join('\n')}\n`;
+}
+
+/** A step's place for people: `turn 1, step 1` for the stored 0-based turn 0, step 0. */
+export function stepLabel(turn: number, step: number): string {
+  return `turn ${turn + 1}, step ${step + 1}`;
 }
 
 /** The parts of a `session.usage` event the view prints. */
@@ -95,8 +131,16 @@ export function renderUsage(u: UsageRecord): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** Human rendering of a transcript: one block per step, tool calls with their outcome. */
-export function renderTranscript(t: Transcript): string {
+/**
+ * Human rendering of a transcript: one block per step (`── turn 1, step 1`,
+ * counted from 1), the person's and the assistant's text, tool calls with
+ * readable arguments, outcome, diff and output, inputs no turn took, and the
+ * final answer. Long texts are cut unless `view.full`. Pure.
+ */
+export function renderTranscript(
+  t: Transcript,
+  view: ShowView = { sessionId: t.session.id, full: false, color: false },
+): string {
   const s = t.session;
   const lines = [
     `session ${s.id}  ${s.status}  ${s.provider}/${s.model}`,
@@ -105,36 +149,26 @@ export function renderTranscript(t: Transcript): string {
   ];
   if (s.error) lines.push(`error ${s.error}`);
   const calls = new Map(t.toolCalls.map((c) => [c.id, c]));
-  const role = new Map(t.messages.map((m) => [m.id, m.role]));
+  const messages = new Map(t.messages.map((m) => [m.id, m]));
+  const inputs = new Map(t.inputs.map((i) => [i.id, i]));
   const parts = [...t.parts].sort((a, b) => a.turn - b.turn || a.step - b.step || a.position - b.position);
   let last = '';
   for (const p of parts) {
     const here = `${p.turn}.${p.step}`;
     if (here !== last) {
-      lines.push('', `── turn ${p.turn} step ${p.step}`);
+      lines.push('', `── ${stepLabel(p.turn, p.step)}`);
       last = here;
     }
-    if (p.kind === 'text') lines.push(`${role.get(p.messageId) === 'user' ? 'user' : 'assistant'}: ${p.text ?? ''}`);
-    else if (p.kind === 'reasoning') lines.push(`reasoning: ${(p.text ?? '').slice(0, 200)}`);
+    const m = messages.get(p.messageId);
+    if (p.kind === 'text')
+      lines.push(...proseLines(m?.role === 'user' ? speakerLabel(m, inputs) : 'assistant', p.text ?? '', view));
+    else if (p.kind === 'reasoning') lines.push(...proseLines('reasoning', p.text ?? '', view, LIMITS.reasoning));
     else if (p.kind === 'tool_call' && p.toolCallId) {
       const c = calls.get(p.toolCallId);
-      if (!c) continue;
-      // A call that ran but did not do what it was asked (a shell exit ≠ 0) never reads `ok`.
-      const outcome = c.outcome ? outcomeWord(c.outcome, c.result) : c.status;
-      const extra = [
-        c.blockedCategory ? `category ${c.blockedCategory}` : '',
-        c.errorCode && !c.blockedCategory ? `code ${c.errorCode}` : '',
-        c.attempts && c.attempts > 1 ? `attempts ${c.attempts}` : '',
-      ].filter(Boolean);
-      lines.push(`tool ${c.tool} [${c.callId}] ${outcome}${extra.length ? ` (${extra.join(', ')})` : ''}`);
-      lines.push(`  args ${c.argsJson}`);
-      lines.push(...toolRecordFacts(c.result).map((l) => `  ${l}`));
-      if (c.output) {
-        const out = c.output.length > OUTPUT_PREVIEW_CHARS ? `${c.output.slice(0, OUTPUT_PREVIEW_CHARS)}…` : c.output;
-        lines.push(...out.split('\n').map((l) => `  | ${l}`));
-      }
+      if (c) lines.push(...renderToolCall(c, view));
     }
   }
-  if (s.finalText) lines.push('', `final: ${s.finalText}`);
+  lines.push(...untakenInputLines(t, view));
+  if (s.finalText) lines.push('', ...proseLines('final', s.finalText, view));
   return `${lines.join('\n')}\n`;
 }

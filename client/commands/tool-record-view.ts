@@ -19,17 +19,43 @@ const viewSchema = z.object({
     })
     .optional()
     .catch(undefined),
-  /** GP9 record written by the workflow ({cause, paths}), or the tool's own report (SH5: `true` + `uncertainCause`). */
+  /**
+   * GP9 record written by the workflow ({cause, paths}), apply_patch's own
+   * ({cause, changedPaths}), or the tool's own report (SH5: `true` + `uncertainCause`).
+   */
   uncertain: z
-    .union([z.literal(true), z.object({ cause: z.string(), paths: z.array(z.string()).optional() })])
+    .union([
+      z.literal(true),
+      z.object({
+        cause: z.string(),
+        paths: z.array(z.string()).optional(),
+        changedPaths: z.array(z.string()).optional(),
+      }),
+    ])
     .optional()
     .catch(undefined),
   uncertainCause: z.string().optional().catch(undefined),
   settlement: z.object({ stands: z.string(), workflowSaw: workflowSawSchema }).optional().catch(undefined),
 });
 
+/** Plain words for the causes of an uncertain outcome; other causes are shown as stored. */
+const CAUSE: Record<string, string> = {
+  lost_outcome: 'its outcome was lost (the activity timed out or its worker went away)',
+  interrupted: 'an interrupt stopped it before it reported',
+  failed: 'it kept failing',
+  not_run: 'the turn was interrupted before it ran',
+  cancelled: 'it was cancelled while the command ran',
+  timeout: 'it timed out while the command ran',
+  capture_failed: 'its output could not be captured',
+};
+
+const cause = (c: string) => CAUSE[c] ?? c;
+
 /**
- * Lines (without indentation) describing a tool-call row's stored result.
+ * Lines (without indentation) describing a tool-call row's stored result, in
+ * plain words and without internal ids: the receipt's verdict, why the
+ * outcome is uncertain and which paths it may have changed, which result
+ * stands after a settlement.
  * @param result the row's `result` JSON (null/absent: no lines). Pure.
  */
 export function toolRecordFacts(result: Record<string, unknown> | null | undefined): string[] {
@@ -39,14 +65,17 @@ export function toolRecordFacts(result: Record<string, unknown> | null | undefin
   const lines: string[] = [];
   if (receipt) {
     lines.push(
-      `receipt ${receipt.id} ${receipt.verdict}` +
-        `${receipt.exitCode !== undefined ? ` exit ${receipt.exitCode}` : ''}` +
-        `${receipt.signal ? ` signal ${receipt.signal}` : ''} authority ${receipt.authority ?? 'unknown'}`,
+      `receipt: ${receipt.verdict}` +
+        `${receipt.exitCode !== undefined ? `, exit ${receipt.exitCode}` : ''}` +
+        `${receipt.signal ? `, signal ${receipt.signal}` : ''}, authority ${receipt.authority ?? 'unknown'}`,
     );
   }
-  if (uncertain === true) lines.push(`uncertain ${uncertainCause ?? '(the tool could not settle the outcome)'}`);
-  else if (uncertain)
-    lines.push(`uncertain ${uncertain.cause}${uncertain.paths?.length ? ` ${uncertain.paths.join(', ')}` : ''}`);
+  if (uncertain === true)
+    lines.push(`uncertain: ${uncertainCause ? cause(uncertainCause) : 'the tool could not settle the outcome'}`);
+  else if (uncertain) {
+    const paths = uncertain.paths?.length ? uncertain.paths : (uncertain.changedPaths ?? []);
+    lines.push(`uncertain: ${cause(uncertain.cause)}${paths.length ? `; may have changed ${paths.join(', ')}` : ''}`);
+  }
   if (settlement) {
     const w = settlement.workflowSaw;
     lines.push(

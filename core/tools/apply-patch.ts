@@ -98,4 +98,5 @@ export const applyPatchDeclaration: ToolDeclaration<ApplyPatchArgs> = {
     return `${summaryLine(`apply_patch: ${paths[0]}`, SUMMARY_MAX - more.length)}${more}`;
   },
   affectedPaths: (args) => patchAffectedPaths(args.patch),
+  changeArgs: { patch: 'patch' },
 };

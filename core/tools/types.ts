@@ -40,7 +40,18 @@ export interface ToolDeclaration<Args = unknown> {
    * how the session workflow runs that work as a `bgCommand` activity.
    */
   background?: BackgroundDeclaration<Args>;
+  /**
+   * Argument fields that spell out the change a call makes, by field name:
+   * `patch` (patch text, shown to people as a diff block) or `content` (a
+   * file's whole new content, shown as a text block). When the call's stored
+   * result records the change as a unified diff, `zuno session show` shows
+   * that diff instead of these fields. Absent: no such fields.
+   */
+  changeArgs?: Readonly<Record<string, ChangeArg>>;
 }
+
+/** What an argument field listed in {@link ToolDeclaration.changeArgs} holds. */
+export type ChangeArg = 'patch' | 'content';
 
 /** How a tool's background work runs (see {@link ToolDeclaration.background}). */
 export interface BackgroundDeclaration<Args = unknown> {

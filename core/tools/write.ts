@@ -39,4 +39,5 @@ export const writeDeclaration: ToolDeclaration<WriteArgs> = {
   },
   /** The target and its temp-file pattern (a killed worker may leave one, see temp-files.ts). */
   affectedPaths: (args) => [args.path, tempFilePattern(args.path)],
+  changeArgs: { content: 'content' },
 };

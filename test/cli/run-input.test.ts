@@ -114,7 +114,7 @@ describe('outcome marks follow the outcome', () => {
     const sessionId = /ses_[0-9a-z]+/.exec(r.stderr)?.[0] ?? '';
     const show = await runZuno(['session', 'show', sessionId], { home, env: { TEMPORAL_ADDRESS: address } });
     expect(show.code, show.stderr).toBe(0);
-    expect(show.stdout).toMatch(/^tool shell \[call_0_0\] failed \(exit 1\)$/m);
-    expect(show.stdout).not.toMatch(/tool shell \[call_0_0\] ok/);
+    expect(show.stdout).toMatch(/^tool shell: echo nope; exit 1 → failed \(exit 1\)$/m);
+    expect(show.stdout).not.toMatch(/^tool shell: .* → ok/m);
   });
 });

@@ -77,10 +77,14 @@ describe('zuno run --json', () => {
     const lines = show.stdout.split('\n');
     expect(lines[0]).toBe(`session ${sessionId}  completed  local/scripted`);
     expect(lines).toContain(`workflow session/${sessionId}`);
-    expect(lines).toContain('user: Find the TODO');
+    expect(lines).toContain('── turn 1, step 1');
+    expect(lines).toContain('you: Find the TODO');
     expect(lines).toContain('assistant: Searching.');
-    expect(lines).toContain('tool grep [call_0_0] ok');
-    expect(lines).toContain('  args {"pattern":"TODO","path":"src"}');
+    // The tool's own summary and readable fields, no call id, no JSON.
+    expect(lines).toContain('tool grep: TODO in src → ok');
+    expect(lines).toContain('  pattern: TODO');
+    expect(lines).toContain('  path: src');
+    expect(show.stdout).not.toMatch(/call_0_0|tc_0|in_0|\{"pattern"/);
     expect(lines).toContain('  | src/a.ts:');
     expect(lines).toContain('  |   1: export const a = 1; // TODO: rename');
     expect(lines).toContain(`final: ${FINAL}`);

@@ -66,16 +66,21 @@ it('fixes a broken function in a real npm package and proves it with the package
   expect(shown.code).toBe(0);
   const toolLines = shown.stdout.split('\n').filter((l) => l.startsWith('tool '));
   // The first test run fails (exit 1): it reads failed beside its failed receipt, never ok.
-  expect(toolLines.map((l) => l.replace(/^tool (\S+) \[\S+\] /, '$1: '))).toEqual([
+  expect(toolLines.map((l) => l.replace(/^tool (\S+?)(?: \(background\))?: .* → /, '$1: '))).toEqual([
     'shell: failed (exit 1)',
     'grep: ok',
     'read: ok',
     'apply_patch: ok',
     'shell: ok',
   ]);
-  expect(toolLines.map((l) => l.split(' ')[1])).toEqual(['shell', 'grep', 'read', 'apply_patch', 'shell']);
-  const receipts = shown.stdout.split('\n').filter((l) => l.trim().startsWith('receipt rcp_'));
-  expect(receipts).toHaveLength(2);
-  expect(receipts[0]).toMatch(/failed exit 1 authority authoritative/);
-  expect(receipts[1]).toMatch(/passed exit 0 authority authoritative/);
+  expect(toolLines[3]).toBe('tool apply_patch: index.js → ok');
+  const receipts = shown.stdout.split('\n').filter((l) => l.trim().startsWith('receipt: '));
+  expect(receipts).toEqual([
+    '  receipt: failed, exit 1, authority authoritative',
+    '  receipt: passed, exit 0, authority authoritative',
+  ]);
+  // The patch reads as the diff it applied, not as its JSON argument.
+  expect(shown.stdout).toContain(['  --- a/index.js', '  +++ b/index.js'].join('\n'));
+  expect(shown.stdout).toContain(['  -\tif ((/^0x[0-9]+$/i).test(x)) { return true; }', `  +\t${good}`].join('\n'));
+  expect(shown.stdout).not.toContain('"patch"');
 }, 180_000);
