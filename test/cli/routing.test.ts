@@ -29,7 +29,7 @@ afterAll(async () => {
 /** A script whose one shell call runs `command`, then answers `answer`. */
 function shellScript(command: string, answer: string): string {
   return writeJson(tempDir('zuno-route-script-'), 's.json', {
-    replies: [{ toolCalls: [{ name: 'shell', arguments: { command, timeout: 60 } }] }, { text: answer }],
+    replies: [{ toolCalls: [{ name: 'shell', arguments: { command } }] }, { text: answer }],
   });
 }
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Client, Connection } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
 import { DEFAULT_ACTIVITY_DEFAULTS, type ActivityDefaults } from '../../core/activity-defaults.js';
-import type { SessionMeta, SessionResult } from '../../core/session-contract.js';
+import type { SessionMeta, SessionResult, SessionRoute } from '../../core/session-contract.js';
 import { openProjectionStore } from '../../activities/projection/open.js';
 import type { ProjectionStore } from '../../activities/projection/types.js';
 import { startLocalProvider } from '../../client/local-provider/server.js';
@@ -42,6 +42,8 @@ export interface RunSessionOptions {
   toolConcurrency?: number;
   /** Adjusts the local provider the session is frozen with (surface, retry block, replay option…). */
   provider?: (base: ProviderConfig) => ProviderConfig;
+  /** Routes the session's activities (the harness's worker serves only its own task queue). */
+  route?: SessionRoute;
 }
 
 export interface StartedRun {
@@ -104,6 +106,7 @@ export async function createHarness(opts: {
       title: o.prompt.slice(0, 80),
       toolConcurrency: o.toolConcurrency ?? 8,
       activityDefaults: o.activityDefaults ?? DEFAULT_ACTIVITY_DEFAULTS,
+      ...(o.route ? { route: o.route } : {}),
     };
     const started = await startSession(
       client,

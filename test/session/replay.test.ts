@@ -31,6 +31,15 @@ afterAll(async () => {
   rmSync(stateDir, { recursive: true, force: true });
 });
 
+/** The provider a session's workflow was started with (its first run's input). */
+async function metaProvider(workflowId: string): Promise<Record<string, unknown>> {
+  const history = await h.client.workflow.getHandle(workflowId).fetchHistory();
+  const started = history.events![0]!.workflowExecutionStartedEventAttributes!;
+  const { defaultPayloadConverter } = await import('@temporalio/common');
+  const input = defaultPayloadConverter.fromPayload(started.input!.payloads![0]!) as { meta: { provider: Record<string, unknown> } };
+  return input.meta.provider;
+}
+
 describe('session workflow determinism', () => {
   it('replays a freshly recorded history with tool calls, a blocked call and steering-free turns', async () => {
     const workspace = mkdtempSync(join(tmpdir(), 'zuno-replay-ws-'));
@@ -108,6 +117,44 @@ describe('session workflow determinism', () => {
       }
     }
   }, 120_000);
+
+  it('replays a routed session that pauses on a missing API key and resumes in the same run', async () => {
+    const workspace = mkdtempSync(join(tmpdir(), 'zuno-replay-resume-'));
+    writeFileSync(join(workspace, 'a.txt'), 'alpha\n');
+    const route = { host: 'replay-host', taskQueue: h.taskQueue, servedBy: 'worker' as const };
+    const run = await h.startScripted({
+      workspace,
+      prompt: 'read a.txt',
+      route,
+      provider: (p) => ({ ...p, apiKeyEnv: 'ZUNO_REPLAY_KEY_THAT_IS_NOT_SET' }),
+      script: {
+        replies: [{ toolCalls: [{ name: 'read', arguments: { path: 'a.txt' } }] }, { text: 'It says alpha.' }],
+      },
+    });
+    const handle = h.client.workflow.getHandle(run.workflowId);
+    await vi.waitFor(
+      async () => expect((await handle.query<{ phase: string }>('state')).phase).toBe('paused'),
+      { timeout: 30_000, interval: 100 },
+    );
+    const state = await handle.query<{ route?: unknown }>('state');
+    expect(state.route).toEqual(route);
+    await handle.executeUpdate('resume', {
+      args: [{ provider: { ...(await metaProvider(run.workflowId)), apiKeyEnv: undefined }, source: 'test' }],
+    });
+    expect(await run.result()).toMatchObject({ status: 'completed' });
+    await run.closeProvider();
+    const json = execFileSync(
+      TEMPORAL_BIN,
+      ['workflow', 'show', '--workflow-id', run.workflowId, '--address', h.address, '--output', 'json'],
+      { encoding: 'utf8' },
+    );
+    const history = JSON.parse(json);
+    const scheduled = history.events.filter((e: { eventType: string }) => e.eventType === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED');
+    expect(scheduled.length).toBeGreaterThan(2);
+    for (const e of scheduled) expect(e.activityTaskScheduledEventAttributes.taskQueue.name).toBe(h.taskQueue);
+    await Worker.runReplayHistory({ workflowBundle: { codePath } }, history, run.workflowId);
+    if (process.env.ZUNO_RECORD_HISTORY === '1') writeFileSync(join(FIXTURES, `session-resume-${Date.now()}.json`), json);
+  }, 60_000);
 
   it('replays every checked-in history fixture', async () => {
     const files = readdirSync(FIXTURES).filter((f) => f.endsWith('.json'));
