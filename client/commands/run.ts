@@ -85,6 +85,9 @@ export async function promptFromStdin(stdin: NodeJS.ReadStream): Promise<string>
   return text;
 }
 
+/** How long Ctrl-C's interrupt waits for a worker to take it before saying none does, in ms. */
+const CTRL_C_DELIVERY_MS = 5_000;
+
 /** Poll interval of the event tail, in ms. */
 const TAIL_EVERY_MS = 60;
 
@@ -283,7 +286,8 @@ async function runSession(
       ? `continuing session ${sessionId} (your message is ${receiptWords(started.receipt)})`
       : `session ${sessionId} started`,
   );
-  progress.interrupt = () => interruptSession(temporal.client, sessionId, 'cli:ctrl-c');
+  // Ctrl-C: a worker takes the interrupt at once, or none serves the session (reported after a few seconds).
+  progress.interrupt = () => interruptSession(temporal.client, sessionId, 'cli:ctrl-c', CTRL_C_DELIVERY_MS);
   progress.terminate = (reason: string) =>
     temporal.client.workflow
       .getHandle(started.workflowId)

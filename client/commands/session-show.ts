@@ -6,6 +6,7 @@ import { checkSessionId } from '../session-start.js';
 import { BUCKETS, type ContextUsageSnapshot, type CumulativeUsage } from '../../activities/session/usage.js';
 import { EV, parseEventData } from '../../core/events.js';
 import { loadTurnRules, renderTurnRules } from './rules-view.js';
+import { renderRouteStatus, routeStatus } from './show-route.js';
 import { callSummary } from './show-args.js';
 import { renderToolCall } from './show-call.js';
 import { speakerLabel, untakenInputLines } from './show-inputs.js';
@@ -28,7 +29,8 @@ export async function sessionShowCommand(
   checkSessionId(sessionId);
   const color = sink === processSink && process.stdout.isTTY === true && !process.env.NO_COLOR;
   const view: ShowView = { sessionId, full: opts.full === true, color };
-  const store = await openStore(resolvePaths());
+  const paths = resolvePaths();
+  const store = await openStore(paths);
   try {
     const t = await store.loadTranscript(sessionId);
     if (!t) throw new ZunoError('session_not_found', `no session ${sessionId} in the projection`);
@@ -39,12 +41,13 @@ export async function sessionShowCommand(
       return d ? [d] : [];
     });
     const rules = await loadTurnRules(store, sessionId);
+    const route = await routeStatus(paths, t.session);
     sink.out(
       opts.json
-        ? `${JSON.stringify({ ...t, background, rules, usage: usage ? { cumulative: usage.cumulative, snapshot: usage.snapshot } : null }, null, 2)}\n`
+        ? `${JSON.stringify({ ...t, background, rules, route, usage: usage ? { cumulative: usage.cumulative, snapshot: usage.snapshot } : null }, null, 2)}\n`
         : renderTranscript(t, view) + renderBackground(background, t) + (usage ? renderUsage(usage) : ''),
     );
-    if (!opts.json) sink.out(renderTurnRules(rules));
+    if (!opts.json) sink.out(renderTurnRules(rules) + (route ? renderRouteStatus(route, sessionId) : ''));
   } finally {
     await store.close();
   }

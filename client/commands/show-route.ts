@@ -1,0 +1,99 @@
+import proto from '@temporalio/proto';
+import type { SessionRow } from '../../activities/projection/types.js';
+import { readDevServerState, pidAlive } from '../../worker/dev-server.js';
+import { connectClient } from '../../worker/connection.js';
+import { loadTemporalConfig } from '../../worker/temporal-config.js';
+import type { ZunoPaths } from '../context.js';
+
+const { temporal } = proto;
+
+/** A poller seen longer ago than this is taken for gone (a live worker long-polls at most ~60 s at a time), in ms. */
+const POLLER_FRESH_MS = 75_000;
+/** How long session show waits for Temporal before it leaves the route's worker unknown, in ms. */
+const LOOKUP_TIMEOUT_MS = 1_000;
+
+/** Who serves a session's route right now, as far as Temporal knows. */
+export interface RouteStatus {
+  host: string;
+  taskQueue: string;
+  /** Identities of the workers polling the route (`zuno run 123@host`, `zuno worker 456@host`); null when Temporal could not be asked. */
+  workers: string[] | null;
+  /** How long the session's oldest activity has waited for any worker to take it, in ms; 0 when none waits. */
+  waitingMs: number;
+}
+
+/**
+ * For a session that is not over (running, waiting for background work or
+ * paused), asks Temporal which workers poll its route's activity task queue
+ * — without starting anything: the configured server, or the dev server
+ * this home started if it runs; at most {@link LOOKUP_TIMEOUT_MS}. Null for a
+ * session without a route or one that is over.
+ */
+export async function routeStatus(paths: ZunoPaths, row: SessionRow): Promise<RouteStatus | null> {
+  if (!row.host || !row.taskQueue) return null;
+  if (!['running', 'waiting_background', 'paused'].includes(row.status)) return null;
+  const base = { host: row.host, taskQueue: row.taskQueue, waitingMs: 0 };
+  try {
+    const cfg = loadTemporalConfig(paths.home, paths.temporalYaml);
+    const dev = readDevServerState(paths.stateDir);
+    const address =
+      process.env.TEMPORAL_ADDRESS ||
+      (cfg.server.mode === 'external' ? cfg.server.address : dev && pidAlive(dev.pid) ? dev.address : null);
+    if (!address) return { ...base, workers: null };
+    const namespace = process.env.TEMPORAL_NAMESPACE ?? cfg.server.namespace;
+    const { connection } = await connectClient({ address, namespace, connectTimeoutMs: LOOKUP_TIMEOUT_MS });
+    try {
+      const res = await connection.withDeadline(Date.now() + LOOKUP_TIMEOUT_MS, () =>
+        connection.workflowService.describeTaskQueue({
+          namespace,
+          taskQueue: { name: row.taskQueue!, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+          taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
+        }),
+      );
+      const now = Date.now();
+      const described = await connection.withDeadline(Date.now() + LOOKUP_TIMEOUT_MS, () =>
+        connection.workflowService.describeWorkflowExecution({ namespace, execution: { workflowId: row.workflowId } }),
+      );
+      const scheduled = temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_SCHEDULED;
+      const task = described.pendingWorkflowTask;
+      const waitingMs = Math.max(
+        0,
+        ...(described.pendingActivities ?? [])
+          .filter((a) => a.state === scheduled && a.scheduledTime?.seconds != null)
+          .map((a) => now - Number(a.scheduledTime!.seconds) * 1000),
+        // A workflow task nobody took: no worker runs the session's workflow at all.
+        ...(task && !task.startedTime && task.scheduledTime?.seconds != null
+          ? [now - Number(task.scheduledTime.seconds) * 1000]
+          : []),
+      );
+      const workers = (res.pollers ?? [])
+        .filter((p) => {
+          const at = p.lastAccessTime?.seconds;
+          return at !== undefined && at !== null && now - Number(at) * 1000 < POLLER_FRESH_MS;
+        })
+        .map((p) => p.identity ?? 'a worker');
+      return { ...base, workers, waitingMs };
+    } finally {
+      await connection.close();
+    }
+  } catch {
+    return { ...base, workers: null };
+  }
+}
+
+/** An activity not taken for this long means no worker serves the route (the workflow says so after 10 s too), in ms. */
+const WAITING_NOTICE_MS = 10_000;
+
+/** The human line of a route status: who serves it, or that nothing does and what to start. */
+export function renderRouteStatus(r: RouteStatus, sessionId: string): string {
+  const where = `host ${r.host}, task queue ${r.taskQueue}`;
+  if (r.workers === null)
+    return `tool calls run on ${where} (Temporal not reachable: whether a worker serves it is unknown)\n`;
+  if (r.waitingMs < WAITING_NOTICE_MS && r.workers.length > 0)
+    return `tool calls run on ${where}: served by ${r.workers.join(', ')}\n`;
+  if (r.waitingMs < WAITING_NOTICE_MS) return `tool calls run on ${where}; no worker serves it now\n`;
+  const start = r.taskQueue.includes('/session/')
+    ? `pick it up on ${r.host} with \`zuno run --session ${sessionId} "…"\` (or \`zuno session resume ${sessionId}\` when paused)`
+    : `start \`zuno worker\` on ${r.host}`;
+  return `waiting for a worker: its next step has waited ${Math.round(r.waitingMs / 1000)} s on ${where}; ${start}\n`;
+}
