@@ -60,7 +60,14 @@ try {
   } catch (err) {
     if (err.code !== 'ENOENT') throw err;
   }
-  renameSync(tmp, join(root, DIST));
+  try {
+    renameSync(tmp, join(root, DIST));
+  } catch (err) {
+    // Another build (a concurrent setup) put its dist/ in place meanwhile:
+    // keep that one, its stamp says whether it is fresh.
+    if (err.code !== 'ENOTEMPTY' && err.code !== 'EEXIST') throw err;
+    rmSync(tmp, { recursive: true, force: true });
+  }
   rmSync(old, { recursive: true, force: true });
 } catch (err) {
   rmSync(tmp, { recursive: true, force: true });
