@@ -1,18 +1,28 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ZunoError } from '../core/errors.js';
-import { devDownCommand, devStatusCommand, devUpCommand } from './commands/dev.js';
-import { promptFromStdin, runCommand } from './commands/run.js';
-import { sessionInterruptCommand } from './commands/session-interrupt.js';
-import { sessionListCommand } from './commands/session-list.js';
-import { sessionResumeCommand } from './commands/session-resume.js';
-import { sessionShowCommand } from './commands/session-show.js';
-import { workerCommand } from './commands/worker.js';
-import { serveScriptCommand } from './local-provider/serve.js';
+import { INSTALL_ROOT } from '../worker/install-root.js';
 
 /**
  * Builds the `zuno` command line (commander). Each action resolves to the
  * process exit code; typed failures are printed by {@link main} as one line.
+ *
+ * Startup speed: building the program must load nothing but commander and
+ * this file, so `zuno --help` and `zuno --version` stay fast and each command
+ * pays only for what it uses. Register a command like this, importing its
+ * module inside the action (eslint forbids static imports of command
+ * modules, Temporal, Prisma… here; `import type` is fine):
+ *
+ * ```ts
+ * program
+ *   .command('name')
+ *   .description('…')
+ *   .action(async (opts) => {
+ *     const { nameCommand } = await import('./commands/name.js');
+ *     setExit(await nameCommand(opts));
+ *   });
+ * ```
  */
 export function buildProgram(setExit: (code: number) => void): Command {
   const program = new Command('zuno')
@@ -46,14 +56,18 @@ Environment:
     )
     .option('-c, --continue', "continue this workspace's newest session")
     .addOption(new Option('--no-worker', 'do not start an in-process worker; rely on a running `zuno worker`'))
-    .action(async (prompt: string, opts) =>
-      setExit(await runCommand(prompt === '-' ? await promptFromStdin(process.stdin) : prompt, opts)),
-    );
+    .action(async (prompt: string, opts) => {
+      const { promptFromStdin, runCommand } = await import('./commands/run.js');
+      setExit(await runCommand(prompt === '-' ? await promptFromStdin(process.stdin) : prompt, opts));
+    });
 
   program
     .command('worker')
     .description('run a standalone worker for session workflows and tool activities')
-    .action(async () => setExit(await workerCommand()));
+    .action(async () => {
+      const { workerCommand } = await import('./commands/worker.js');
+      setExit(await workerCommand());
+    });
 
   const session = program.command('session').description('inspect and control sessions');
   session
@@ -63,6 +77,7 @@ Environment:
     .option('--json', 'print the transcript as JSON')
     .option('--full', 'print long texts, outputs and diffs whole (by default they are cut, with a note)')
     .action(async (id: string, opts) => {
+      const { sessionShowCommand } = await import('./commands/session-show.js');
       await sessionShowCommand(id, opts);
       setExit(0);
     });
@@ -77,7 +92,10 @@ Environment:
     .option('--dir <dir>', 'only sessions of this workspace')
     .option('--limit <n>', 'at most this many (default 50)', parseLimit)
     .option('--json', 'print the sessions as a JSON array')
-    .action(async (opts) => setExit(await sessionListCommand(opts)));
+    .action(async (opts) => {
+      const { sessionListCommand } = await import('./commands/session-list.js');
+      setExit(await sessionListCommand(opts));
+    });
 
   session
     .command('resume')
@@ -88,7 +106,10 @@ Environment:
     .option('--config <file>', 'zuno.json to use')
     .option('--json', 'print one JSON event per line (NDJSON)')
     .addOption(new Option('--no-worker', 'do not start an in-process worker; rely on a running `zuno worker`'))
-    .action(async (id: string, opts) => setExit(await sessionResumeCommand(id, opts)));
+    .action(async (id: string, opts) => {
+      const { sessionResumeCommand } = await import('./commands/session-resume.js');
+      setExit(await sessionResumeCommand(id, opts));
+    });
 
   session
     .command('interrupt')
@@ -97,27 +118,40 @@ Environment:
     )
     .argument('<id>', 'session id (ses_…)')
     .option('--json', 'print the interrupt receipt as JSON')
-    .action(async (id: string, opts) => setExit(await sessionInterruptCommand(id, opts)));
+    .action(async (id: string, opts) => {
+      const { sessionInterruptCommand } = await import('./commands/session-interrupt.js');
+      setExit(await sessionInterruptCommand(id, opts));
+    });
 
   const dev = program.command('dev').description('the embedded Temporal dev server and local tools');
   dev
     .command('up')
     .description('start (or reuse) the embedded Temporal dev server')
-    .action(async () => setExit(await devUpCommand()));
+    .action(async () => {
+      const { devUpCommand } = await import('./commands/dev.js');
+      setExit(await devUpCommand());
+    });
   dev
     .command('down')
     .description('stop the embedded Temporal dev server')
-    .action(async () => setExit(await devDownCommand()));
+    .action(async () => {
+      const { devDownCommand } = await import('./commands/dev.js');
+      setExit(await devDownCommand());
+    });
   dev
     .command('status')
     .description('show whether the embedded dev server runs')
-    .action(() => setExit(devStatusCommand()));
+    .action(async () => {
+      const { devStatusCommand } = await import('./commands/dev.js');
+      setExit(devStatusCommand());
+    });
   dev
     .command('provider')
     .description('serve a script of model replies on loopback (Chat Completions, Responses and Anthropic Messages SSE)')
     .requiredOption('--script <file>', 'script file (JSON or YAML)')
     .option('--port <port>', 'port on 127.0.0.1 (default: any free port)', parsePort)
     .action(async (opts) => {
+      const { serveScriptCommand } = await import('./local-provider/serve.js');
       try {
         await serveScriptCommand(opts.script, { port: opts.port });
       } catch (err) {
@@ -168,8 +202,8 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-/** The version in Zuno's package.json (the installation's, wherever `zuno` runs from). */
+/** The version in Zuno's package.json (the installation's, wherever `zuno` runs from, sources or dist/). */
 export function zunoVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: string };
+  const pkg = JSON.parse(readFileSync(join(INSTALL_ROOT, 'package.json'), 'utf8')) as { version?: string };
   return pkg.version ?? 'unknown';
 }

@@ -1,19 +1,18 @@
 import { zunoHome } from '../activities/zuno-home.js';
 import { ensureZunoGitignore } from '../activities/tools/zuno-gitignore.js';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 import type { Client, Connection } from '@temporalio/client';
 import { ZunoError } from '../core/errors.js';
 import { openProjectionStore } from '../activities/projection/open.js';
 import type { ProjectionStore } from '../activities/projection/types.js';
-import { connectClient, ensureSearchAttributes } from '../worker/connection.js';
 import { ensureDevServer } from '../worker/dev-server.js';
 import { loadTemporalConfig, type TemporalConfig } from '../worker/temporal-config.js';
+import { INSTALL_ROOT } from '../worker/install-root.js';
 import { findBinary } from '../worker/tool-binaries.js';
 
 /** Root of the Zuno installation (where package.json, .tools/ and the default temporal.yaml live). */
-export const PACKAGE_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const PACKAGE_ROOT = INSTALL_ROOT;
 
 /**
  * Where Zuno keeps its own state: one user-level directory, the same from any
@@ -28,7 +27,6 @@ export interface ZunoPaths {
   stateDir: string;
   temporalYaml: string;
 }
-
 
 /**
  * Resolves the home and which temporal.yaml applies: `$ZUNO_TEMPORAL_CONFIG`,
@@ -110,6 +108,10 @@ export async function connectTemporal(paths: ZunoPaths, notify: Notify): Promise
     devServer = { uiUrl: dev.uiUrl, started: dev.started };
     notify?.(`${dev.started ? 'started' : 'using'} Temporal dev server ${address} — Web UI ${dev.uiUrl}`);
   }
+  // Temporal's client (gRPC, protobufs: ~150 ms to load) is imported here,
+  // not at the top, so commands that only read the projection (session show)
+  // never load it.
+  const { connectClient, ensureSearchAttributes } = await import('../worker/connection.js');
   const { client, connection } = await connectClient({
     address,
     namespace,

@@ -25,19 +25,7 @@ import type {
 } from '../core/session-contract.js';
 import { INTERRUPT_UPDATE, SUBMIT_INPUT_UPDATE } from '../core/session-contract.js';
 
-/**
- * Checks a session id given on the command line before anything is contacted.
- * @throws ZunoError `session_id_invalid` for an empty or malformed id (expected `ses_…`).
- */
-export function checkSessionId(id: string): string {
-  if (!/^ses_[0-9A-Za-z_-]{1,100}$/.test(id)) {
-    throw new ZunoError(
-      'session_id_invalid',
-      `"${id.slice(0, 60)}" is not a session id (expected ses_…, as zuno run prints it)`,
-    );
-  }
-  return id;
-}
+export { checkSessionId } from './session-id.js';
 
 /** A new session id: `ses_` + time (base36) + 8 random hex chars; sortable by creation time. */
 export function newSessionId(): string {

@@ -3,7 +3,9 @@
 // nothing changed: (1) checks Node, (2) installs npm packages when
 // node_modules is missing or package-lock.json changed, (3) installs the pinned
 // tool binaries (Temporal CLI, rg) into .tools/, (4) generates the Prisma
-// clients. Used by `npm run demo` and `npm test`. Plain Node, no dependencies.
+// clients, (5) compiles the sources to dist/ for a fast `zuno` start
+// (scripts/build.mjs; a no-op when dist/ is fresh). Used by `npm run setup`,
+// `demo`, `test` and `bench`. Plain Node, no dependencies.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -32,3 +34,5 @@ if (!existsSync(stamp) || readFileSync(stamp, 'utf8') !== want) {
 }
 run(process.execPath, [join(root, 'scripts', 'setup-tools.mjs')]);
 run(process.execPath, [join(root, 'scripts', 'prisma-generate.mjs')]);
+// After prisma-generate: the generated clients are compiled too.
+run(process.execPath, [join(root, 'scripts', 'build.mjs')]);

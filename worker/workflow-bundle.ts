@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { bundleWorkflowCode, DefaultLogger, type Logger } from '@temporalio/worker';
+import { INSTALL_ROOT as projectRoot } from './install-root.js';
 
-const projectRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
-
-/** Absolute path of the workflow entry module. */
+/**
+ * Absolute path of the workflow entry module. Always the TypeScript source,
+ * also when the worker runs from the compiled dist/: the bundler compiles
+ * workflows/ itself, and the cache key below hashes these sources.
+ */
 export const WORKFLOWS_PATH = join(projectRoot, 'workflows', 'index.ts');
 
 function hashTree(hash: ReturnType<typeof createHash>, dir: string): void {

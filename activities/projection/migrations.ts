@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { ZunoError } from '../../core/errors.js';
+import { INSTALL_ROOT } from '../../worker/install-root.js';
 
 /**
  * Migration runner, shared part. Why our own runner instead of
@@ -45,7 +46,7 @@ const cache = new Map<MigrationSet, LocalMigration[]>();
 export function localMigrations(set: MigrationSet): LocalMigration[] {
   const hit = cache.get(set);
   if (hit) return hit;
-  const dir = fileURLToPath(new URL(`../../prisma/${set}/migrations/`, import.meta.url));
+  const dir = `${join(INSTALL_ROOT, 'prisma', set, 'migrations')}/`;
   const names = existsSync(dir)
     ? readdirSync(dir, { withFileTypes: true })
         .filter((d) => d.isDirectory() && existsSync(`${dir}${d.name}/migration.sql`))

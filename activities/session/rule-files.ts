@@ -19,7 +19,6 @@ import { planRuleFiles, RULE_FILE_UNREADABLE, type RuleScope, type SkippedRule }
 /** The rule file's name, in the user-level home and in the workspace root. */
 export const RULE_FILE_NAME = 'AGENTS.md';
 
-
 /** A place a rule file may be. */
 export interface RuleCandidate {
   path: string;

@@ -17,6 +17,7 @@ import { z } from 'zod';
 import type { ToolSpec } from '../../core/messages.js';
 import { declaredTools, type ToolArgs, type ToolName } from '../../core/tools/registry.js';
 import type { ToolDeclaration, ToolResult } from '../../core/tools/types.js';
+import { sourceRelative } from '../../worker/install-root.js';
 import { applyPatchTool } from './apply-patch-tool.js';
 import { bgTool } from './bg/index.js';
 import type { ToolContext } from './context.js';
@@ -52,7 +53,7 @@ export interface ToolImplementation {
 }
 
 function description(name: string): string {
-  return readFileSync(new URL(`./${name}.txt`, import.meta.url), 'utf8').trim();
+  return readFileSync(sourceRelative(import.meta.url, `./${name}.txt`), 'utf8').trim();
 }
 
 /** JSON Schema for a tool's zod argument schema, as sent to providers. */

@@ -11,9 +11,8 @@
  * is NOT cached, so it never makes rg permanently unavailable.
  */
 import { execFile } from 'node:child_process';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ZunoError } from '../../core/errors.js';
+import { INSTALL_ROOT } from '../../worker/install-root.js';
 import { findBinaryDetailed, type BinarySource } from '../../worker/tool-binaries.js';
 
 /** Minimum supported ripgrep major version (SR1). */
@@ -27,8 +26,8 @@ const INSTALL_HINT =
   'Install the pinned ripgrep with `node scripts/setup-tools.mjs` (it lands in .tools/bin/rg), ' +
   'or point ZUNO_RG_BIN at a ripgrep 14+ binary.';
 
-/** Root of this Zuno checkout (two levels above activities/tools/). Computed, not probed. */
-export const ZUNO_PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** Root of this Zuno checkout (where `.tools/bin/rg` lives). Computed, not probed. */
+export const ZUNO_PROJECT_ROOT = INSTALL_ROOT;
 
 /** A usable ripgrep. */
 export interface RgInfo {

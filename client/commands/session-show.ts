@@ -2,7 +2,7 @@ import { ZunoError } from '../../core/errors.js';
 import type { Transcript } from '../../activities/projection/types.js';
 import { openStore, resolvePaths } from '../context.js';
 import { processSink, type Sink } from '../render.js';
-import { checkSessionId } from '../session-start.js';
+import { checkSessionId } from '../session-id.js';
 import { BUCKETS, type ContextUsageSnapshot, type CumulativeUsage } from '../../activities/session/usage.js';
 import { EV, parseEventData } from '../../core/events.js';
 import { loadTurnRules, renderTurnRules } from './rules-view.js';

@@ -118,10 +118,7 @@ describe.each([
     }
 
     const host = (process.env.ZUNO_HOST_ID ?? hostname()).replace(/[^A-Za-z0-9._-]/g, '-');
-    for (const [id, r] of [
-      [idA, a],
-      [idB, b],
-    ] as const) {
+    for (const id of [idA, idB]) {
       const acts = await activitiesOf(id);
       expect(acts.map((x) => x.type)).toEqual(expect.arrayContaining(['modelStep', 'tool_shell', 'finishTurn']));
       const pid = /zuno run (\d+)@/.exec(acts[0]!.identity)?.[1];

@@ -71,7 +71,10 @@ describe('one home, any directory: run → list → show → continue → --sess
       home,
       cwd: dirB,
     });
-    expect({ code: cont.code, out: cont.stdout }, cont.stderr).toEqual({ code: 0, out: 'You asked about notes.txt.\n' });
+    expect({ code: cont.code, out: cont.stdout }, cont.stderr).toEqual({
+      code: 0,
+      out: 'You asked about notes.txt.\n',
+    });
     expect(cont.stderr).toContain(`continuing session ${id}`);
 
     // --session from B: the patch on the file read two turns ago is applied (the read credential carried on).
@@ -149,7 +152,10 @@ describe('a paused session resumes in place', () => {
       expect(show.inputs.map((i: { state: string }) => i.state)).toEqual(['completed']);
 
       // Resuming it again: it is completed, not paused.
-      const again = expectTypedFailure(await runZuno(['session', 'resume', id], { home, cwd: ws }), 'session_not_paused');
+      const again = expectTypedFailure(
+        await runZuno(['session', 'resume', id], { home, cwd: ws }),
+        'session_not_paused',
+      );
       expect(again).toContain('completed');
     } finally {
       await provider.close();
@@ -189,7 +195,10 @@ describe('bad input to the session commands: one typed line, nothing written', (
       await runZuno(['run', '--continue', '--session', 'ses_x', 'hi', '--script', script], { home, cwd: ws }),
       'options_conflict',
     );
-    expectTypedFailure(await runZuno(['session', 'resume', 'ses_doesnotexist'], { home, cwd: ws }), 'session_not_found');
+    expectTypedFailure(
+      await runZuno(['session', 'resume', 'ses_doesnotexist'], { home, cwd: ws }),
+      'session_not_found',
+    );
     expectTypedFailure(await runZuno(['session', 'list', '--status', 'sleeping'], { home }), 'input_rejected');
     // Nothing was started: no session anywhere.
     expect(JSON.parse((await runZuno(['session', 'list', '--json'], { home })).stdout)).toEqual([]);
@@ -198,7 +207,10 @@ describe('bad input to the session commands: one typed line, nothing written', (
   it('a ZUNO_HOME that cannot be written is named', async () => {
     const parentFile = join(tempDir('zuno-bad-home-'), 'a-file');
     writeFileSync(parentFile, 'not a directory');
-    const r = await runZuno(['session', 'list'], { home: tempDir('zuno-cwd-'), env: { ZUNO_HOME: join(parentFile, 'home') } });
+    const r = await runZuno(['session', 'list'], {
+      home: tempDir('zuno-cwd-'),
+      env: { ZUNO_HOME: join(parentFile, 'home') },
+    });
     const message = expectTypedFailure(r, 'zuno_home_unwritable');
     expect(message).toContain(join(parentFile, 'home'));
   });

@@ -36,7 +36,9 @@ async function metaProvider(workflowId: string): Promise<Record<string, unknown>
   const history = await h.client.workflow.getHandle(workflowId).fetchHistory();
   const started = history.events![0]!.workflowExecutionStartedEventAttributes!;
   const { defaultPayloadConverter } = await import('@temporalio/common');
-  const input = defaultPayloadConverter.fromPayload(started.input!.payloads![0]!) as { meta: { provider: Record<string, unknown> } };
+  const input = defaultPayloadConverter.fromPayload(started.input!.payloads![0]!) as {
+    meta: { provider: Record<string, unknown> };
+  };
   return input.meta.provider;
 }
 
@@ -132,10 +134,10 @@ describe('session workflow determinism', () => {
       },
     });
     const handle = h.client.workflow.getHandle(run.workflowId);
-    await vi.waitFor(
-      async () => expect((await handle.query<{ phase: string }>('state')).phase).toBe('paused'),
-      { timeout: 30_000, interval: 100 },
-    );
+    await vi.waitFor(async () => expect((await handle.query<{ phase: string }>('state')).phase).toBe('paused'), {
+      timeout: 30_000,
+      interval: 100,
+    });
     const state = await handle.query<{ route?: unknown }>('state');
     expect(state.route).toEqual(route);
     await handle.executeUpdate('resume', {
@@ -149,11 +151,14 @@ describe('session workflow determinism', () => {
       { encoding: 'utf8' },
     );
     const history = JSON.parse(json);
-    const scheduled = history.events.filter((e: { eventType: string }) => e.eventType === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED');
+    const scheduled = history.events.filter(
+      (e: { eventType: string }) => e.eventType === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED',
+    );
     expect(scheduled.length).toBeGreaterThan(2);
     for (const e of scheduled) expect(e.activityTaskScheduledEventAttributes.taskQueue.name).toBe(h.taskQueue);
     await Worker.runReplayHistory({ workflowBundle: { codePath } }, history, run.workflowId);
-    if (process.env.ZUNO_RECORD_HISTORY === '1') writeFileSync(join(FIXTURES, `session-resume-${Date.now()}.json`), json);
+    if (process.env.ZUNO_RECORD_HISTORY === '1')
+      writeFileSync(join(FIXTURES, `session-resume-${Date.now()}.json`), json);
   }, 60_000);
 
   it('replays every checked-in history fixture', async () => {

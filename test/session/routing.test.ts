@@ -43,10 +43,10 @@ describe('a session whose host has no worker', () => {
       },
     });
     const handle = h.client.workflow.getHandle(run.workflowId);
-    await vi.waitFor(
-      async () => expect(await currentDetails(run.workflowId)).toMatch(/^waiting for a worker/),
-      { timeout: 30_000, interval: 250 },
-    );
+    await vi.waitFor(async () => expect(await currentDetails(run.workflowId)).toMatch(/^waiting for a worker/), {
+      timeout: 30_000,
+      interval: 250,
+    });
     const line = await currentDetails(run.workflowId);
     expect(line).toContain('start a `zuno worker` on host build-box-7');
     expect(line).toContain(`task queue ${route.taskQueue} (workspace ${workspace})`);

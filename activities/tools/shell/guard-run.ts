@@ -9,14 +9,14 @@
  */
 import { spawn } from 'node:child_process';
 import { writeSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { sourceRelative } from '../../../worker/install-root.js';
 import type { ShellStop } from './types.js';
 
 /** TD10: the cooperative window between SIGTERM and SIGKILL, in milliseconds. */
 export const COOPERATIVE_WINDOW_MS = 2_000;
 
-/** Path of the guard script. */
-export const GUARD_PATH = fileURLToPath(new URL('./guard.mjs', import.meta.url));
+/** Path of the guard script (plain JavaScript, run from the source tree also by the compiled code). */
+export const GUARD_PATH = sourceRelative(import.meta.url, './guard.mjs');
 
 /** How the command ended, as the guard reported it. */
 export type CommandStatus =
