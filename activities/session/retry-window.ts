@@ -104,6 +104,7 @@ export async function providerFailure(err: unknown, f: FailureContext): Promise<
       code: err.code,
       diagnostic: err.diagnostic,
       delayMs,
+      maxAttempts: f.retry.maxAttempts,
       remainingWindowMs: remainingMs,
       lastAttempt: f.attempt >= f.retry.maxAttempts,
       willRetry:
