@@ -11,7 +11,8 @@ import type { EventRow, ProjectionStore } from '../../activities/projection/type
 import { loadScript } from '../local-provider/script.js';
 import { startLocalProvider } from '../local-provider/server.js';
 import { connectTemporal, type Notify, openStore, resolvePaths } from '../context.js';
-import { eventToJsonLine, HumanRenderer, isTerminalEvent, processSink, type Sink } from '../render.js';
+import { pendingActivitiesOf, type PendingActivitiesReader } from '../live-progress.js';
+import { eventToJsonLine, HumanRenderer, isTerminalEvent, processSink, sessionEndLine, type Sink } from '../render.js';
 import { installRuntime } from '../runtime.js';
 import { interruptSession, newSessionId, startSession, titleOf } from '../session-start.js';
 import { standaloneWorkerRunning } from '../worker-registry.js';
@@ -181,7 +182,7 @@ async function runSession(
           `provider ${resolved.provider.id} reads its API key from ${keyEnv}, which is not set; export it (or run a \`zuno worker\` that has it)`,
         );
       }
-      installRuntime('WARN');
+      installRuntime('WARN', { modelFailuresReported: true });
       const { worker, close } = await createZunoWorker({
         address: temporal.address,
         namespace: temporal.namespace,
@@ -217,11 +218,10 @@ async function runSession(
       }
       throw err;
     }
-    notify?.(
-      `session ${meta.sessionId} (workflow ${started.workflowId}), input ${started.receipt.inputId} ${started.receipt.status}`,
-    );
+    notify?.(`session ${meta.sessionId} started (workflow ${started.workflowId})`);
     progress.interrupt = () => interruptSession(temporal.client, meta.sessionId, 'cli:ctrl-c');
-    const result = await followSession(store, meta.sessionId, started.result(), opts.json === true, sink);
+    const tools = pendingActivitiesOf(temporal.client, started.workflowId);
+    const result = await followSession(store, meta.sessionId, started.result(), opts.json === true, sink, tools);
     if (result.status === 'interrupted') {
       sink.err(
         `zuno: interrupted: session ${meta.sessionId} interrupted; \`zuno session show ${meta.sessionId}\` lists how each call ended\n`,
@@ -229,9 +229,7 @@ async function runSession(
       return 130;
     }
     if (result.status !== 'completed') {
-      const code = result.error?.code ?? 'session_failed';
-      const message = (result.error?.message ?? '').replace(new RegExp(`^${code}\\s*`), '');
-      sink.err(`zuno: ${code}: session ${meta.sessionId} ${result.status}: ${message}\n`);
+      sink.err(sessionEndLine(meta.sessionId, result.status, result.error));
       return 1;
     }
     return 0;
@@ -240,7 +238,8 @@ async function runSession(
 
 /**
  * Tails the session's stored events until the workflow finished and its
- * terminal event was shown; renders them as NDJSON or for humans.
+ * terminal event was shown; renders them as NDJSON or for humans (with the
+ * live progress of long tool calls read through `pendingActivities`).
  */
 async function followSession(
   store: ProjectionStore,
@@ -248,8 +247,9 @@ async function followSession(
   resultPromise: Promise<SessionResult>,
   json: boolean,
   sink: Sink,
+  pendingActivities?: PendingActivitiesReader,
 ): Promise<SessionResult> {
-  const human = new HumanRenderer(sink, process.stdout.isTTY === true);
+  const human = new HumanRenderer(sink, process.stdout.isTTY === true, pendingActivities ? { pendingActivities } : {});
   let result: SessionResult | undefined;
   let failure: unknown;
   resultPromise.then(

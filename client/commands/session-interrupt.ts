@@ -25,10 +25,10 @@ export async function sessionInterruptCommand(
       );
     else if (!receipt.interrupted) sink.out(`session ${sessionId} is idle; nothing to interrupt\n`);
     else if (receipt.alreadyRequested)
-      sink.out(`session ${sessionId}: turn ${receipt.turn} is already being interrupted\n`);
+      sink.out(`session ${sessionId}: turn ${receipt.turn + 1} is already being interrupted\n`);
     else
       sink.out(
-        `session ${sessionId}: interrupting turn ${receipt.turn} (${receipt.phase}); running calls get ` +
+        `session ${sessionId}: interrupting turn ${receipt.turn + 1} (${receipt.phase}); running calls get ` +
           `${INTERRUPT_COOPERATIVE_WINDOW_MS / 1000} s to stop and report; what has not reported ${INTERRUPT_FORCE_AFTER_MS / 1000} s later is recorded uncertain\n`,
       );
     return 0;

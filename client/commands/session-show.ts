@@ -108,7 +108,7 @@ export function renderTranscript(t: Transcript): string {
   for (const p of parts) {
     const here = `${p.turn}.${p.step}`;
     if (here !== last) {
-      lines.push('', `── turn ${p.turn} step ${p.step}`);
+      lines.push('', `── turn ${p.turn + 1} step ${p.step + 1}`);
       last = here;
     }
     if (p.kind === 'text') lines.push(`${role.get(p.messageId) === 'user' ? 'user' : 'assistant'}: ${p.text ?? ''}`);
