@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { ZunoError } from '../core/errors.js';
+import { messageWithoutCode, ZunoError } from '../core/errors.js';
 import { INSTALL_ROOT } from '../worker/install-root.js';
 
 /**
@@ -38,7 +38,10 @@ Environment:
   DATABASE_URL          postgresql://… for the projection (default SQLite .zuno/zuno.db)
   ZUNO_HOME             Zuno's own state: projection, dev server, bundle cache, worker record (default ~/.zuno)
   ZUNO_TEMPORAL_CONFIG  path of temporal.yaml (default: ./temporal.yaml, else the installation's)
-  ZUNO_CONFIG           path of zuno.json (providers, default model)`,
+  ZUNO_CONFIG           path of zuno.json (providers, default model)
+  ZUNO_PROGRESS_FIRST_MS
+                        when stderr is not a terminal: ms before zuno run's first
+                        "still running" line of a long tool call (default 30000)`,
     );
 
   program
@@ -180,7 +183,11 @@ function parsePort(value: string): number {
   return n;
 }
 
-/** Entry point: parses argv, runs the command, prints typed failures as `zuno: <code>: <message>`. */
+/**
+ * Entry point: parses argv, runs the command, prints typed failures as
+ * `zuno: <code>: <message>` (the code said once), through the process sink
+ * so a status line on the terminal is cleared first.
+ */
 export async function main(argv: string[]): Promise<number> {
   let code = 0;
   const program = buildProgram((c) => {
@@ -193,11 +200,13 @@ export async function main(argv: string[]): Promise<number> {
   } catch (err) {
     const e = err as { code?: string; exitCode?: number };
     if (typeof e.code === 'string' && e.code.startsWith('commander.')) return e.exitCode ?? 1;
+    // Loaded here, not at start-up: `--help` stays light; the sink clears a live status line first.
+    const { processSink } = await import('./render.js');
     if (err instanceof ZunoError) {
-      process.stderr.write(`zuno: ${err.code}: ${err.message}\n`);
+      processSink.err(`zuno: ${err.code}: ${messageWithoutCode(err.message, err.code)}\n`);
       return err.code === 'interrupted' ? 130 : 1;
     }
-    process.stderr.write(`zuno: unexpected error: ${(err as Error)?.stack ?? err}\n`);
+    processSink.err(`zuno: unexpected error: ${(err as Error)?.stack ?? err}\n`);
     return 1;
   }
 }

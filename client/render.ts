@@ -1,19 +1,26 @@
 import type { EventRow } from '../activities/projection/types.js';
-import { EV, parseEvent, TURN_END_EVENTS } from '../core/events.js';
+import { messageWithoutCode } from '../core/errors.js';
+import { EV, parseEvent, TURN_END_EVENTS, type TypedEvent } from '../core/events.js';
 import { readsFailed } from './commands/tool-record-view.js';
 import { notInForceLine } from './commands/rules-view.js';
+import { LiveProgress, streamSink, type PendingActivitiesReader, type ProgressTiming } from './live-progress.js';
 
 /** Where rendered output goes; injectable for tests. */
 export interface Sink {
   out(text: string): void;
   err(text: string): void;
+  /**
+   * Only when stderr is a terminal: shows `text` (one line, no newline) as
+   * the status line, redrawn in place; null clears it. `out` and `err`
+   * clear it before they write. Absent: no terminal, plain lines only.
+   */
+  status?(text: string | null): void;
+  /** Width of the terminal the status line is drawn on, in columns. */
+  columns?(): number;
 }
 
-/** The process's stdout/stderr. */
-export const processSink: Sink = {
-  out: (t) => process.stdout.write(t),
-  err: (t) => process.stderr.write(t),
-};
+/** The process's stdout/stderr (with the status line when stderr is a terminal). */
+export const processSink: Sink = streamSink(process.stdout, process.stderr);
 
 /** One NDJSON line per stored event (SF2 `--json`): `{type, seq, sessionId, atMs, ...data}`. */
 export function eventToJsonLine(e: EventRow): string {
@@ -25,14 +32,44 @@ export function eventToJsonLine(e: EventRow): string {
  * is a terminal) assistant text streams to stdout as it arrives and the final
  * answer is not printed again; otherwise only the final answer goes to stdout
  * and progress lines go to stderr, so `zuno run … > answer.txt` captures the answer.
+ * Turns and steps are counted from 1 (the stored events count from 0); a
+ * tool call that runs long shows its progress (live-progress.ts): a status
+ * line when the sink has one (a terminal), else an occasional plain line.
  */
 export class HumanRenderer {
   private midLine = false;
+  /** Assistant text of the current model request was streamed to stdout (so a retry discards text the user saw). */
+  private streamedThisRequest = false;
+  /** The newest provider.retry notice, to tell a retry's rollback what was already said. */
+  private lastRetry: Extract<TypedEvent, { type: typeof EV.providerRetry }>['data'] | undefined;
+  private readonly live: LiveProgress;
 
+  /**
+   * @param live where running tool calls' heartbeat details come from
+   *   (`pendingActivities`), and test hooks for the progress clock.
+   */
   constructor(
     private readonly sink: Sink,
     private readonly streamText: boolean,
-  ) {}
+    live: {
+      pendingActivities?: PendingActivitiesReader;
+      timing?: Partial<ProgressTiming>;
+      now?: () => number;
+      manual?: boolean;
+    } = {},
+  ) {
+    this.live = new LiveProgress({
+      line: (t) => this.line(t),
+      ...(sink.status ? { status: (t: string | null) => sink.status!(t) } : {}),
+      ...(sink.columns ? { columns: () => sink.columns!() } : {}),
+      ...live,
+    });
+  }
+
+  /** The live progress of running tool calls (tests drive its clock). */
+  get progress(): LiveProgress {
+    return this.live;
+  }
 
   /** Renders one event; an event this build's catalogue does not know (or cannot parse) is skipped. */
   render(row: EventRow): void {
@@ -43,20 +80,32 @@ export class HumanRenderer {
         if (this.streamText) {
           this.sink.out(e.data.text);
           this.midLine = !e.data.text.endsWith('\n');
+          if (e.data.text !== '') this.streamedThisRequest = true;
         }
         break;
-      case EV.providerRetry:
-        if (e.data.willRetry)
-          this.line(`(${e.data.code}: retrying the model request in ${(e.data.delayMs / 1000).toFixed(1)} s)`);
+      case EV.providerRequest:
+        this.streamedThisRequest = false;
         break;
+      case EV.providerRetry: {
+        const d = e.data;
+        this.lastRetry = d;
+        if (d.willRetry)
+          this.line(
+            `(retrying the model request (${attemptOf(d.attempt + 1, d.maxAttempts)}) in ${(d.delayMs / 1000).toFixed(1)} s after: ` +
+              `${oneLine(messageWithoutCode(d.diagnostic.reason, d.code))})`,
+          );
+        break;
+      }
       case EV.stepRollback:
-        this.line(`(model request attempt ${e.data.attempt}: the earlier attempt's partial output was discarded)`);
+        this.rollback(e.data);
         break;
       case EV.toolStarted:
         this.line(`→ ${e.data.summary || e.data.tool}${e.data.attempt > 1 ? ` (attempt ${e.data.attempt})` : ''}`);
+        this.live.started(e.data.rowId, e.data.tool, e.data.summary, e.data.attempt, row.atMs);
         break;
       case EV.toolCompleted: {
         const d = e.data;
+        this.live.ended(d.rowId);
         // A call that ran but did not do what it was asked (a shell exit ≠ 0) is a failure mark, whatever its outcome.
         const failed = readsFailed(d.outcome, d.facts);
         const mark = d.outcome === 'uncertain' ? '?' : failed ? '✗' : '✓';
@@ -77,9 +126,11 @@ export class HumanRenderer {
         break;
       }
       case EV.toolBlocked:
+        this.live.ended(e.data.rowId);
         this.line(`✗ ${e.data.tool} blocked (${e.data.category}): ${e.data.message}`);
         break;
       case EV.completed: {
+        this.live.stop();
         if (this.midLine) this.sink.out('\n');
         this.midLine = false;
         if (!this.streamText) this.sink.out(`${e.data.text ?? ''}\n`);
@@ -100,10 +151,13 @@ export class HumanRenderer {
       case EV.failed:
       case EV.paused:
       case EV.blocked:
-        this.line(`session ${e.type.slice(8)}: ${e.data.error?.code ?? 'error'}: ${e.data.error?.message ?? ''}`);
+        // Said once, by the `zuno: <code>: …` line that ends the run (sessionEndLine); only end streamed text here.
+        this.live.stop();
+        this.endLine();
         break;
       case EV.interrupted:
-        this.line(`session interrupted (turn ${e.data.turn})`);
+        this.live.stop();
+        this.line(`session interrupted (turn ${e.data.turn + 1})`);
         break;
       case EV.instructionNotInForce:
         this.line(notInForceLine(e.data));
@@ -122,13 +176,68 @@ export class HumanRenderer {
     }
   }
 
-  private line(text: string): void {
+  /**
+   * A model step's next attempt started and rolled back what the earlier one
+   * stored. Says that output was discarded only when it was: stored parts
+   * (`discardedParts`), or text this terminal showed as it streamed; a
+   * retry already announced by its provider.retry notice says nothing more.
+   */
+  private rollback(d: Extract<TypedEvent, { type: typeof EV.stepRollback }>['data']): void {
+    const attempt = attemptOf(d.attempt, d.maxAttempts);
+    const parts = d.discardedParts ?? 0;
+    const r = this.lastRetry;
+    const announced = r?.willRetry === true && r.turn === d.turn && r.step === d.step && r.attempt === d.attempt - 1;
+    if (parts > 0) {
+      this.line(
+        `(retrying the model request (${attempt}): the ${parts} part${parts === 1 ? '' : 's'} the earlier attempt had stored ${parts === 1 ? 'was' : 'were'} discarded)`,
+      );
+    } else if (this.streamedThisRequest) {
+      this.line(
+        `(retrying the model request (${attempt}): the text streamed above by the earlier attempt is discarded)`,
+      );
+    } else if (!announced) {
+      this.line(`(retrying the model request (${attempt}) after: the earlier attempt ended without a result)`);
+    }
+    this.streamedThisRequest = false;
+  }
+
+  private endLine(): void {
     if (this.midLine) {
       this.sink.out('\n');
       this.midLine = false;
     }
+  }
+
+  private line(text: string): void {
+    this.endLine();
     this.sink.err(`${text}\n`);
   }
+}
+
+/** `attempt 2 of 3`, or `attempt 2` when the limit is unknown (older rows). */
+function attemptOf(attempt: number, max: number | undefined): string {
+  return `attempt ${attempt}${max !== undefined ? ` of ${max}` : ''}`;
+}
+
+/** White space (newlines included) collapsed: a message always prints as one line. */
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * The one line that ends a `zuno run` whose session did not complete:
+ * `zuno: <code>: session <id> <status>: <message>` — the code said once
+ * (a message that repeats it, as provider errors recorded by older builds
+ * do, loses the repeat), the message on one line.
+ */
+export function sessionEndLine(
+  sessionId: string,
+  status: string,
+  error: { code: string; message: string } | null | undefined,
+): string {
+  const code = error?.code ?? 'session_failed';
+  const message = oneLine(messageWithoutCode(error?.message ?? '', code));
+  return `zuno: ${code}: session ${sessionId} ${status}${message ? `: ${message}` : ''}\n`;
 }
 
 /** true for the events that end a `zuno run`. */

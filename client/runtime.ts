@@ -1,6 +1,18 @@
 import { DefaultLogger, type LogEntry, type LogLevel, Runtime } from '@temporalio/worker';
+import { RETRYABLE_BY_CODE } from '../activities/providers/errors.js';
+import { processSink } from './render.js';
 
 let installed = false;
+
+/** What the command installing the runtime reports itself, so its log does not say it again. */
+export interface RuntimeLogOptions {
+  /**
+   * true in `zuno run`: a model step that failed with a provider error is
+   * shown by the run (its retry notice, the closing `zuno:` line), so its
+   * `Activity failed` warning is left out. A standalone worker keeps it.
+   */
+  modelFailuresReported?: boolean;
+}
 
 /**
  * Installs the Temporal worker runtime once per process: the TS logger at
@@ -9,14 +21,15 @@ let installed = false;
  * `zuno run`'s answer or NDJSON), and the runtime does NOT take over
  * SIGINT/SIGTERM: each command handles its signals itself. Later calls are no-ops.
  */
-export function installRuntime(level: LogLevel): void {
+export function installRuntime(level: LogLevel, opts: RuntimeLogOptions = {}): void {
   if (installed) return;
   installed = true;
   Runtime.install({
     shutdownSignals: [],
     logger: new DefaultLogger(level, (entry) => {
-      const line = logLine(entry);
-      if (line !== null) process.stderr.write(`${line}\n`);
+      const line = logLine(entry, opts);
+      // Through the process sink: a status line on the terminal is cleared first.
+      if (line !== null) processSink.err(`${line}\n`);
     }),
     telemetryOptions: { logging: { filter: { core: level, other: level }, forward: {} } },
   });
@@ -26,14 +39,29 @@ export function installRuntime(level: LogLevel): void {
  * One stderr line for a Temporal log entry: `[temporal warn] Activity failed
  * workflowId=… activityType=… attempt=… error="…"`; null for a session
  * workflow's own "Workflow failed" — a failed, paused or blocked session is
- * reported by Zuno itself (the `zuno:` line, its events, its Temporal status);
+ * reported by Zuno itself (the `zuno:` line, its events, its Temporal status)
+ * — and, with `modelFailuresReported`, for a model step's provider failure;
  * null for the notice that a routed worker's halves poll only workflows or only activities.
  */
-export function logLine(entry: LogEntry): string | null {
+export function logLine(entry: LogEntry, opts: RuntimeLogOptions = {}): string | null {
   if (entry.message === 'Workflow failed' && entry.meta?.workflowType === 'sessionWorkflow') return null;
   // A routed worker pair is one workflow-only and one activity-only Temporal worker, on purpose.
   if (/^No (activities|workflows) registered, not polling/.test(entry.message)) return null;
+  if (opts.modelFailuresReported && isProviderFailureOfModelStep(entry)) return null;
   return `[temporal ${entry.level.toLowerCase()}] ${entry.message}${formatLogMeta(entry.meta)}`;
+}
+
+/** Failure types of a modelStep that a provider error decides (activities/session/retry-window.ts). */
+const PROVIDER_FAILURE_TYPES: ReadonlySet<string> = new Set([
+  ...Object.keys(RETRYABLE_BY_CODE),
+  'provider_retry_deadline',
+]);
+
+/** An `Activity failed` entry of `modelStep` whose error is a typed provider failure. */
+function isProviderFailureOfModelStep(entry: LogEntry): boolean {
+  if (entry.message !== 'Activity failed' || entry.meta?.activityType !== 'modelStep') return false;
+  const err = (entry.meta.error ?? entry.meta.failure) as { type?: unknown } | null | undefined;
+  return typeof err?.type === 'string' && PROVIDER_FAILURE_TYPES.has(err.type);
 }
 
 /** Metadata keys worth a log line, in print order (Temporal's log attributes). */

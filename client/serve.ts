@@ -29,7 +29,7 @@ export async function serveInProcess(opts: {
   route: SessionRoute;
   command: string;
 }): Promise<() => Promise<void>> {
-  installRuntime('WARN');
+  installRuntime('WARN', { modelFailuresReported: true });
   const worker = await createRoutedWorker({
     address: opts.temporal.address,
     namespace: opts.temporal.namespace,

@@ -26,7 +26,11 @@ export const EV = {
   interrupted: 'session.interrupted',
   /** Coalesced assistant text as it streams. */
   partDelta: 'message.part.delta',
-  /** PR4: an earlier attempt's partial step was discarded. */
+  /**
+   * PR4: a model step is retried (attempt > 1); whatever the earlier attempt
+   * had stored of the step was rolled back first (`discardedParts`, often 0:
+   * a failed stream stores nothing).
+   */
   stepRollback: 'message.step.rollback',
   /** The assistant message of one step is complete. */
   messageCompleted: 'message.completed',
@@ -157,7 +161,15 @@ export const eventSchemas = {
   [EV.blocked]: turnEnded,
   [EV.interrupted]: turnEnded,
   [EV.partDelta]: z.object({ messageId: z.string(), text: z.string() }),
-  [EV.stepRollback]: z.object({ turn: z.number(), step: z.number(), attempt: z.number() }),
+  [EV.stepRollback]: z.object({
+    turn: z.number(),
+    step: z.number(),
+    attempt: z.number(),
+    /** Attempts the step may take, the first included (the provider's retry.maxAttempts); absent in older rows. */
+    maxAttempts: z.number().optional(),
+    /** Stored model-output parts of the earlier attempt that were deleted (0: nothing had been stored); absent in older rows. */
+    discardedParts: z.number().optional(),
+  }),
   [EV.messageCompleted]: z.object({
     messageId: z.string(),
     turn: z.number(),
@@ -191,6 +203,8 @@ export const eventSchemas = {
       reason: z.string(),
     }),
     delayMs: z.number(),
+    /** Attempts the step may take, the first included; absent in older rows. */
+    maxAttempts: z.number().optional(),
     remainingWindowMs: z.number(),
     lastAttempt: z.boolean(),
     willRetry: z.boolean(),

@@ -25,6 +25,7 @@ import type {
   ProjectionWrites,
   SessionRow,
   SessionStatus,
+  StepDeletion,
   ToolCallRow,
   Transcript,
 } from './types.js';
@@ -204,10 +205,18 @@ class PrismaRows implements ProjectionWrites {
   }
 
   /** Deletes every part and tool-call row with this (turn, step), whichever message they belong to. */
-  deleteStep(sessionId: string, turn: number, step: number): Promise<void> {
+  deleteStep(sessionId: string, turn: number, step: number): Promise<StepDeletion> {
     return this.run(async () => {
-      await this.q.part.deleteMany({ where: { sessionId, turn, step } });
-      await this.q.toolCall.deleteMany({ where: { sessionId, turn, step } });
+      const assistant = await this.q.message.findMany({
+        where: { sessionId, turn, step, role: 'assistant' },
+        select: { id: true },
+      });
+      const output = await this.q.part.deleteMany({
+        where: { sessionId, turn, step, messageId: { in: assistant.map((m) => m.id) } },
+      });
+      const other = await this.q.part.deleteMany({ where: { sessionId, turn, step } });
+      const calls = await this.q.toolCall.deleteMany({ where: { sessionId, turn, step } });
+      return { assistantParts: output.count, otherParts: other.count, toolCalls: calls.count };
     });
   }
 
@@ -395,7 +404,7 @@ export class PrismaProjectionStore extends PrismaRows implements ProjectionStore
   }
 
   /** One transaction: the step's parts and tool-call rows go together. */
-  override deleteStep(sessionId: string, turn: number, step: number): Promise<void> {
+  override deleteStep(sessionId: string, turn: number, step: number): Promise<StepDeletion> {
     return this.transaction(sessionId, (tx) => tx.deleteStep(sessionId, turn, step));
   }
 

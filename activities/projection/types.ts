@@ -47,8 +47,12 @@ export interface ProjectionStore {
   upsertMessage(m: MessageRow): Promise<void>;
   /** A part of a message (PR9 ids). */
   upsertPart(p: PartRow): Promise<void>;
-  /** Remove every part (and tool-call row) of one model step: used to roll back a partial stream (PR4). */
-  deleteStep(sessionId: string, turn: number, step: number): Promise<void>;
+  /**
+   * Remove every part (and tool-call row) of one model step: used to roll
+   * back what an earlier attempt of the step stored (PR4). Says how much of
+   * it was the step's model output.
+   */
+  deleteStep(sessionId: string, turn: number, step: number): Promise<StepDeletion>;
 
   /** A tool call: arguments, status, outcome and result. */
   upsertToolCall(t: ToolCallRow): Promise<void>;
@@ -88,6 +92,15 @@ export interface ProjectionStore {
 }
 
 /** What a transaction may do: every read and write of the store, on the transaction's connection. */
+/** What {@link ProjectionStore.deleteStep} removed. */
+export interface StepDeletion {
+  /** Parts of the step's assistant message (text, reasoning, tool calls): model output. */
+  assistantParts: number;
+  /** Every other part of the step (the user inputs it carried, which the retry writes again). */
+  otherParts: number;
+  toolCalls: number;
+}
+
 export type ProjectionWrites = Omit<ProjectionStore, 'transaction' | 'close'>;
 
 export type SessionStatus =

@@ -76,7 +76,9 @@ export interface ProviderErrorInit {
  * - `retryAfterMs`: delay in ms the server asked for (`Retry-After`), only when valid.
  * - `diagnostic`: PR6 bounded/redacted status, provider error code, request id, reason (≤ 300 chars).
  *
- * `message` is `"<code> [<provider>]: <reason>"` and obeys the same redaction.
+ * `message` is `"provider <id>: <reason>"` (just the reason without a
+ * provider id) and obeys the same redaction; it never repeats `code`, so a
+ * surface printing `<code>: <message>` says the code once.
  */
 export class ProviderError extends ZunoError {
   declare readonly code: ProviderErrorCode;
@@ -86,7 +88,8 @@ export class ProviderError extends ZunoError {
 
   constructor(code: ProviderErrorCode, init: ProviderErrorInit) {
     const diagnostic = sanitizeDiagnostic(init.diagnostic, init.secrets ?? []);
-    const where = init.providerId !== undefined ? ` [${redact(init.providerId, init.secrets ?? []).slice(0, 60)}]` : '';
+    const where =
+      init.providerId !== undefined ? `provider ${redact(init.providerId, init.secrets ?? []).slice(0, 60)}: ` : '';
     const retryAfterMs =
       init.retryAfterMs !== undefined && Number.isFinite(init.retryAfterMs) && init.retryAfterMs >= 0
         ? Math.round(init.retryAfterMs)
@@ -94,7 +97,7 @@ export class ProviderError extends ZunoError {
     const details: Record<string, unknown> = { diagnostic, retryable: RETRYABLE_BY_CODE[code] };
     if (retryAfterMs !== undefined) details.retryAfterMs = retryAfterMs;
     if (init.providerId !== undefined) details.providerId = init.providerId;
-    super(code, `${code}${where}: ${diagnostic.reason}`, details);
+    super(code, `${where}${diagnostic.reason}`, details);
     this.name = 'ProviderError';
     this.retryable = RETRYABLE_BY_CODE[code];
     if (retryAfterMs !== undefined) this.retryAfterMs = retryAfterMs;

@@ -68,13 +68,19 @@ export function createModelStep(deps: ModelStepDeps) {
       });
     }
     // Rollback of an earlier attempt's partial step (PR4), then this step's inputs.
-    await store.deleteStep(sessionId, turn, step);
+    const rolledBack = await store.deleteStep(sessionId, turn, step);
     if (attempt > 1) {
       await store.appendEvent({
         id: `step_${turn}_${step}:rollback:${attempt}`,
         sessionId,
         type: EV.stepRollback,
-        data: { turn, step, attempt },
+        data: {
+          turn,
+          step,
+          attempt,
+          maxAttempts: meta.provider.retry.maxAttempts,
+          discardedParts: rolledBack.assistantParts,
+        },
         atMs: now(),
       });
     }

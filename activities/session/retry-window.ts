@@ -53,13 +53,18 @@ async function windowStart(f: FailureContext): Promise<number> {
 
 /** `status 503, code server_error, request req_1: reason` — PR6 diagnostics in one line. */
 export function describeDiagnostic(d: ProviderDiagnostic): string {
+  const ids = diagnosticIds(d);
+  return ids ? `${ids}, ${d.reason}` : d.reason;
+}
+
+/** `status 503, code server_error, request req_1` — the diagnostic without its reason ('' when it has none of these). */
+function diagnosticIds(d: ProviderDiagnostic): string {
   return [
     d.status !== undefined ? `status ${d.status}` : '',
     d.code ? `code ${d.code}` : '',
     d.requestId ? `request ${d.requestId}` : '',
   ]
     .filter(Boolean)
-    .concat(d.reason)
     .join(', ');
 }
 
@@ -104,6 +109,7 @@ export async function providerFailure(err: unknown, f: FailureContext): Promise<
       code: err.code,
       diagnostic: err.diagnostic,
       delayMs,
+      maxAttempts: f.retry.maxAttempts,
       remainingWindowMs: remainingMs,
       lastAttempt: f.attempt >= f.retry.maxAttempts,
       willRetry:
@@ -114,7 +120,10 @@ export async function providerFailure(err: unknown, f: FailureContext): Promise<
     atMs: f.nowMs,
   });
   if (f.attempt >= f.retry.maxAttempts) {
-    return typed(true, `${err.message} (after ${f.attempt} attempts; last: ${describeDiagnostic(err.diagnostic)})`);
+    // The message already holds the last reason; the suffix adds what identifies that failure.
+    const last = diagnosticIds(err.diagnostic);
+    const attempts = `${f.attempt} attempt${f.attempt === 1 ? '' : 's'}`;
+    return typed(true, `${err.message} (after ${attempts}${last ? `; last: ${last}` : ''})`);
   }
   if (askedMs !== undefined && askedMs > remainingMs) {
     return typed(

@@ -5,6 +5,7 @@
  * `ToolContext.onProgress`; the activity adds the elapsed time.
  */
 import { open } from 'node:fs/promises';
+import { plainTerminalLine } from '../../core/terminal-text.js';
 import { redact } from '../providers/errors.js';
 
 /** What a tool reports while it runs. */
@@ -20,7 +21,11 @@ export interface ProgressDetails {
   outputBytes: number;
   /** Time since the attempt started, in ms. */
   elapsedMs: number;
-  /** ≤ {@link LAST_LINE_MAX_CHARS} characters, secrets redacted (PR6 `redact`); absent before any output. */
+  /**
+   * ≤ {@link LAST_LINE_MAX_CHARS} characters, plain text (escape sequences and
+   * progress-bar rewrites reduced to what a terminal showed), secrets redacted
+   * (PR6 `redact`); absent before any output.
+   */
   lastLine?: string;
 }
 
@@ -39,9 +44,10 @@ export function lastLineOf(tail: Uint8Array): string | undefined {
   return undefined;
 }
 
-/** Heartbeat details from one progress report: redacted, the line cut to 200 characters. */
+/** Heartbeat details from one progress report: plain text, redacted, the line cut to 200 characters. */
 export function progressDetails(p: ToolProgress, startedAtMs: number, nowMs: number): ProgressDetails {
-  const line = p.lastLine === undefined ? undefined : redact(p.lastLine).trim();
+  // Escape sequences go before redaction, which would turn their ESC into a space and leave `[32m` behind.
+  const line = p.lastLine === undefined ? undefined : redact(plainTerminalLine(p.lastLine)).trim();
   return {
     outputBytes: p.outputBytes,
     elapsedMs: Math.max(0, nowMs - startedAtMs),

@@ -15,7 +15,8 @@ import { loadScript } from '../local-provider/script.js';
 import { startLocalProvider } from '../local-provider/server.js';
 import { connectTemporal, type Notify, openStore, resolvePaths, type TemporalContext } from '../context.js';
 import { EV } from '../../core/events.js';
-import { eventToJsonLine, HumanRenderer, isTerminalEvent, processSink, type Sink } from '../render.js';
+import { pendingActivitiesOf, type PendingActivitiesReader } from '../live-progress.js';
+import { eventToJsonLine, HumanRenderer, isTerminalEvent, processSink, sessionEndLine, type Sink } from '../render.js';
 import { hostId, routeFor } from '../routing.js';
 import { serveInProcess, standaloneServes } from '../serve.js';
 import {
@@ -295,7 +296,10 @@ async function runSession(
       .then(() => undefined);
   const resultPromise = started.result();
   progress.settled = resultPromise.catch(() => undefined);
-  const result = await followSession(store, sessionId, resultPromise, opts.json === true, sink, after);
+  const result = await followSession(store, sessionId, resultPromise, opts.json === true, sink, {
+    after,
+    pendingActivities: pendingActivitiesOf(temporal.client, started.workflowId),
+  });
   progress.finished = true;
   return exitFor(result, sessionId, sink);
 }
@@ -308,18 +312,9 @@ export function exitFor(result: SessionResult, sessionId: string, sink: Sink): n
     );
     return 130;
   }
-  if (result.status === 'paused') {
-    const code = result.error?.code ?? 'session_paused';
-    const message = (result.error?.message ?? '').replace(new RegExp(`^${code}\\s*:?\\s*`), '');
-    sink.err(
-      `zuno: ${code}: session ${sessionId} paused: ${message}\n  fix it, then resume: zuno session resume ${sessionId}\n`,
-    );
-    return 1;
-  }
   if (result.status !== 'completed') {
-    const code = result.error?.code ?? 'session_failed';
-    const message = (result.error?.message ?? '').replace(new RegExp(`^${code}\\s*:?\\s*`), '');
-    sink.err(`zuno: ${code}: session ${sessionId} ${result.status}: ${message}\n`);
+    sink.err(sessionEndLine(sessionId, result.status, result.error));
+    if (result.status === 'paused') sink.err(`  fix it, then resume: zuno session resume ${sessionId}\n`);
     return 1;
   }
   return 0;
@@ -431,7 +426,8 @@ async function admitRunInput(
 
 /**
  * Tails the session's stored events until the workflow finished and its
- * terminal event was shown; renders them as NDJSON or for humans.
+ * terminal event was shown; renders them as NDJSON or for humans (with the
+ * live progress of long tool calls read through `pendingActivities`).
  */
 export async function followSession(
   store: ProjectionStore,
@@ -439,9 +435,11 @@ export async function followSession(
   resultPromise: Promise<SessionResult>,
   json: boolean,
   sink: Sink,
-  after = 0,
+  opts: { after?: number; pendingActivities?: PendingActivitiesReader } = {},
 ): Promise<SessionResult> {
-  const human = new HumanRenderer(sink, process.stdout.isTTY === true);
+  const { pendingActivities } = opts;
+  let after = opts.after ?? 0;
+  const human = new HumanRenderer(sink, process.stdout.isTTY === true, pendingActivities ? { pendingActivities } : {});
   let result: SessionResult | undefined;
   let failure: unknown;
   resultPromise.then(

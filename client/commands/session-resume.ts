@@ -11,6 +11,7 @@ import type { SessionRow } from '../../activities/projection/types.js';
 import { loadScript } from '../local-provider/script.js';
 import { startLocalProvider } from '../local-provider/server.js';
 import { connectTemporal, openStore, resolvePaths } from '../context.js';
+import { pendingActivitiesOf } from '../live-progress.js';
 import { processSink, type Sink } from '../render.js';
 import { hostId, routeFor } from '../routing.js';
 import { serveInProcess, standaloneServes } from '../serve.js';
@@ -113,7 +114,10 @@ export async function sessionResumeCommand(id: string, opts: ResumeOptions, sink
       throw err;
     }
     notify?.(`resuming session ${id} (paused by ${receipt.pausedBy}) on host ${hostId()}`);
-    const result = await followSession(store, id, sessionResultOf(handle), opts.json === true, sink, after);
+    const result = await followSession(store, id, sessionResultOf(handle), opts.json === true, sink, {
+      after,
+      pendingActivities: pendingActivitiesOf(temporal.client, sessionWorkflowId(id)),
+    });
     return exitFor(result, id, sink);
   } finally {
     for (const c of cleanups) await c().catch(() => undefined);

@@ -360,3 +360,35 @@ describe('empty prompt', () => {
     expect(orphans!.filter((w) => w.status === 'RUNNING')).toEqual([]);
   });
 });
+
+describe('a provider that cannot be reached', () => {
+  it('says its retry and reason plainly, and ends with one zuno: line naming provider_connection once', async () => {
+    const { home } = makeHome({ address });
+    const ws = makeWorkspace();
+    writeJson(ws, 'zuno.json', {
+      providers: { down: { base_url: 'http://127.0.0.1:1/v1', retry: { max_attempts: 2, initial_delay_ms: 50 } } },
+    });
+    const r = await runZuno(['run', 'hello', '--dir', ws, '--model', 'down/m'], {
+      home,
+      env: { TEMPORAL_ADDRESS: address },
+    });
+    expect({ code: r.code, timedOut: r.timedOut, stdout: r.stdout }, r.stderr).toEqual({
+      code: 1,
+      timedOut: false,
+      stdout: '',
+    });
+    const lines = r.stderr.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^session ses_[0-9a-z]+ started \(workflow session\/ses_[0-9a-z]+\)$/);
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        /^\(retrying the model request \(attempt 2 of 2\) in \d\.\d s after: connection refused: 127\.0\.0\.1:1 \(ECONNREFUSED\)\)$/,
+      ),
+    );
+    expect(lines.at(-1)).toMatch(
+      /^zuno: provider_connection: session ses_[0-9a-z]+ failed: provider down: connection refused: 127\.0\.0\.1:1 \(ECONNREFUSED\) \(after 2 attempts; last: code ECONNREFUSED\)$/,
+    );
+    // The code is said once in everything zuno run printed, and no retry claims discarded output.
+    expect(r.stderr.match(/provider_connection/g), r.stderr).toHaveLength(1);
+    expect(r.stderr).not.toContain('discarded');
+  }, 90_000);
+});

@@ -1,5 +1,7 @@
 /** `zuno --help`, `zuno run --help`, unknown commands, and `zuno dev status` on a fresh home. */
+import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
+import { buildProgram } from '../../client/cli.js';
 import { ROOT } from '../helpers/dev-server.js';
 import { makeHome, projectionCounts, runZuno } from './helpers.js';
 
@@ -46,6 +48,25 @@ describe('help', () => {
     const session = await runZuno(['session', '--help'], { home });
     expect(session.code, session.stderr).toBe(0);
     expect(session.stdout).toMatch(/^ {2}show \[options\] <id>\s/m);
+  });
+
+  it('no --help text names a SPEC id or an internal id', () => {
+    const texts: string[] = [];
+    const visit = (cmd: Command) => {
+      let text = '';
+      cmd.configureOutput({ writeOut: (t) => void (text += t), writeErr: (t) => void (text += t) });
+      cmd.outputHelp();
+      texts.push(text);
+      cmd.commands.forEach(visit);
+    };
+    visit(buildProgram(() => undefined));
+    expect(texts.length).toBeGreaterThanOrEqual(10);
+    const all = texts.join('\n');
+    expect(all).toContain('ZUNO_PROGRESS_FIRST_MS');
+    expect(all).toContain('hard-interrupt the running turn');
+    // SPEC ids (TD10, PR4, SE2, …) and row/step/input ids mean nothing to someone reading --help.
+    for (const text of texts)
+      expect(text).not.toMatch(/\b(?:TD|PR|SE|SF|SH|BG|GP|GL|FT|SR)\d+\b|\b(?:tc|prt|msg|in)_\d/);
   });
 
   it('an unknown command exits non-zero and says so on stderr', async () => {

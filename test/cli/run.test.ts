@@ -168,3 +168,37 @@ describe('zuno run (human mode, stdout not a TTY)', () => {
     expect(r.stderr).not.toContain(taskQueue);
   });
 });
+
+describe('zuno run: a long tool call (stderr not a TTY)', () => {
+  it('prints plain progress lines, no carriage return or escape sequence, and the completion line', async () => {
+    const { home } = makeHome({ address });
+    const ws = makeWorkspace();
+    const script = writeJson(tempDir('zuno-cli-script-'), 'slow.json', {
+      replies: [
+        { toolCalls: [{ name: 'shell', arguments: { command: 'echo start; sleep 6; echo done' } }] },
+        { text: 'It printed done.' },
+      ],
+    });
+    // The first "still running" line after 3 s instead of 30 s (the heartbeat carrying "start" has arrived by then).
+    const r = await runZuno(['run', 'Run the slow command', '--dir', ws, '--script', script], {
+      home,
+      env: { TEMPORAL_ADDRESS: address, ZUNO_PROGRESS_FIRST_MS: '3000' },
+    });
+    expect({ code: r.code, timedOut: r.timedOut }, r.stderr).toEqual({ code: 0, timedOut: false });
+    expect(r.stdout).toBe('It printed done.\n');
+    expect(r.stderr).not.toContain('\r');
+    expect(r.stderr).not.toContain('\x1b');
+    const err = r.stderr.split('\n');
+    const start = err.indexOf('→ shell: echo start; sleep 6; echo done');
+    const progress = err.findIndex((l) => /^… shell still running \(\d+s\): start$/.test(l));
+    const done = err.findIndex((l) => /^✓ shell ok, exit 0, \d+ bytes, \d+ ms$/.test(l));
+    expect({ start, progress, done }, r.stderr).toEqual({
+      start: expect.any(Number),
+      progress: start + 1,
+      done: start + 2,
+    });
+    expect(start).toBeGreaterThanOrEqual(0);
+    // Turns, steps and retries read as people count; no internal ids in what zuno run says.
+    expect(r.stderr).not.toMatch(/\bin_\d+|\bdriven\b|\btc_\d|\bturn 0\b/);
+  }, 90_000);
+});

@@ -1,3 +1,4 @@
+import { ApplicationFailure } from '@temporalio/common';
 import { DefaultLogger } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import { formatLogMeta, logLine } from '../../client/runtime.js';
@@ -38,5 +39,27 @@ describe('Temporal runtime log lines (issue 8)', () => {
     expect(lines).toEqual([
       '[temporal warn] Activity failed workflowId=session/ses_2 activityType=modelStep attempt=3 error="Error: HTTP 503"',
     ]);
+  });
+});
+
+describe('zuno run leaves out what it reports itself', () => {
+  it("a model step's provider failure: its retry notice and zuno: line say it; other failures are still logged", () => {
+    const entry = (activityType: string, error: unknown) => ({
+      level: 'WARN' as const,
+      message: 'Activity failed',
+      timestampNanos: 0n,
+      meta: { workflowId: 'session/ses_3', activityType, attempt: 1, error },
+    });
+    const provider = ApplicationFailure.create({
+      type: 'provider_connection',
+      message: 'provider down: connection refused',
+    });
+    const reported = { modelFailuresReported: true };
+    expect(logLine(entry('modelStep', provider), reported)).toBeNull();
+    // A standalone worker (no option) keeps it; so does zuno run for anything that is not a provider failure.
+    expect(logLine(entry('modelStep', provider))).toContain('provider_connection');
+    expect(logLine(entry('modelStep', new Error('database is locked')), reported)).toContain('database is locked');
+    const tool = ApplicationFailure.create({ type: 'worker_shutdown', message: 'x' });
+    expect(logLine(entry('tool_shell', tool), reported)).toContain('worker_shutdown');
   });
 });

@@ -303,8 +303,13 @@ describe.each(BACKENDS)('projection store (%s)', (backend) => {
       await store.upsertPart(part(sid, turn, step, 1, 'tool_call'));
       await store.upsertToolCall(toolCall(sid, turn, step, 1));
     }
+    // The user input step (1, 1) carried: not model output, but deleted with the step too.
+    await store.upsertMessage(message(sid, 'user', 1, 1, 'in_1'));
+    await store.upsertPart({ ...part(sid, 1, 1, 2, 'text'), messageId: userMessageId('in_1') });
     await store.appendEvent(foreignEvent({ id: 'keep', sessionId: sid, type: 't', data: {}, atMs: T0 }));
-    await store.deleteStep(sid, 1, 1);
+    // What was removed is counted: the assistant's two parts (model output), the input's part, one call row.
+    expect(await store.deleteStep(sid, 1, 1)).toEqual({ assistantParts: 2, otherParts: 1, toolCalls: 1 });
+    expect(await store.deleteStep(sid, 1, 1)).toEqual({ assistantParts: 0, otherParts: 0, toolCalls: 0 });
     const t = await store.loadTranscript(sid);
     expect(t?.parts.map((p) => p.id)).toEqual([
       'prt_1_0_0_reasoning',
@@ -313,7 +318,7 @@ describe.each(BACKENDS)('projection store (%s)', (backend) => {
       'prt_2_0_1_tool_call',
     ]);
     expect(t?.toolCalls.map((c) => c.id)).toEqual(['tc_1_0_1', 'tc_2_0_1']);
-    expect(t?.messages.length).toBe(3);
+    expect(t?.messages.length).toBe(4);
     expect((await store.listEvents(sid, 0)).length).toBe(1);
     // Rewriting the step after a rollback works (PR4 replay).
     await store.upsertPart(part(sid, 1, 1, 0, 'text'));

@@ -114,7 +114,7 @@ describe('redaction (PR6)', () => {
     expect(err.code).toBe('provider_rate_limited');
     expect(err.retryable).toBe(true);
     expect(err.retryAfterMs).toBe(1500);
-    expect(err.message).toBe('provider_rate_limited [openrouter]: HTTP 429: slow down, key [redacted]');
+    expect(err.message).toBe('provider openrouter: HTTP 429: slow down, key [redacted]');
     expect(err.details).toMatchObject({ retryable: true, retryAfterMs: 1500, providerId: 'openrouter' });
     expect(JSON.stringify(err)).not.toContain('SECRET-KEY-42');
   });
