@@ -1,7 +1,10 @@
 import { ZunoError } from '../core/errors.js';
 import type { CarriedState } from '../core/session-contract.js';
 import type { ProjectionStore, SessionRow } from '../activities/projection/types.js';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { hostId } from './routing.js';
+import { openStore, type ZunoPaths } from './context.js';
 import { checkSessionId } from './session-start.js';
 
 /** Which session a `zuno run` drives: a new one, or one that exists (`--session`, `--continue`). */
@@ -18,7 +21,7 @@ export type RunTarget = { kind: 'new' } | { kind: 'existing'; row: SessionRow };
  *   (its workspace is on another host).
  */
 export async function findRunTarget(
-  store: ProjectionStore,
+  store: ProjectionStore | null,
   opts: { session?: string; continue?: boolean; workspace: string; dirGiven: boolean; home: string },
 ): Promise<RunTarget> {
   if (opts.session !== undefined && opts.continue) {
@@ -27,7 +30,7 @@ export async function findRunTarget(
   let row: SessionRow | null = null;
   if (opts.session !== undefined) {
     const id = checkSessionId(opts.session);
-    row = await store.getSession(id);
+    row = store ? await store.getSession(id) : null;
     if (!row) {
       throw new ZunoError(
         'session_not_found',
@@ -41,7 +44,7 @@ export async function findRunTarget(
       );
     }
   } else if (opts.continue) {
-    [row = null] = await store.listSessions({ workspace: opts.workspace, limit: 1 });
+    [row = null] = store ? await store.listSessions({ workspace: opts.workspace, limit: 1 }) : [];
     if (!row) {
       throw new ZunoError(
         'session_not_found',
@@ -69,4 +72,14 @@ export async function findRunTarget(
 export async function reopenState(store: ProjectionStore, row: SessionRow): Promise<CarriedState> {
   const cursor = await store.sessionCursor(row.id);
   return { ...cursor, pending: [], seenClientIds: [], lastFinalText: row.finalText ?? null };
+}
+
+/**
+ * Opens the projection to look a session up, creating nothing: null for a
+ * home with no SQLite projection yet (it has no sessions); PostgreSQL via
+ * `DATABASE_URL` is opened as is.
+ */
+export async function openExistingStore(paths: ZunoPaths): Promise<ProjectionStore | null> {
+  if (!process.env.DATABASE_URL && !existsSync(join(paths.stateDir, 'zuno.db'))) return null;
+  return openStore(paths);
 }

@@ -28,7 +28,7 @@ import {
   submitInput,
   titleOf,
 } from '../session-start.js';
-import { findRunTarget, reopenState } from '../session-target.js';
+import { findRunTarget, openExistingStore, reopenState, type RunTarget } from '../session-target.js';
 import { localProvider, loadZunoConfig, resolveModel } from '../zuno-config.js';
 
 /** Options of `zuno run`. */
@@ -160,12 +160,15 @@ const SCRIPTED_SETTLE_MS = 6_000;
 async function endScriptedSession(progress: RunProgress, sink: Sink): Promise<void> {
   if (!progress.scripted || progress.finished || !progress.sessionId || !progress.terminate) return;
   const id = progress.sessionId;
-  const settled = progress.settled ?? Promise.resolve();
-  if (!progress.interrupting && progress.interrupt) await progress.interrupt().catch(() => undefined);
-  const ended = await Promise.race([
-    settled.then(() => true),
-    new Promise<boolean>((r) => setTimeout(() => r(false), SCRIPTED_SETTLE_MS)),
-  ]);
+  let ended = false;
+  // Admitted (a worker took the first input): interrupt it and give its calls time to settle and be recorded.
+  if (progress.settled) {
+    if (!progress.interrupting && progress.interrupt) await progress.interrupt().catch(() => undefined);
+    ended = await Promise.race([
+      progress.settled.then(() => true),
+      new Promise<boolean>((r) => setTimeout(() => r(false), SCRIPTED_SETTLE_MS)),
+    ]);
+  }
   if (!ended)
     await progress
       .terminate('zuno run ended: the scripted model of this session lived in that process')
@@ -207,15 +210,25 @@ async function runSession(
   const named = resolveWorkspace(opts.dir ?? process.cwd());
   const script = opts.script ? await loadScript(opts.script) : undefined;
   const paths = resolvePaths();
-  const store = await openStore(paths);
-  cleanups.unshift(() => store.close());
-  const target = await findRunTarget(store, {
-    ...(opts.session !== undefined ? { session: opts.session } : {}),
-    continue: opts.continue === true,
-    workspace: named,
-    dirGiven: opts.dir !== undefined,
-    home: paths.home,
-  });
+  if (opts.session !== undefined && opts.continue) {
+    throw new ZunoError('options_conflict', '--session and --continue both choose a session: give one of them');
+  }
+  // A new session opens the projection only once every offline check passed (nothing is written before);
+  // continuing one reads it first, to know the session's workspace and model.
+  let store: ProjectionStore | null = null;
+  let target: RunTarget = { kind: 'new' };
+  if (opts.session !== undefined || opts.continue) {
+    store = await openExistingStore(paths);
+    const opened = store;
+    if (opened) cleanups.unshift(() => opened.close());
+    target = await findRunTarget(store, {
+      ...(opts.session !== undefined ? { session: opts.session } : {}),
+      continue: opts.continue === true,
+      workspace: named,
+      dirGiven: opts.dir !== undefined,
+      home: paths.home,
+    });
+  }
   const existing = target.kind === 'existing' ? target.row : null;
   const workspace = existing ? resolveWorkspace(existing.workspace) : named;
   const zcfg = loadZunoConfig(workspace, opts.config);
@@ -233,6 +246,11 @@ async function runSession(
     );
   }
   const configured = script ? undefined : resolveModel(zcfg, modelRef!);
+  if (!store) {
+    const opened = await openStore(paths);
+    cleanups.unshift(() => opened.close());
+    store = opened;
+  }
   const temporal = await connectTemporal(paths, notify);
   cleanups.unshift(() => temporal.connection.close());
   const baseQueue = temporal.cfg.taskQueue ?? DEFAULT_TASK_QUEUE;
@@ -263,7 +281,7 @@ async function runSession(
     cleanups.unshift(stop);
   } else if (opts.worker === false && !standalone) {
     notify?.(
-      `--no-worker: the session waits for a \`zuno worker\` on host ${route.host} (task queue ${route.taskQueue}) at ${temporal.address}`,
+      `--no-worker: session ${sessionId} waits for a \`zuno worker\` on host ${route.host} (task queue ${route.taskQueue}) at ${temporal.address}`,
     );
   }
   const meta: SessionMeta = {
@@ -278,6 +296,11 @@ async function runSession(
   };
   progress.sessionId = sessionId;
   progress.scripted = script !== undefined;
+  progress.terminate = (reason: string) =>
+    temporal.client.workflow
+      .getHandle(sessionWorkflowId(sessionId))
+      .terminate(reason)
+      .then(() => undefined);
   // The session is listed at once, even before a worker takes its first step.
   await recordSessionStart(store, meta, existing);
   const after = existing ? await store.lastEventSeq(sessionId) : 0;
@@ -289,11 +312,6 @@ async function runSession(
   );
   // Ctrl-C: a worker takes the interrupt at once, or none serves the session (reported after a few seconds).
   progress.interrupt = () => interruptSession(temporal.client, sessionId, 'cli:ctrl-c', CTRL_C_DELIVERY_MS);
-  progress.terminate = (reason: string) =>
-    temporal.client.workflow
-      .getHandle(started.workflowId)
-      .terminate(reason)
-      .then(() => undefined);
   const resultPromise = started.result();
   progress.settled = resultPromise.catch(() => undefined);
   const result = await followSession(store, sessionId, resultPromise, opts.json === true, sink, {

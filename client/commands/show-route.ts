@@ -1,11 +1,5 @@
-import proto from '@temporalio/proto';
 import type { SessionRow } from '../../activities/projection/types.js';
-import { readDevServerState, pidAlive } from '../../worker/dev-server.js';
-import { connectClient } from '../../worker/connection.js';
-import { loadTemporalConfig } from '../../worker/temporal-config.js';
 import type { ZunoPaths } from '../context.js';
-
-const { temporal } = proto;
 
 /** A poller seen longer ago than this is taken for gone (a live worker long-polls at most ~60 s at a time), in ms. */
 const POLLER_FRESH_MS = 75_000;
@@ -34,6 +28,15 @@ export async function routeStatus(paths: ZunoPaths, row: SessionRow): Promise<Ro
   if (!['running', 'waiting_background', 'paused'].includes(row.status)) return null;
   const base = { host: row.host, taskQueue: row.taskQueue, waitingMs: 0 };
   try {
+    // Loaded only for a live session: showing a finished one never loads the Temporal client.
+    const [{ default: proto }, { readDevServerState, pidAlive }, { connectClient }, { loadTemporalConfig }] =
+      await Promise.all([
+        import('@temporalio/proto'),
+        import('../../worker/dev-server.js'),
+        import('../../worker/connection.js'),
+        import('../../worker/temporal-config.js'),
+      ]);
+    const { temporal } = proto;
     const cfg = loadTemporalConfig(paths.home, paths.temporalYaml);
     const dev = readDevServerState(paths.stateDir);
     const address =

@@ -44,7 +44,7 @@ export async function workerCommand(): Promise<number> {
     startedAtMs: Date.now(),
   });
   notify(
-    `zuno worker ${process.pid} on host ${host}: workflows from task queue ${taskQueue}, this host's tool calls from ${activityTaskQueue} (${temporal.address}, ${temporal.namespace})`,
+    `zuno worker ${process.pid} polling task queue ${taskQueue} (session workflows) and ${activityTaskQueue} (the work of sessions on host ${host}) on ${temporal.address} (${temporal.namespace})`,
   );
   // The runtime leaves signals to us: the first SIGINT/SIGTERM shuts down
   // gracefully (running activities finish or are cancelled), a second one exits.

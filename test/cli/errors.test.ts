@@ -378,7 +378,7 @@ describe('a provider that cannot be reached', () => {
       stdout: '',
     });
     const lines = r.stderr.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^session ses_[0-9a-z]+ started \(workflow session\/ses_[0-9a-z]+\)$/);
+    expect(lines[0]).toMatch(/^session ses_[0-9a-z]+ started$/);
     expect(lines).toContainEqual(
       expect.stringMatching(
         /^\(retrying the model request \(attempt 2 of 2\) in \d\.\d s after: connection refused: 127\.0\.0\.1:1 \(ECONNREFUSED\)\)$/,

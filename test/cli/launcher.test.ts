@@ -101,7 +101,7 @@ describe('launcher (bin/zuno.mjs)', () => {
     expect(version.stdout).toBe(`${JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version}\n`);
     // dev status names the installation root (not dist/).
     const status = launch(root, ['dev', 'status'], { ZUNO_HOME: home });
-    expect(status.stdout).toBe(`not running (state dir ${join(home, '.zuno')}; installation ${root})\n`);
+    expect(status.stdout).toBe(`not running (state dir ${home}; installation ${root})\n`);
 
     const probe = `
       const dist = ${JSON.stringify(join(root, 'dist'))};

@@ -98,6 +98,7 @@ describe('zuno run --json', () => {
       'inputs',
       'messages',
       'parts',
+      'route',
       'rules',
       'session',
       'toolCalls',

@@ -171,6 +171,43 @@ function readWorkerRecord(home: string): boolean {
   }
 }
 
+describe('--no-worker with nobody serving the session', () => {
+  it('waits and says so (session show names the host and task queue); Ctrl-C ends the scripted session instead of leaving it', async () => {
+    const { home, taskQueue } = makeHome({ address });
+    const ws = tempDir('zuno-noworker-ws-');
+    const script = writeJson(tempDir('zuno-noworker-s-'), 's.json', { replies: [{ text: 'never served' }] });
+    let child: import('node:child_process').ChildProcess | undefined;
+    const running = runZuno(['run', '--no-worker', 'wait for me', '--script', script], {
+      home,
+      cwd: ws,
+      onSpawn: (c) => (child = c),
+    });
+    const id = await waitFor(
+      async () => {
+        const r = await runZuno(['session', 'list', '--json'], { home });
+        return r.code === 0 ? (JSON.parse(r.stdout)[0]?.id as string | undefined) : undefined;
+      },
+      30_000,
+      'the session to be listed',
+    );
+    await new Promise((r) => setTimeout(r, 11_000));
+    const show = await runZuno(['session', 'show', id], { home });
+    expect(show.stdout).toMatch(
+      new RegExp(`waiting for a worker: its next step has waited \\d+ s on host [^,]+, task queue ${taskQueue}/host/`),
+    );
+    expect(show.stdout).toContain('start `zuno worker` on');
+    child!.kill('SIGINT');
+    const r = await running;
+    expect(r.code, r.stderr).toBe(130);
+    expect(r.stderr).toContain(`--no-worker: session ${id} waits for a \`zuno worker\` on host`);
+    expect(r.stderr).toContain(
+      `zuno: session ${id} ended with this run: its scripted model was served by this process`,
+    );
+    // Nothing is left for a later worker to run against the scripted provider that is gone.
+    expect((await client.workflow.getHandle(`session/${id}`).describe()).status.name).toBe('TERMINATED');
+  }, 90_000);
+});
+
 describe('bad input to the session commands: one typed line, nothing written', () => {
   it('--session unknown or malformed, --continue with no session here, both at once', async () => {
     const { home } = makeHome({ address });

@@ -21,6 +21,8 @@ function session(id: string, over: Partial<SessionRow> = {}): SessionRow {
     model: 'gpt-x',
     status: 'running',
     title: 'Fix the build',
+    host: 'box-1',
+    taskQueue: 'zuno/host/box-1/session/' + id,
     createdAtMs: T0,
     updatedAtMs: T0,
     ...over,

@@ -1,7 +1,8 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import type { SessionState } from '../../core/session-contract.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 
 /**
@@ -78,15 +79,25 @@ describe('provider failures on Temporal', () => {
   });
 
   it('401 is not retried and pauses the session (PR3); 400 is not retried and fails it', async () => {
-    const auth = await h.runSession({
+    const auth = await h.startScripted({
       workspace,
       prompt: 'hi',
       script: { replies: [{ text: 'never', fault: { status: 401 } }] },
     });
-    expect(auth.result.status).toBe('paused');
-    expect(auth.result.error?.code).toBe('provider_auth');
+    // A paused session waits, its workflow open, for `resume`.
+    const handle = h.client.workflow.getHandle(auth.workflowId);
+    await vi.waitFor(async () => expect((await handle.query<SessionState>('state')).phase).toBe('paused'), {
+      timeout: 30_000,
+      interval: 100,
+    });
+    expect((await handle.query<SessionState>('state')).lastOutcome).toMatchObject({
+      kind: 'paused',
+      reason: 'provider_auth',
+    });
     expect(await modelStepAttempts(auth.workflowId)).toEqual([1]);
     expect((await h.store.getSession(auth.sessionId))!.status).toBe('paused');
+    await handle.terminate('test over');
+    await auth.closeProvider();
 
     const bad = await h.runSession({
       workspace,

@@ -6,7 +6,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { interruptSession } from '../../client/session-start.js';
-import type { SessionResult, ZunoStatusValue } from '../../core/session-contract.js';
+import type { SessionResult, SessionState, ZunoStatusValue } from '../../core/session-contract.js';
 import { TEMPORAL_BIN } from '../helpers/dev-server.js';
 import { createHarness, type Harness, type StartedRun } from '../helpers/harness.js';
 
@@ -103,20 +103,29 @@ describe('sessions as Temporal shows them', () => {
     await interruptSession(h.client, stopped.sessionId, 'test');
 
     const results: Record<string, SessionResult> = {};
-    for (const [name, s] of Object.entries({ ok, failed, blocked, paused, stopped })) results[name] = await s.result();
+    for (const [name, s] of Object.entries({ ok, failed, blocked, stopped })) results[name] = await s.result();
+    // A paused session does not end: its workflow waits, Running, for `zuno session resume`.
+    const pausedHandle = h.client.workflow.getHandle(paused.workflowId);
+    await vi.waitFor(async () => expect((await pausedHandle.query<SessionState>('state')).phase).toBe('paused'), {
+      timeout: 30_000,
+      interval: 100,
+    });
+    expect((await pausedHandle.query<SessionState>('state')).lastOutcome).toMatchObject({
+      kind: 'paused',
+      reason: 'provider_auth',
+    });
+    expect((await pausedHandle.describe()).status.name).toBe('RUNNING');
     expect(results.ok!.status).toBe('completed');
     expect(results.ok!.outcome).toMatchObject({ kind: 'final_answer', turn: 0, steps: 1 });
     expect(results.failed!).toMatchObject({ status: 'failed', error: { code: 'provider_bad_request' } });
     expect(results.failed!.outcome).toMatchObject({ kind: 'failed', code: 'provider_bad_request' });
     expect(results.blocked!.outcome).toMatchObject({ kind: 'blocked', code: 'provider_protocol' });
-    expect(results.paused!.outcome).toMatchObject({ kind: 'paused', reason: 'provider_auth' });
     expect(results.stopped!.outcome).toMatchObject({ kind: 'interrupted', source: 'test' });
 
-    // The raw workflow outcome: failed, blocked and paused sessions fail with the Zuno code as the failure type.
+    // The raw workflow outcome: failed and blocked sessions fail with the Zuno code as the failure type.
     for (const [s, type] of [
       [failed, 'provider_bad_request'],
       [blocked, 'provider_protocol'],
-      [paused, 'provider_auth'],
     ] as const) {
       const err = await h.client.workflow
         .getHandle(s.workflowId)
@@ -134,11 +143,8 @@ describe('sessions as Temporal shows them', () => {
       expect(cause.details?.[0]).toMatchObject({ sessionId: s.sessionId });
     }
 
-    await expectListed("ZunoKind='session' AND ExecutionStatus='Failed'", [
-      failed.workflowId,
-      blocked.workflowId,
-      paused.workflowId,
-    ]);
+    await expectListed("ZunoKind='session' AND ExecutionStatus='Failed'", [failed.workflowId, blocked.workflowId]);
+    await expectListed("ZunoKind='session' AND ExecutionStatus='Running' AND ZunoStatus='paused'", [paused.workflowId]);
     await expectListed("ZunoKind='session' AND ExecutionStatus='Completed'", [ok.workflowId, stopped.workflowId]);
     const each: [ZunoStatusValue, StartedRun][] = [
       ['completed', ok],
@@ -152,9 +158,12 @@ describe('sessions as Temporal shows them', () => {
     // The interrupted session started `running` and passed through `interrupting` on its way.
     expect(await upsertedStatuses(stopped.workflowId)).toEqual(['running', 'interrupting', 'interrupted']);
     expect(await currentDetails(failed.workflowId)).toMatch(
-      /^ended after 1 turn: failed \(provider_bad_request\): \\\[local\\\]: HTTP 400/,
+      /^ended after 1 turn: failed \(provider_bad_request\): provider local: HTTP 400/,
     );
     expect(await currentDetails(ok.workflowId)).toBe('ended after 1 turn: final answer');
+    expect(await currentDetails(paused.workflowId)).toMatch(
+      /^paused \(provider_auth\): .* · fix the cause, then `zuno session resume ses_[0-9a-z]+` \(after 1 turn\)$/,
+    );
   }, 120_000);
 
   it('live sessions: idle, running (with a status line naming the call), waiting_background', async () => {

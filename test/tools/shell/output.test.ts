@@ -102,7 +102,10 @@ describe('shell output caps (TD9)', () => {
     expect(w).toMatchObject({ bytes: 60_000, cap: 'max_bytes' });
     expect(w.sha256).toBe(sha('x'.repeat(60_000)));
     // the escaped grandchild still holds the capture file open; wait until it has written and exited
-    await eventually(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '');
+    // (10 s: on a loaded 2-core machine the escaped grandchild may start late)
+    expect(await eventually(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', 10_000)).toBe(
+      true,
+    );
     const pid = Number(readFileSync(pidFile, 'utf8').trim());
     expect(await eventually(() => !alive(pid), 5_000)).toBe(true);
     const stored = readFileSync(w.artifactPath);
