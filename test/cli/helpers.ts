@@ -9,7 +9,8 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, expect } from 'vitest';
+import { Client, Connection } from '@temporalio/client';
+import { afterAll, beforeAll, expect, inject } from 'vitest';
 import { ROOT } from '../helpers/dev-server.js';
 
 /** The launcher every test spawns. */
@@ -211,4 +212,23 @@ export function projectionCounts(home: string): Record<'sessions' | 'inputs' | '
 export function expectNothingWritten(home: string): void {
   const counts = projectionCounts(home);
   if (counts !== null) expect(counts).toEqual({ sessions: 0, inputs: 0, events: 0, tool_calls: 0 });
+}
+
+/**
+ * A Temporal client on the global setup's dev server for the test file
+ * (connected before its tests, closed after): `address` and `client` are
+ * filled in by `beforeAll`.
+ */
+export function useTestTemporal(): { address: string; client: Client } {
+  const t = { address: '', client: undefined as unknown as Client };
+  let connection: Connection | undefined;
+  beforeAll(async () => {
+    t.address = inject('temporalAddress');
+    connection = await Connection.connect({ address: t.address });
+    t.client = new Client({ connection });
+  });
+  afterAll(async () => {
+    await connection?.close();
+  });
+  return t;
 }

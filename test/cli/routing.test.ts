@@ -8,23 +8,12 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { hostname } from 'node:os';
-import { Client, Connection } from '@temporalio/client';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openProjectionStore } from '../../activities/projection/open.js';
 import { waitFor } from '../helpers/worker-process.js';
-import { makeHome, makeWorkspace, runZuno, tempDir, writeJson, type ZunoResult } from './helpers.js';
+import { makeHome, makeWorkspace, runZuno, tempDir, writeJson, type ZunoResult, useTestTemporal } from './helpers.js';
 
-let address: string;
-let connection: Connection;
-let client: Client;
-beforeAll(async () => {
-  address = inject('temporalAddress');
-  connection = await Connection.connect({ address });
-  client = new Client({ connection });
-});
-afterAll(async () => {
-  await connection.close();
-});
+const temporal = useTestTemporal();
 
 /** A script whose one shell call runs `command`, then answers `answer`. */
 function shellScript(command: string, answer: string): string {
@@ -53,7 +42,7 @@ function sessionOf(r: ZunoResult): string {
 
 /** Every activity of the session's workflow: the task queue it was scheduled on and the worker identity that started it. */
 async function activitiesOf(sessionId: string): Promise<{ type: string; taskQueue: string; identity: string }[]> {
-  const history = await client.workflow.getHandle(`session/${sessionId}`).fetchHistory();
+  const history = await temporal.client.workflow.getHandle(`session/${sessionId}`).fetchHistory();
   const scheduled = new Map<string, { type: string; taskQueue: string }>();
   const out: { type: string; taskQueue: string; identity: string }[] = [];
   for (const e of history.events ?? []) {
@@ -89,7 +78,7 @@ describe.each([
   ['one workspace, twice', true],
 ])('two zuno runs at once: %s', (_name, sameWorkspace) => {
   it("stopping one run leaves the other's long shell call alone; each session's activities ran on its own run's worker", async () => {
-    const { home, taskQueue } = makeHome({ address });
+    const { home, taskQueue } = makeHome({ address: temporal.address });
     const wsA = makeWorkspace();
     const wsB = sameWorkspace ? wsA : makeWorkspace();
     const longA = startRun(home, wsA, shellScript('sleep 6; echo A-done', 'A finished'), 'run A');

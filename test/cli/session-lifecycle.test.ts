@@ -8,23 +8,21 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startLocalProvider } from '../../client/local-provider/server.js';
 import { spawnWorker, waitFor } from '../helpers/worker-process.js';
-import { expectTypedFailure, makeHome, runZuno, tempDir, writeJson, writeTree, type ZunoResult } from './helpers.js';
+import {
+  expectTypedFailure,
+  makeHome,
+  runZuno,
+  tempDir,
+  writeJson,
+  writeTree,
+  type ZunoResult,
+  useTestTemporal,
+} from './helpers.js';
 
-let address: string;
-let connection: Connection;
-let client: Client;
-beforeAll(async () => {
-  address = inject('temporalAddress');
-  connection = await Connection.connect({ address });
-  client = new Client({ connection });
-});
-afterAll(async () => {
-  await connection.close();
-});
+const temporal = useTestTemporal();
 
 const PATCH = '*** Begin Patch\n*** Update File: notes.txt\n@@\n-draft one\n+final one\n*** End Patch';
 
@@ -36,7 +34,7 @@ function sessionOf(r: ZunoResult): string {
 
 describe('one home, any directory: run → list → show → continue → --session', () => {
   it("continues a session from another directory; turn 2's apply_patch uses the read credential of turn 1", async () => {
-    const { home } = makeHome({ address });
+    const { home } = makeHome({ address: temporal.address });
     const dirA = tempDir('zuno-life-a-');
     const dirB = tempDir('zuno-life-b-');
     writeTree(dirA, { 'notes.txt': 'draft one\n' });
@@ -96,14 +94,15 @@ describe('one home, any directory: run → list → show → continue → --sess
     expect(new Set(after.messages.map((m: { turn: number }) => m.turn))).toEqual(new Set([0, 1, 2]));
     // One session id; each continuation is a new run of the same workflow id.
     const runs = [];
-    for await (const w of client.workflow.list({ query: `WorkflowId = 'session/${id}'` })) runs.push(w.status.name);
+    for await (const w of temporal.client.workflow.list({ query: `WorkflowId = 'session/${id}'` }))
+      runs.push(w.status.name);
     expect(runs).toHaveLength(3);
   }, 120_000);
 });
 
 describe('a paused session resumes in place', () => {
   it('a missing API key pauses the session; after the key is set, session resume completes it in the same workflow run', async () => {
-    const { home } = makeHome({ address });
+    const { home } = makeHome({ address: temporal.address });
     const ws = tempDir('zuno-resume-ws-');
     const provider = await startLocalProvider({ script: { replies: [{ text: 'Resumed and answered.' }] } });
     try {
@@ -145,7 +144,8 @@ describe('a paused session resumes in place', () => {
       });
       expect(provider.requests).toHaveLength(1);
       const runs = [];
-      for await (const w of client.workflow.list({ query: `WorkflowId = 'session/${id}'` })) runs.push(w.status.name);
+      for await (const w of temporal.client.workflow.list({ query: `WorkflowId = 'session/${id}'` }))
+        runs.push(w.status.name);
       expect(runs).toEqual(['COMPLETED']);
       const show = JSON.parse((await runZuno(['session', 'show', id, '--json'], { home })).stdout);
       expect(show.session.status).toBe('completed');
@@ -173,7 +173,7 @@ function readWorkerRecord(home: string): boolean {
 
 describe('--no-worker with nobody serving the session', () => {
   it('waits and says so (session show names the host and task queue); Ctrl-C ends the scripted session instead of leaving it', async () => {
-    const { home, taskQueue } = makeHome({ address });
+    const { home, taskQueue } = makeHome({ address: temporal.address });
     const ws = tempDir('zuno-noworker-ws-');
     const script = writeJson(tempDir('zuno-noworker-s-'), 's.json', { replies: [{ text: 'never served' }] });
     let child: import('node:child_process').ChildProcess | undefined;
@@ -204,13 +204,13 @@ describe('--no-worker with nobody serving the session', () => {
       `zuno: session ${id} ended with this run: its scripted model was served by this process`,
     );
     // Nothing is left for a later worker to run against the scripted provider that is gone.
-    expect((await client.workflow.getHandle(`session/${id}`).describe()).status.name).toBe('TERMINATED');
+    expect((await temporal.client.workflow.getHandle(`session/${id}`).describe()).status.name).toBe('TERMINATED');
   }, 90_000);
 });
 
 describe('bad input to the session commands: one typed line, nothing written', () => {
   it('--session unknown or malformed, --continue with no session here, both at once', async () => {
-    const { home } = makeHome({ address });
+    const { home } = makeHome({ address: temporal.address });
     const ws = tempDir('zuno-bad-ws-');
     const script = writeJson(tempDir('zuno-bad-s-'), 's.json', { replies: [{ text: 'x' }] });
     const malformed = expectTypedFailure(

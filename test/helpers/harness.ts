@@ -2,10 +2,11 @@ import type { ProviderConfig } from '../../core/provider-config.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { expect, vi } from 'vitest';
 import type { Client, Connection } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
 import { DEFAULT_ACTIVITY_DEFAULTS, type ActivityDefaults } from '../../core/activity-defaults.js';
-import type { SessionMeta, SessionResult, SessionRoute } from '../../core/session-contract.js';
+import type { SessionMeta, SessionResult, SessionRoute, SessionState } from '../../core/session-contract.js';
 import { openProjectionStore } from '../../activities/projection/open.js';
 import type { ProjectionStore } from '../../activities/projection/types.js';
 import { startLocalProvider } from '../../client/local-provider/server.js';
@@ -155,4 +156,25 @@ export async function createHarness(opts: {
       if (!opts.stateDir) rmSync(stateDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Waits (≤ 30 s) until the session's `state` query reports `phase` and returns that state
+ * (a paused session, say, whose workflow stays open for `resume`).
+ */
+export async function waitForPhase(
+  client: Harness['client'],
+  workflowId: string,
+  phase: SessionState['phase'],
+): Promise<SessionState> {
+  const handle = client.workflow.getHandle(workflowId);
+  let state: SessionState | undefined;
+  await vi.waitFor(
+    async () => {
+      state = await handle.query<SessionState>('state');
+      expect(state.phase).toBe(phase);
+    },
+    { timeout: 30_000, interval: 100 },
+  );
+  return state!;
 }

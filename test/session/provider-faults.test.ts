@@ -1,9 +1,8 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import type { SessionState } from '../../core/session-contract.js';
-import { createHarness, type Harness } from '../helpers/harness.js';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createHarness, type Harness, waitForPhase } from '../helpers/harness.js';
 
 /**
  * Provider failures through the whole stack (PR1–PR4): the modelStep
@@ -86,11 +85,7 @@ describe('provider failures on Temporal', () => {
     });
     // A paused session waits, its workflow open, for `resume`.
     const handle = h.client.workflow.getHandle(auth.workflowId);
-    await vi.waitFor(async () => expect((await handle.query<SessionState>('state')).phase).toBe('paused'), {
-      timeout: 30_000,
-      interval: 100,
-    });
-    expect((await handle.query<SessionState>('state')).lastOutcome).toMatchObject({
+    expect((await waitForPhase(h.client, auth.workflowId, 'paused')).lastOutcome).toMatchObject({
       kind: 'paused',
       reason: 'provider_auth',
     });

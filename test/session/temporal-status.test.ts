@@ -6,9 +6,9 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { interruptSession } from '../../client/session-start.js';
-import type { SessionResult, SessionState, ZunoStatusValue } from '../../core/session-contract.js';
+import type { SessionResult, ZunoStatusValue } from '../../core/session-contract.js';
 import { TEMPORAL_BIN } from '../helpers/dev-server.js';
-import { createHarness, type Harness, type StartedRun } from '../helpers/harness.js';
+import { createHarness, type Harness, type StartedRun, waitForPhase } from '../helpers/harness.js';
 
 /**
  * Issue 8 "Temporal shows the truth": a session's Temporal execution status
@@ -106,11 +106,7 @@ describe('sessions as Temporal shows them', () => {
     for (const [name, s] of Object.entries({ ok, failed, blocked, stopped })) results[name] = await s.result();
     // A paused session does not end: its workflow waits, Running, for `zuno session resume`.
     const pausedHandle = h.client.workflow.getHandle(paused.workflowId);
-    await vi.waitFor(async () => expect((await pausedHandle.query<SessionState>('state')).phase).toBe('paused'), {
-      timeout: 30_000,
-      interval: 100,
-    });
-    expect((await pausedHandle.query<SessionState>('state')).lastOutcome).toMatchObject({
+    expect((await waitForPhase(h.client, paused.workflowId, 'paused')).lastOutcome).toMatchObject({
       kind: 'paused',
       reason: 'provider_auth',
     });
