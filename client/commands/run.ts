@@ -265,6 +265,13 @@ async function runSession(
   const sessionId = existing?.id ?? newSessionId();
   const standalone = standaloneServes(paths, temporal, baseQueue);
   const live = existing ? await runningSession(temporal, existing) : null;
+  if (live && existing?.status === 'paused') {
+    throw new ZunoError(
+      'session_paused',
+      `session ${existing.id} is paused (${existing.error ?? 'a person must act'}): fix that, then \`zuno session resume ${existing.id}\`; it takes new input after that`,
+    );
+  }
+
   // A running session keeps its route; a new or reopened one is routed to this host's worker, or to this process.
   const route = live?.route ?? routeFor(baseQueue, sessionId, standalone || opts.worker === false);
   const servesHere = route.servedBy === 'run' && route.host === hostId() && opts.worker !== false;
@@ -301,9 +308,10 @@ async function runSession(
       .getHandle(sessionWorkflowId(sessionId))
       .terminate(reason)
       .then(() => undefined);
-  // The session is listed at once, even before a worker takes its first step.
-  await recordSessionStart(store, meta, existing);
   const after = existing ? await store.lastEventSeq(sessionId) : 0;
+  // A new or reopened session is listed at once, even before a worker takes its first step;
+  // an open one only once it admitted the input (it may refuse it).
+  if (!live) await recordSessionStart(store, meta, existing);
   const started = await admitRunInput(store, temporal, baseQueue, meta, prompt, live !== null, existing);
   notify?.(
     existing

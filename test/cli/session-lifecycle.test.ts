@@ -130,6 +130,12 @@ describe('a paused session resumes in place', () => {
       const listed = JSON.parse((await runZuno(['session', 'list', '--json', '--status', 'paused'], { home })).stdout);
       expect(listed.map((s: { id: string }) => s.id)).toEqual([id]);
 
+      // New input is refused while it is paused, and the session stays as it was.
+      expectTypedFailure(
+        await runZuno(['run', '--session', id, 'more'], { home, cwd: ws, env: { ZUNO_TEST_RESUME_KEY: 'k' } }),
+        'session_paused',
+      );
+      expect(JSON.parse((await runZuno(['session', 'list', '--json'], { home })).stdout)[0].status).toBe('paused');
       // Still missing: a typed error, nothing resumed.
       expectTypedFailure(await runZuno(['session', 'resume', id], { home, cwd: ws }), 'api_key_missing');
 
