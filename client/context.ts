@@ -1,6 +1,6 @@
-import { zunoHome } from '../activities/zuno-home.js';
+import { makeDirs, zunoHome } from '../activities/zuno-home.js';
 import { ensureZunoGitignore } from '../activities/tools/zuno-gitignore.js';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Client, Connection } from '@temporalio/client';
 import { ZunoError } from '../core/errors.js';
@@ -53,7 +53,7 @@ export function resolvePaths(): ZunoPaths {
 export function ensureWritableHome(home: string): void {
   const probe = join(home, `.probe-${process.pid}`);
   try {
-    mkdirSync(home, { recursive: true });
+    makeDirs(home);
     writeFileSync(probe, '');
     rmSync(probe, { force: true });
   } catch (err) {

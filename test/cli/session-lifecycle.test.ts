@@ -256,5 +256,13 @@ describe('bad input to the session commands: one typed line, nothing written', (
     });
     const message = expectTypedFailure(r, 'zuno_home_unwritable');
     expect(message).toContain(join(parentFile, 'home'));
+    // Under /proc every mkdir answers ENOENT (Node's recursive mkdir would spin there forever).
+    const proc = await runZuno(['session', 'list'], {
+      home: tempDir('zuno-cwd-'),
+      env: { ZUNO_HOME: '/proc/zuno-home' },
+      timeoutMs: 20_000,
+    });
+    expect(proc.timedOut).toBe(false);
+    expect(expectTypedFailure(proc, 'zuno_home_unwritable')).toContain('/proc/zuno-home');
   });
 });
