@@ -202,6 +202,9 @@ describe('--no-worker with nobody serving the session', () => {
       new RegExp(`waiting for a worker: its next step has waited \\d+ s on host [^,]+, task queue ${taskQueue}/host/`),
     );
     expect(show.stdout).toContain('start `zuno worker` on');
+    // It is running (waiting), not paused: nothing to resume.
+    const resume = expectTypedFailure(await runZuno(['session', 'resume', id], { home }), 'session_not_paused');
+    expect(resume).toContain('running');
     child!.kill('SIGINT');
     const r = await running;
     expect(r.code, r.stderr).toBe(130);
