@@ -29,15 +29,18 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .description('Zuno: a coding agent whose sessions run as durable Temporal workflows')
     .version(zunoVersion(), '-V, --version', 'print the Zuno version')
     .showHelpAfterError('(run with --help for usage)')
+    // Usage errors read like every other error: `zuno: usage_error: unknown option '--frob'`.
+    .configureOutput({ outputError: (str, write) => write(str.replace(/^error: /, 'zuno: usage_error: ')) })
     .addHelpText(
       'after',
       `
 Environment:
   TEMPORAL_ADDRESS      use this Temporal server instead of the embedded dev server
   TEMPORAL_NAMESPACE    namespace (default from temporal.yaml, "default")
-  DATABASE_URL          postgresql://… for the projection (default SQLite .zuno/zuno.db)
+  DATABASE_URL          postgresql://… for the projection (default SQLite $ZUNO_HOME/zuno.db)
   ZUNO_HOME             Zuno's own state: projection, dev server, bundle cache, worker record (default ~/.zuno)
-  ZUNO_TEMPORAL_CONFIG  path of temporal.yaml (default: ./temporal.yaml, else the installation's)
+  ZUNO_TEMPORAL_CONFIG  path of temporal.yaml (default: $ZUNO_HOME/temporal.yaml, else the installation's)
+  ZUNO_HOST_ID          this host's name for routing work to its workers (default: the hostname)
   ZUNO_CONFIG           path of zuno.json (providers, default model)
   ZUNO_PROGRESS_FIRST_MS
                         when stderr is not a terminal: ms before zuno run's first
@@ -189,6 +192,13 @@ function parsePort(value: string): number {
  * so a status line on the terminal is cleared first.
  */
 export async function main(argv: string[]): Promise<number> {
+  // `zuno session show … | head`: the reader went away; that is the end of the output, not an error.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EPIPE') process.exit(0);
+      throw err;
+    });
+  }
   let code = 0;
   const program = buildProgram((c) => {
     code = c;

@@ -59,7 +59,10 @@ export async function startSession(
     taskQueue,
     args: [input],
     workflowIdConflictPolicy: 'FAIL',
-    staticSummary: `session: ${markdownLiteral(meta.title)}`,
+    // A reopened run names the turn it was opened for: the UI lists each run of the session separately.
+    staticSummary: opts.reopen
+      ? `session: ${markdownLiteral(meta.title)} — turn ${opts.reopen.nextTurn + 1}: ${markdownLiteral(titleOf(first.text))}`
+      : `session: ${markdownLiteral(meta.title)}`,
     staticDetails: markdownLiteral(`model ${meta.provider.id}/${meta.model} · workspace ${meta.workspace}`),
     typedSearchAttributes: new TypedSearchAttributes([
       { key: ZunoKind, value: 'session' },

@@ -1,5 +1,6 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { hostname } from 'node:os';
 import { pidAlive } from '../worker/dev-server.js';
 
 /** What a standalone `zuno worker` records in `<stateDir>/worker.json`. */
@@ -15,23 +16,40 @@ export interface WorkerRecord {
   startedAtMs: number;
 }
 
-const file = (stateDir: string) => join(stateDir, 'worker.json');
+/** `worker.json` for this machine's own hostname identity, `worker.<host>.json` for any other `ZUNO_HOST_ID`. */
+const file = (stateDir: string, host?: string) =>
+  join(stateDir, host === undefined || host === defaultHost() ? 'worker.json' : `worker.${host}.json`);
 
-/** Records this process as the standalone worker of the state dir. */
-export function registerWorker(stateDir: string, rec: WorkerRecord): void {
-  writeFileSync(file(stateDir), `${JSON.stringify(rec, null, 2)}\n`);
+/** This machine's hostname as a host id (what `hostId()` is without ZUNO_HOST_ID). */
+function defaultHost(): string {
+  return (
+    hostname()
+      .replace(/[^A-Za-z0-9._-]/g, '-')
+      .slice(0, 100) || 'localhost'
+  );
 }
 
-/** Removes the record if it is this process's. */
-export function unregisterWorker(stateDir: string): void {
-  const rec = readWorker(stateDir);
-  if (rec?.pid === process.pid) rmSync(file(stateDir), { force: true });
+/**
+ * Records this process as the standalone worker of `rec.host` in the state
+ * dir. Returns the record of another live worker that already served that
+ * host from this home (both now take the host's work: the caller warns), else null.
+ */
+export function registerWorker(stateDir: string, rec: WorkerRecord): WorkerRecord | null {
+  const other = readWorker(stateDir, rec.host);
+  writeFileSync(file(stateDir, rec.host), `${JSON.stringify(rec, null, 2)}\n`);
+  return other && other.pid !== process.pid && pidAlive(other.pid) ? other : null;
 }
 
-/** The record, or null when absent or corrupt. */
-export function readWorker(stateDir: string): WorkerRecord | null {
+/** Removes the record of `host` if it is this process's. */
+export function unregisterWorker(stateDir: string, host?: string): void {
+  const rec = readWorker(stateDir, host);
+  if (rec?.pid === process.pid) rmSync(file(stateDir, host), { force: true });
+}
+
+/** The record of `host`'s worker (default: this machine's hostname identity), or null when absent or corrupt. */
+export function readWorker(stateDir: string, host?: string): WorkerRecord | null {
   try {
-    return JSON.parse(readFileSync(file(stateDir), 'utf8')) as WorkerRecord;
+    return JSON.parse(readFileSync(file(stateDir, host), 'utf8')) as WorkerRecord;
   } catch {
     return null;
   }
@@ -45,7 +63,7 @@ export function standaloneWorkerRunning(
   taskQueue: string,
   host: string,
 ): boolean {
-  const rec = readWorker(stateDir);
+  const rec = readWorker(stateDir, host);
   return (
     rec !== null &&
     rec.address === address &&

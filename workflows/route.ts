@@ -16,8 +16,6 @@ import { statusLine } from './status-line.js';
  * every replay policy.
  */
 export const WORKER_NOTICE_AFTER_MS = 10_000;
-/** After the notice, how often the wait is scheduled again (picking up a route changed by `resume`), in ms. */
-export const WORKER_RECHECK_MS = 60_000;
 
 /** What {@link onRoute} needs from the session. */
 export interface RouteHost {
@@ -39,7 +37,9 @@ const waiting = new WeakMap<RouteHost, number>();
  * task queue, unchanged. When no worker of the route takes the task within
  * {@link WORKER_NOTICE_AFTER_MS}, the Temporal current details say so —
  * naming the host, the workspace and the task queue — and the activity is
- * scheduled again (on the route as it is then) until a worker takes it.
+ * scheduled once more, on the same route, with no schedule-to-start limit: it
+ * waits as long as it takes, adding nothing to the history meanwhile (the
+ * route of a session only changes by `resume`, when nothing is scheduled).
  * Deterministic.
  * @throws whatever the activity throws, except a schedule-to-start timeout.
  */
@@ -48,25 +48,19 @@ export async function onRoute<T>(host: RouteHost, schedule: (opts: RouteOptions)
   let noticed = false;
   let line = '';
   try {
-    for (let attempt = 0; ; attempt++) {
-      const route = host.meta.route;
-      try {
-        return await schedule({
-          taskQueue: route.taskQueue,
-          scheduleToStartTimeout: attempt === 0 ? WORKER_NOTICE_AFTER_MS : WORKER_RECHECK_MS,
-        });
-      } catch (err) {
-        if (!noWorkerTookIt(err)) throw err;
-        if (!noticed) {
-          noticed = true;
-          waiting.set(host, (waiting.get(host) ?? 0) + 1);
-        }
-        const sinceMs = host.waitingForWorker?.sinceMs ?? Date.now() - WORKER_NOTICE_AFTER_MS;
-        host.waitingForWorker = { host: route.host, taskQueue: route.taskQueue, sinceMs };
-        line = statusLine.waitingForWorker(route, host.meta.workspace, sinceMs);
-        setCurrentDetails(line);
-      }
+    const route = host.meta.route;
+    try {
+      return await schedule({ taskQueue: route.taskQueue, scheduleToStartTimeout: WORKER_NOTICE_AFTER_MS });
+    } catch (err) {
+      if (!noWorkerTookIt(err)) throw err;
     }
+    noticed = true;
+    waiting.set(host, (waiting.get(host) ?? 0) + 1);
+    const sinceMs = host.waitingForWorker?.sinceMs ?? Date.now() - WORKER_NOTICE_AFTER_MS;
+    host.waitingForWorker = { host: route.host, taskQueue: route.taskQueue, sinceMs };
+    line = statusLine.waitingForWorker(route, host.meta.workspace, sinceMs);
+    setCurrentDetails(line);
+    return await schedule({ taskQueue: route.taskQueue });
   } finally {
     if (noticed) {
       const left = (waiting.get(host) ?? 1) - 1;

@@ -59,7 +59,8 @@ export function renderTurnRules(turns: readonly TurnRules[]): string {
   }
   const lines: string[] = [];
   for (const { first, last, t } of groups) {
-    lines.push('', `rule files (${first === last ? `turn ${first}` : `turns ${first}–${last}`}):`);
+    // Turns count from 1 for people (the stored events count from 0).
+    lines.push('', `rule files (${first === last ? `turn ${first + 1}` : `turns ${first + 1}–${last + 1}`}):`);
     for (const f of t.inForce) lines.push(`  in force ${f.path} (${f.scope}, ${f.bytes} bytes)`);
     for (const s of t.skipped) {
       lines.push(

@@ -119,6 +119,19 @@ export async function runCommand(prompt: string, opts: RunOptions, sink: Sink = 
             if (r.backgroundCancelled.length > 0)
               sink.err(`zuno: stopped background task(s) ${r.backgroundCancelled.join(', ')}\n`);
             else if (!r.interrupted) sink.err('zuno: nothing was running\n');
+            // The turn settles on the session's worker; if none records it, a scripted session is ended here.
+            if (progress.scripted) {
+              setTimeout(
+                () =>
+                  reject(
+                    new ZunoError(
+                      'interrupted',
+                      `session ${progress.sessionId} did not settle its interrupt: no worker recorded it`,
+                    ),
+                  ),
+                SCRIPTED_SETTLE_MS,
+              ).unref();
+            }
           },
           (err: unknown) => reject(new ZunoError('interrupted', `could not interrupt: ${(err as Error).message}`)),
         );
@@ -169,10 +182,12 @@ async function endScriptedSession(progress: RunProgress, sink: Sink): Promise<vo
       new Promise<boolean>((r) => setTimeout(() => r(false), SCRIPTED_SETTLE_MS)),
     ]);
   }
-  if (!ended)
+  if (!ended) {
     await progress
       .terminate('zuno run ended: the scripted model of this session lived in that process')
       .catch(() => undefined);
+    await progress.recordTerminated?.().catch(() => undefined);
+  }
   sink.err(
     `zuno: session ${id} ended with this run: its scripted model was served by this process (${ended ? 'interrupted' : 'terminated'}; nothing of it keeps running)\n`,
   );
@@ -193,6 +208,8 @@ interface RunProgress {
   finished?: boolean;
   /** Resolves when the session's workflow run has closed (however it ended). */
   settled?: Promise<unknown>;
+  /** After {@link RunProgress.terminate}: records in the projection that the session ended and its admitted input was never answered. */
+  recordTerminated?: () => Promise<void>;
 }
 
 async function runSession(
@@ -210,6 +227,7 @@ async function runSession(
   const named = resolveWorkspace(opts.dir ?? process.cwd());
   const script = opts.script ? await loadScript(opts.script) : undefined;
   const paths = resolvePaths();
+  hostId(); // a malformed ZUNO_HOST_ID is refused before anything starts
   if (opts.session !== undefined && opts.continue) {
     throw new ZunoError('options_conflict', '--session and --continue both choose a session: give one of them');
   }
@@ -230,7 +248,7 @@ async function runSession(
     });
   }
   const existing = target.kind === 'existing' ? target.row : null;
-  const workspace = existing ? resolveWorkspace(existing.workspace) : named;
+  const workspace = existing ? resolveWorkspace(existing.workspace, existing.id) : named;
   const zcfg = loadZunoConfig(workspace, opts.config);
   const modelRef = opts.model ?? (existing ? `${existing.provider}/${existing.model}` : zcfg.model);
   if (!script && !modelRef) {
@@ -265,6 +283,12 @@ async function runSession(
   const sessionId = existing?.id ?? newSessionId();
   const standalone = standaloneServes(paths, temporal, baseQueue);
   const live = existing ? await runningSession(temporal, existing) : null;
+  if (live && (opts.script !== undefined || opts.model !== undefined)) {
+    throw new ZunoError(
+      'options_conflict',
+      `session ${sessionId} is running (another zuno run drives it): its model cannot change now — send the prompt without --script/--model, or once it is idle`,
+    );
+  }
   if (live && existing?.status === 'paused') {
     throw new ZunoError(
       'session_paused',
@@ -312,7 +336,10 @@ async function runSession(
   // A new or reopened session is listed at once, even before a worker takes its first step;
   // an open one only once it admitted the input (it may refuse it).
   if (!live) await recordSessionStart(store, meta, existing);
+  const opened = store;
+  progress.recordTerminated = () => recordTerminated(opened, sessionId, prompt, null);
   const started = await admitRunInput(store, temporal, baseQueue, meta, prompt, live !== null, existing);
+  progress.recordTerminated = () => recordTerminated(opened, sessionId, prompt, started.receipt);
   notify?.(
     existing
       ? `continuing session ${sessionId} (your message is ${receiptWords(started.receipt)})`
@@ -327,11 +354,21 @@ async function runSession(
     pendingActivities: pendingActivitiesOf(temporal.client, started.workflowId),
   });
   progress.finished = true;
-  return exitFor(result, sessionId, sink);
+  return exitFor(result, sessionId, sink, servesHere ? 'run' : route.servedBy);
 }
 
-/** The exit code of a followed session, after printing its one-line reason when it did not complete. */
-export function exitFor(result: SessionResult, sessionId: string, sink: Sink): number {
+/**
+ * The exit code of a followed session (0 completed, 130 interrupted, 1
+ * otherwise), after printing its one-line reason and what to do next when it
+ * did not complete; `servedBy` says who ran its model steps (a standalone
+ * worker needs the key in its own environment).
+ */
+export function exitFor(
+  result: SessionResult,
+  sessionId: string,
+  sink: Sink,
+  servedBy?: SessionRoute['servedBy'],
+): number {
   if (result.status === 'interrupted') {
     sink.err(
       `zuno: interrupted: session ${sessionId} interrupted; \`zuno session show ${sessionId}\` lists how each call ended\n`,
@@ -340,7 +377,15 @@ export function exitFor(result: SessionResult, sessionId: string, sink: Sink): n
   }
   if (result.status !== 'completed') {
     sink.err(sessionEndLine(sessionId, result.status, result.error));
-    if (result.status === 'paused') sink.err(`  fix it, then resume: zuno session resume ${sessionId}\n`);
+    if (result.status === 'paused') {
+      if (servedBy === 'worker' && result.error?.code === 'provider_auth') {
+        sink.err(
+          '  the `zuno worker` of this host runs its model steps: the key must be set where that worker runs (restart it with the key)\n',
+        );
+      }
+      sink.err(`  fix it, then resume: zuno session resume ${sessionId}\n`);
+    }
+    if (result.status === 'blocked') sink.err(`  fix it, then continue: zuno run --session ${sessionId} "…"\n`);
     return 1;
   }
   return 0;
@@ -353,6 +398,42 @@ function receiptWords(r: AdmissionReceipt): string {
     : r.status === 'steered'
       ? 'joining the running turn'
       : 'queued behind earlier input';
+}
+
+/**
+ * A session whose run `zuno run` terminated (its scripted model is gone):
+ * the projection says it ended interrupted, and the input this run admitted —
+ * which no model step may have carried yet — is recorded cancelled, never
+ * dropped (its id stays taken, so a later continuation numbers on after it).
+ */
+async function recordTerminated(
+  store: ProjectionStore,
+  sessionId: string,
+  prompt: string,
+  receipt: AdmissionReceipt | null,
+): Promise<void> {
+  const now = Date.now();
+  if (receipt) {
+    const known = (await store.listInputs(sessionId)).find((i) => i.id === receipt.inputId);
+    if (!known) {
+      await store.upsertInput({
+        id: receipt.inputId,
+        sessionId,
+        text: prompt,
+        clientMessageId: null,
+        admission: receipt.status,
+        state: 'cancelled',
+        admittedAtMs: now,
+        updatedAtMs: now,
+      });
+    } else if (known.state !== 'completed') {
+      await store.setInputState(sessionId, receipt.inputId, 'cancelled', now);
+    }
+  }
+  await store.setSessionStatus(sessionId, 'interrupted', {
+    updatedAtMs: now,
+    error: 'terminated: its scripted model ended with the zuno run that served it',
+  });
 }
 
 /**
@@ -508,7 +589,7 @@ function pausedResult(sessionId: string, e: EventRow): SessionResult {
 }
 
 /** The workspace as an absolute real path. @throws ZunoError `workspace_invalid`. */
-function resolveWorkspace(dir: string): string {
+function resolveWorkspace(dir: string, sessionId?: string): string {
   if (dir.trim() === '') {
     throw new ZunoError('workspace_invalid', '--dir is empty (an unset variable?): name the workspace directory');
   }
@@ -517,6 +598,12 @@ function resolveWorkspace(dir: string): string {
     if (!statSync(real).isDirectory()) throw new Error('not a directory');
     return real;
   } catch (err) {
-    throw new ZunoError('workspace_invalid', `--dir ${dir} is not a usable directory: ${(err as Error).message}`);
+    const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    throw new ZunoError(
+      'workspace_invalid',
+      sessionId
+        ? `session ${sessionId} works in ${dir}, which is gone or not a directory (${why}): restore it to continue the session`
+        : `--dir ${dir} is not a usable directory: ${(err as Error).message}`,
+    );
   }
 }

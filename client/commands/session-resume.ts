@@ -60,17 +60,17 @@ export async function sessionResumeCommand(id: string, opts: ResumeOptions, sink
     const temporal = await connectTemporal(paths, notify);
     cleanups.unshift(() => temporal.connection.close());
     const handle = temporal.client.workflow.getHandle(sessionWorkflowId(id));
-    const open = await handle.describe().then(
-      (d) => d.status.name === 'RUNNING',
+    const status = await handle.describe().then(
+      (d) => d.status.name,
       (err: unknown) => {
-        if (err instanceof WorkflowNotFoundError) return false;
+        if (err instanceof WorkflowNotFoundError) return 'NOT_FOUND';
         throw err;
       },
     );
-    if (!open) {
+    if (status !== 'RUNNING') {
       throw new ZunoError(
         'session_not_paused',
-        `session ${id} ended paused before sessions could resume in place: continue it with \`zuno run --session ${id} "…"\``,
+        `session ${id} was paused, but its workflow is no longer open (${status.toLowerCase().replace('_', ' ')}): continue it with \`zuno run --session ${id} "…"\``,
       );
     }
     let resolved;
@@ -118,7 +118,7 @@ export async function sessionResumeCommand(id: string, opts: ResumeOptions, sink
       after,
       pendingActivities: pendingActivitiesOf(temporal.client, sessionWorkflowId(id)),
     });
-    return exitFor(result, id, sink);
+    return exitFor(result, id, sink, route.servedBy);
   } finally {
     for (const c of cleanups) await c().catch(() => undefined);
   }

@@ -14,6 +14,8 @@ export interface RouteStatus {
   workers: string[] | null;
   /** How long the session's oldest activity has waited for any worker to take it, in ms; 0 when none waits. */
   waitingMs: number;
+  /** Set when what waits longest is a workflow task: no worker runs the session's workflow at all (this queue). */
+  workflowQueue?: string;
 }
 
 /**
@@ -59,23 +61,27 @@ export async function routeStatus(paths: ZunoPaths, row: SessionRow): Promise<Ro
       );
       const scheduled = temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_SCHEDULED;
       const task = described.pendingWorkflowTask;
-      const waitingMs = Math.max(
+      const activityWaitMs = Math.max(
         0,
         ...(described.pendingActivities ?? [])
           .filter((a) => a.state === scheduled && a.scheduledTime?.seconds != null)
           .map((a) => now - Number(a.scheduledTime!.seconds) * 1000),
-        // A workflow task nobody took: no worker runs the session's workflow at all.
-        ...(task && !task.startedTime && task.scheduledTime?.seconds != null
-          ? [now - Number(task.scheduledTime.seconds) * 1000]
-          : []),
       );
+      // A workflow task nobody took: no worker runs the session's workflow at all.
+      const taskWaitMs =
+        task && !task.startedTime && task.scheduledTime?.seconds != null
+          ? now - Number(task.scheduledTime.seconds) * 1000
+          : 0;
+      const waitingMs = Math.max(activityWaitMs, taskWaitMs);
+      const workflowQueue =
+        taskWaitMs > activityWaitMs ? (described.executionConfig?.taskQueue?.name ?? cfg.taskQueue) : undefined;
       const workers = (res.pollers ?? [])
         .filter((p) => {
           const at = p.lastAccessTime?.seconds;
           return at !== undefined && at !== null && now - Number(at) * 1000 < POLLER_FRESH_MS;
         })
         .map((p) => p.identity ?? 'a worker');
-      return { ...base, workers, waitingMs };
+      return { ...base, workers, waitingMs, ...(workflowQueue ? { workflowQueue } : {}) };
     } finally {
       await connection.close();
     }
@@ -95,6 +101,9 @@ export function renderRouteStatus(r: RouteStatus, sessionId: string): string {
   if (r.waitingMs < WAITING_NOTICE_MS && r.workers.length > 0)
     return `tool calls run on ${where}: served by ${r.workers.join(', ')}\n`;
   if (r.waitingMs < WAITING_NOTICE_MS) return `tool calls run on ${where}; no worker serves it now\n`;
+  if (r.workflowQueue) {
+    return `waiting for a worker: no worker has run the session's workflow for ${Math.round(r.waitingMs / 1000)} s (task queue ${r.workflowQueue}); start \`zuno worker\` on ${r.host} (any Zuno worker runs workflows; its tool calls need one on ${r.host})\n`;
+  }
   const start = r.taskQueue.includes('/session/')
     ? `pick it up on ${r.host} with \`zuno run --session ${sessionId} "…"\` (or \`zuno session resume ${sessionId}\` when paused)`
     : `start \`zuno worker\` on ${r.host}`;

@@ -24,17 +24,7 @@ export async function workerCommand(): Promise<number> {
   const taskQueue = temporal.cfg.taskQueue ?? DEFAULT_TASK_QUEUE;
   const host = hostId();
   const activityTaskQueue = hostTaskQueue(taskQueue, host);
-  const worker = await createRoutedWorker({
-    address: temporal.address,
-    namespace: temporal.namespace,
-    taskQueue,
-    activityTaskQueue,
-    unroutedActivities: true,
-    store,
-    stateDir: paths.stateDir,
-    identity: `zuno worker ${process.pid}@${host}`,
-  });
-  registerWorker(paths.stateDir, {
+  const other = registerWorker(paths.stateDir, {
     pid: process.pid,
     address: temporal.address,
     namespace: temporal.namespace,
@@ -43,6 +33,28 @@ export async function workerCommand(): Promise<number> {
     activityTaskQueue,
     startedAtMs: Date.now(),
   });
+  let worker: Awaited<ReturnType<typeof createRoutedWorker>>;
+  try {
+    worker = await createRoutedWorker({
+      address: temporal.address,
+      namespace: temporal.namespace,
+      taskQueue,
+      activityTaskQueue,
+      unroutedActivities: true,
+      store,
+      stateDir: paths.stateDir,
+      identity: `zuno worker ${process.pid}@${host}`,
+    });
+  } catch (err) {
+    unregisterWorker(paths.stateDir, host);
+    await store.close();
+    throw err;
+  }
+  if (other) {
+    notify(
+      `zuno worker: another worker (pid ${other.pid}) already serves host ${host} from this home; both will take this host's work, each with its own environment (API keys) — stop one unless you meant to run two`,
+    );
+  }
   notify(
     `zuno worker ${process.pid} polling task queue ${taskQueue} (session workflows) and ${activityTaskQueue} (the work of sessions on host ${host}) on ${temporal.address} (${temporal.namespace})`,
   );
@@ -59,7 +71,7 @@ export async function workerCommand(): Promise<number> {
   try {
     await worker.run();
   } finally {
-    unregisterWorker(paths.stateDir);
+    unregisterWorker(paths.stateDir, host);
     await worker.close();
     await store.close();
   }

@@ -75,7 +75,7 @@ describe('help', () => {
     expect(r.code).not.toBe(0);
     expect(r.code).not.toBeNull();
     expect(r.stdout).toBe('');
-    expect(r.stderr).toContain("error: unknown command 'frobnicate'");
+    expect(r.stderr).toContain("zuno: usage_error: unknown command 'frobnicate'");
     expect(projectionCounts(home)).toBeNull();
   });
 
@@ -84,7 +84,7 @@ describe('help', () => {
     const r = await runZuno(['run'], { home });
     expect(r.code).not.toBe(0);
     expect(r.code).not.toBeNull();
-    expect(r.stderr).toContain("error: missing required argument 'prompt'");
+    expect(r.stderr).toContain("zuno: usage_error: missing required argument 'prompt'");
   });
 
   it('an unknown option of run exits non-zero', async () => {
@@ -92,7 +92,7 @@ describe('help', () => {
     const r = await runZuno(['run', 'hi', '--frob'], { home });
     expect(r.code).not.toBe(0);
     expect(r.code).not.toBeNull();
-    expect(r.stderr).toContain("error: unknown option '--frob'");
+    expect(r.stderr).toContain("zuno: usage_error: unknown option '--frob'");
     expect(projectionCounts(home)).toBeNull();
   });
 });

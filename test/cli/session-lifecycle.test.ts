@@ -199,7 +199,9 @@ describe('--no-worker with nobody serving the session', () => {
     await new Promise((r) => setTimeout(r, 11_000));
     const show = await runZuno(['session', 'show', id], { home });
     expect(show.stdout).toMatch(
-      new RegExp(`waiting for a worker: its next step has waited \\d+ s on host [^,]+, task queue ${taskQueue}/host/`),
+      new RegExp(
+        `waiting for a worker: no worker has run the session's workflow for \\d+ s \\(task queue ${taskQueue}\\)`,
+      ),
     );
     expect(show.stdout).toContain('start `zuno worker` on');
     // It is running (waiting), not paused: nothing to resume.
@@ -212,8 +214,10 @@ describe('--no-worker with nobody serving the session', () => {
     expect(r.stderr).toContain(
       `zuno: session ${id} ended with this run: its scripted model was served by this process`,
     );
-    // Nothing is left for a later worker to run against the scripted provider that is gone.
+    // Nothing is left for a later worker to run against the scripted provider that is gone, and the list says so.
     expect((await temporal.client.workflow.getHandle(`session/${id}`).describe()).status.name).toBe('TERMINATED');
+    const listed = JSON.parse((await runZuno(['session', 'list', '--json'], { home })).stdout);
+    expect(listed.find((s: { id: string }) => s.id === id).status).toBe('interrupted');
   }, 90_000);
 });
 
