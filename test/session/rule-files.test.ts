@@ -107,7 +107,7 @@ describe('rule files in force', () => {
     expect(await eventsOf(run.sessionId, EV.instructionNotInForce)).toEqual([]);
 
     const lines = (await show(run.sessionId)).split('\n');
-    expect(lines).toContain('rule files (turn 0):');
+    expect(lines).toContain('rule files (turn 1):');
     expect(lines).toContain(`  in force ${userRules} (user, ${Buffer.byteLength(userText)} bytes)`);
     expect(lines).toContain(`  in force ${join(ws, 'AGENTS.md')} (workspace, ${Buffer.byteLength(wsText)} bytes)`);
     const json = JSON.parse(await show(run.sessionId, true)) as { rules: unknown };
@@ -292,8 +292,10 @@ describe('unreadable rule files', () => {
       env: { TEMPORAL_ADDRESS: address },
     });
     expect(r.code, r.stderr).toBe(1);
-    const last = r.stderr.trimEnd().split('\n').at(-1)!;
-    expect(last).toMatch(
+    // The typed line, then what to do next.
+    const [typed, hint] = r.stderr.trimEnd().split('\n').slice(-2);
+    expect(hint).toMatch(/^ {2}fix it, then continue: zuno run --session ses_[0-9a-z]+ "…"$/);
+    expect(typed).toMatch(
       new RegExp(
         `^zuno: rule_file_unreadable: session ses_[0-9a-z]+ blocked: AGENTS\\.md at ${join(ws, 'AGENTS.md').replace(/[.]/g, '\\.')} is a directory, not a file: remove or rename it$`,
       ),
