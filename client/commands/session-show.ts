@@ -1,10 +1,11 @@
 import { ZunoError } from '../../core/errors.js';
-import type { Transcript } from '../../activities/projection/types.js';
+import type { ProjectionStore, Transcript } from '../../activities/projection/types.js';
 import { openStore, resolvePaths } from '../context.js';
 import { processSink, type Sink } from '../render.js';
 import { checkSessionId } from '../session-id.js';
 import { BUCKETS, type ContextUsageSnapshot, type CumulativeUsage } from '../../activities/session/usage.js';
-import { EV, parseEventData } from '../../core/events.js';
+import { EV, parseEventData, TURN_END_EVENT } from '../../core/events.js';
+import { messageWithoutCode } from '../../core/errors.js';
 import { loadTurnRules, renderTurnRules } from './rules-view.js';
 import { renderRouteStatus, routeStatus } from './show-route.js';
 import { callSummary } from './show-args.js';
@@ -45,7 +46,9 @@ export async function sessionShowCommand(
     sink.out(
       opts.json
         ? `${JSON.stringify({ ...t, background, rules, route, usage: usage ? { cumulative: usage.cumulative, snapshot: usage.snapshot } : null }, null, 2)}\n`
-        : renderTranscript(t, view) + renderBackground(background, t) + (usage ? renderUsage(usage) : ''),
+        : renderTranscript(t, view, await turnEnds(store, sessionId)) +
+            renderBackground(background, t) +
+            (usage ? renderUsage(usage) : ''),
     );
     if (!opts.json) sink.out(renderTurnRules(rules) + (route ? renderRouteStatus(route, sessionId) : ''));
   } finally {
@@ -96,6 +99,33 @@ export function renderBackground(tasks: BackgroundOutcome[], t?: Transcript): st
   return `\n${lines.join('\n')}\n`;
 }
 
+/** How a turn ended when it did not answer (from its `session.failed|paused|blocked|interrupted` event). */
+export interface TurnEnd {
+  turn: number;
+  status: 'failed' | 'paused' | 'blocked' | 'interrupted';
+  error: { code: string; message: string } | null;
+}
+
+/** `turn 2 ended blocked (rule_file_unreadable): AGENTS.md at … is a directory…` — the code said once. */
+export function turnEndLine(e: TurnEnd): string {
+  const why = e.error
+    ? ` (${e.error.code}): ${messageWithoutCode(e.error.message, e.error.code).replace(/\s+/g, ' ')}`
+    : '';
+  return `turn ${e.turn + 1} ended ${e.status}${why}`;
+}
+
+/** The turn ends a session's events record, other than answers. */
+async function turnEnds(store: ProjectionStore, sessionId: string): Promise<TurnEnd[]> {
+  const out: TurnEnd[] = [];
+  for (const status of ['failed', 'paused', 'blocked', 'interrupted'] as const) {
+    for (const e of await store.eventsOfType(sessionId, TURN_END_EVENT[status])) {
+      const d = parseEventData(TURN_END_EVENT[status], e.data);
+      if (d) out.push({ turn: d.turn, status, error: d.error });
+    }
+  }
+  return out;
+}
+
 /** A step's place for people: `turn 1, step 1` for the stored 0-based turn 0, step 0. */
 export function stepLabel(turn: number, step: number): string {
   return `turn ${turn + 1}, step ${step + 1}`;
@@ -143,6 +173,7 @@ export function renderUsage(u: UsageRecord): string {
 export function renderTranscript(
   t: Transcript,
   view: ShowView = { sessionId: t.session.id, full: false, color: false },
+  ends: TurnEnd[] = [],
 ): string {
   const s = t.session;
   const lines = [
@@ -155,12 +186,20 @@ export function renderTranscript(
   const messages = new Map(t.messages.map((m) => [m.id, m]));
   const inputs = new Map(t.inputs.map((i) => [i.id, i]));
   const parts = [...t.parts].sort((a, b) => a.turn - b.turn || a.step - b.step || a.position - b.position);
+  const endOf = new Map(ends.map((e) => [e.turn, e]));
+  const flushEnd = (turn: number | null) => {
+    const e = turn === null ? undefined : endOf.get(turn);
+    if (e) lines.push(turnEndLine(e));
+  };
   let last = '';
+  let lastTurn: number | null = null;
   for (const p of parts) {
     const here = `${p.turn}.${p.step}`;
     if (here !== last) {
+      if (lastTurn !== null && p.turn !== lastTurn) flushEnd(lastTurn);
       lines.push('', `── ${stepLabel(p.turn, p.step)}`);
       last = here;
+      lastTurn = p.turn;
     }
     const m = messages.get(p.messageId);
     if (p.kind === 'text')
@@ -171,6 +210,7 @@ export function renderTranscript(
       if (c) lines.push(...renderToolCall(c, view));
     }
   }
+  flushEnd(lastTurn);
   lines.push(...untakenInputLines(t, view));
   if (s.finalText) lines.push('', ...proseLines('final', s.finalText, view));
   return `${lines.join('\n')}\n`;

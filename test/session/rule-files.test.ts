@@ -267,6 +267,10 @@ describe('unreadable rule files', () => {
       expect(events.some((e) => e.type === EV.instructionInForce)).toBe(false);
       expect(events.at(-1)!.type).toBe(EV.blocked);
       expect((await h.store.getSession(run.sessionId))!.status).toBe('blocked');
+      // session show says why the turn ended, under the turn, the code once.
+      expect((await show(run.sessionId)).split('\n')).toContain(
+        `turn 1 ended blocked (rule_file_unreadable): ${c.message(path)}`,
+      );
     });
   }
 
