@@ -13,7 +13,16 @@ import {
 import type { EventRow, ProjectionStore, SessionRow } from '../../activities/projection/types.js';
 import { loadScript } from '../local-provider/script.js';
 import { startLocalProvider } from '../local-provider/server.js';
-import { connectTemporal, type Notify, openStore, resolvePaths, type TemporalContext } from '../context.js';
+import {
+  connectTemporal,
+  type Notify,
+  openStore,
+  resolvePaths,
+  type TemporalContext,
+  type ZunoPaths,
+} from '../context.js';
+import { standaloneWorkerRunning } from '../worker-registry.js';
+import { loadTemporalConfig } from '../../worker/temporal-config.js';
 import { EV } from '../../core/events.js';
 import { pendingActivitiesOf, type PendingActivitiesReader } from '../live-progress.js';
 import { eventToJsonLine, HumanRenderer, isTerminalEvent, processSink, sessionEndLine, type Sink } from '../render.js';
@@ -264,6 +273,11 @@ async function runSession(
     );
   }
   const configured = script ? undefined : resolveModel(zcfg, modelRef!);
+  // A new session that this process will serve needs the key here: refused before any server starts.
+  if (!existing && configured && opts.worker !== false && !standaloneExpected(paths)) {
+    const keyEnv = configured.provider.apiKeyEnv;
+    if (keyEnv !== undefined && !process.env[keyEnv]) throw apiKeyMissing(configured.provider.id, keyEnv);
+  }
   if (!store) {
     const opened = await openStore(paths);
     cleanups.unshift(() => opened.close());
@@ -302,12 +316,7 @@ async function runSession(
   if (servesHere) {
     // The in-process worker reads the key from this environment: a missing one is known now, before a session exists.
     const keyEnv = resolved.provider.apiKeyEnv;
-    if (!live && keyEnv !== undefined && !process.env[keyEnv]) {
-      throw new ZunoError(
-        'api_key_missing',
-        `provider ${resolved.provider.id} reads its API key from ${keyEnv}, which is not set; export it (or run a \`zuno worker\` that has it)`,
-      );
-    }
+    if (!live && keyEnv !== undefined && !process.env[keyEnv]) throw apiKeyMissing(resolved.provider.id, keyEnv);
     const stop = await serveInProcess({ paths, temporal, store, baseQueue, route, command: 'zuno run' });
     cleanups.unshift(stop);
   } else if (opts.worker === false && !standalone) {
@@ -389,6 +398,28 @@ export function exitFor(
     return 1;
   }
   return 0;
+}
+
+/** The refusal of a session whose in-process worker would lack the provider's key. */
+function apiKeyMissing(provider: string, keyEnv: string): ZunoError {
+  return new ZunoError(
+    'api_key_missing',
+    `provider ${provider} reads its API key from ${keyEnv}, which is not set; export it (or run a \`zuno worker\` that has it)`,
+  );
+}
+
+/**
+ * Whether this home's standalone worker would serve a new session, judged
+ * without contacting Temporal: the address Zuno would use (TEMPORAL_ADDRESS,
+ * an external server, or the dev server's configured port).
+ */
+function standaloneExpected(paths: ZunoPaths): boolean {
+  const cfg = loadTemporalConfig(paths.home, paths.temporalYaml);
+  const address =
+    process.env.TEMPORAL_ADDRESS ||
+    (cfg.server.mode === 'external' ? cfg.server.address : `${cfg.dev.ip}:${cfg.dev.port}`);
+  const namespace = process.env.TEMPORAL_NAMESPACE ?? cfg.server.namespace;
+  return standaloneWorkerRunning(paths.stateDir, address, namespace, cfg.taskQueue ?? DEFAULT_TASK_QUEUE, hostId());
 }
 
 /** An admission receipt in plain words. */

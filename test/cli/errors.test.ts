@@ -211,6 +211,14 @@ describe('a missing API key is found before any session exists', () => {
     expect(expectTypedFailure(r, 'api_key_missing')).toContain('OPENAI_API_KEY, which is not set');
     expectNothingWritten(home);
   });
+  it('on the embedded default it is refused before the dev server starts', async () => {
+    // A dev-mode home on a port nothing listens on: starting a server there would show in its state file and log.
+    const { home } = makeHome({ temporalYaml: 'server:\n  mode: dev\ndev:\n  port: 1\n  uiPort: 2\n' });
+    const r = await runZuno(['run', 'hello', '--dir', makeWorkspace(), '--model', 'openai/gpt-5'], { home });
+    expectTypedFailure(r, 'api_key_missing');
+    expect(r.stderr).not.toContain('Temporal dev server');
+    expectNothingWritten(home);
+  });
 });
 
 describe('malformed zuno.json in the workspace → config_invalid', () => {
