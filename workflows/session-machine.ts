@@ -298,7 +298,8 @@ export class SessionMachine implements TurnHost {
             pending: this.inbox,
             seenClientIds: [],
             clientIds: this.clientIds.toCarried(),
-            recentUpdates: [...this.recentUpdates],
+            // Updates of earlier runs too: the server may deliver one again more than one run later.
+            recentUpdates: [...this.previousRunUpdates, ...this.recentUpdates].slice(-RECENT_UPDATES_KEPT),
             lastFinalText: this.lastFinalText,
             ...(this.lastOutcome ? { lastOutcome: this.lastOutcome } : {}),
           },
