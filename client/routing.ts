@@ -19,6 +19,11 @@ export function hostId(): string {
     }
     return env;
   }
+  return machineHostId();
+}
+
+/** This machine's hostname as a host id (what {@link hostId} is without `ZUNO_HOST_ID`). */
+export function machineHostId(): string {
   return (
     hostname()
       .replace(/[^A-Za-z0-9._-]/g, '-')

@@ -1,7 +1,7 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { hostname } from 'node:os';
 import { pidAlive } from '../worker/dev-server.js';
+import { machineHostId } from './routing.js';
 
 /** What a standalone `zuno worker` records in `<stateDir>/worker.json`. */
 export interface WorkerRecord {
@@ -18,16 +18,7 @@ export interface WorkerRecord {
 
 /** `worker.json` for this machine's own hostname identity, `worker.<host>.json` for any other `ZUNO_HOST_ID`. */
 const file = (stateDir: string, host?: string) =>
-  join(stateDir, host === undefined || host === defaultHost() ? 'worker.json' : `worker.${host}.json`);
-
-/** This machine's hostname as a host id (what `hostId()` is without ZUNO_HOST_ID). */
-function defaultHost(): string {
-  return (
-    hostname()
-      .replace(/[^A-Za-z0-9._-]/g, '-')
-      .slice(0, 100) || 'localhost'
-  );
-}
+  join(stateDir, host === undefined || host === machineHostId() ? 'worker.json' : `worker.${host}.json`);
 
 /**
  * Records this process as the standalone worker of `rec.host` in the state

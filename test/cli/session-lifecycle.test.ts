@@ -120,7 +120,8 @@ describe('a paused session resumes in place', () => {
         await waitFor(async () => readWorkerRecord(home), 30_000, 'the standalone worker to register');
         paused = await runZuno(['run', 'Say something.'], { home, cwd: ws });
       } finally {
-        await worker.stop();
+        // Killed (SIGKILL) while the session waits paused: the wait is the workflow's, not the worker's.
+        await worker.crash();
       }
       expect(paused.code, paused.stderr).toBe(1);
       const id = sessionOf(paused);
