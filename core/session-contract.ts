@@ -3,6 +3,7 @@ import type { FinishReason, Usage } from './messages.js';
 import type { ProviderConfig } from './provider-config.js';
 import type { BlockedCategory, ToolActivityFacts, ToolOutcome } from './tools/types.js';
 import { RULE_FILE_UNREADABLE } from './rule-budget.js';
+import type { CarriedGoalLink, SessionGoalBinding } from './goal/contract.js';
 
 /**
  * The contract between the session workflow and its activities, and between
@@ -30,6 +31,8 @@ export interface SessionMeta {
    * existed: their activities run on the workflow's own task queue.
    */
   route?: SessionRoute;
+  /** The Goal that drives this session (`goal/<goalId>`, DESIGN.md §3); absent for ordinary sessions. */
+  goal?: SessionGoalBinding;
 }
 
 /**
@@ -88,6 +91,8 @@ export interface CarriedState {
   lastFinalText: string | null;
   /** How the last turn ended (absent before the first turn, and in runs recorded before it existed). */
   lastOutcome?: TurnOutcome;
+  /** A Goal-bound session: what it knows of its Goal. */
+  goal?: CarriedGoalLink;
 }
 
 /** Update `submitInput` argument (SE1). */
@@ -187,7 +192,15 @@ export type TurnOutcome = { turn: number; steps: number; inputIds: string[] } & 
 /** How a turn ended, without its position (see {@link TurnOutcome}). */
 export type TurnEnd =
   | { kind: 'final_answer'; textLength: number }
-  | { kind: 'failed'; code: string; message: string }
+  | {
+      kind: 'failed';
+      code: string;
+      message: string;
+      /** The failure may go away by itself (a provider's 5xx, 429, timeout, a cut stream): a Goal backs off (GL5). */
+      retryable?: boolean;
+      /** The provider's `Retry-After`, ms (GL6). */
+      retryAfterMs?: number;
+    }
   | { kind: 'paused'; reason: string; message: string }
   | { kind: 'blocked'; code: string; message: string }
   | { kind: 'interrupted'; source?: string }
@@ -206,6 +219,13 @@ export interface ModelStepInput {
    * model-visible, before the request is assembled.
    */
   settled: SettledOutcome[];
+  /**
+   * A Goal continuation turn (GL19, GL20): the Goal and revision it runs for.
+   * No user message is written; the request carries the Goal as runtime context.
+   */
+  continuation?: { goalId: string; revision: number };
+  /** GL36: a discussion turn while the Goal is paused on an unknown outcome — the request offers no tools. */
+  toolsDisabled?: boolean;
 }
 
 /** A tool outcome decided by the workflow, not by the tool activity. */
@@ -352,6 +372,16 @@ export interface FinishSessionInput {
    * session ends with this turn: recorded `cancelled`, never dropped (SE2).
    */
   unrun?: AdmittedInput[];
+  /** A Goal-bound session: finishTurn also returns the work-state facts its Goal decides on. */
+  goalId?: string;
+}
+
+/** Work-state facts at a turn's end, for the Goal (GL23, GL26). */
+export interface TurnWorkFacts {
+  /** Plan/Todo revisions (GL23 progress fingerprint; decided in docs/goals.md). */
+  fingerprint: string;
+  /** Some Plan step or Todo is not terminal. */
+  remains: boolean;
 }
 
 /**
@@ -378,6 +408,8 @@ export interface SessionActivities {
     finalText: string | null;
     /** Settlements of `settled` that met an already committed result (see {@link SettlementReconciliation}). */
     reconciled?: SettlementReconciliation[];
+    /** With `goalId`: the work-state facts at the turn's end. */
+    work?: TurnWorkFacts;
   }>;
 }
 

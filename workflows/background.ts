@@ -20,6 +20,8 @@ export interface BackgroundDeps {
 interface RunningTask {
   scope: CancellationScope;
   done: Promise<void>;
+  /** SH9: the call's `backgroundPurpose` (`remoteObserver`: it observes remote work — CI, a deploy). */
+  purpose?: string;
 }
 
 /**
@@ -41,6 +43,11 @@ export class BackgroundTasks {
   /** Ids of the tasks still running, in start order. */
   ids(): string[] {
     return [...this.running.keys()];
+  }
+
+  /** Ids of the running tasks started as remote observers (SH9, GL26), in start order. */
+  remoteObservers(): string[] {
+    return [...this.running].filter(([, t]) => t.purpose === 'remoteObserver').map(([id]) => id);
   }
 
   /** true while any task runs (the session neither exits when idle nor continues-as-new). */
@@ -76,7 +83,8 @@ export class BackgroundTasks {
         (r) => this.finish(taskID, r),
         (err: unknown) => this.finish(taskID, lostReport(taskID, err)),
       );
-    this.running.set(taskID, { scope, done });
+    const purpose = (call.args as { backgroundPurpose?: unknown } | undefined)?.backgroundPurpose;
+    this.running.set(taskID, { scope, done, ...(typeof purpose === 'string' ? { purpose } : {}) });
   }
 
   /** Asks a running task to stop (SH5 cooperative window in the activity); no-op for an unknown or ended task. */

@@ -1,4 +1,5 @@
 import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/common';
+import { GOAL_RETRYABLE_FAILURES } from '../core/goal/failure.js';
 import { BLOCKING_FAILURES, PAUSING_FAILURES, type TurnEnd } from '../core/session-contract.js';
 
 /** The part of a turn outcome a failed model step decides. */
@@ -27,5 +28,17 @@ export function classifyModelFailure(err: unknown, startToCloseMs: number): Mode
     : ((cause as Error | undefined)?.message ?? String(cause));
   if (PAUSING_FAILURES.includes(code)) return { kind: 'paused', reason: code, message };
   if (BLOCKING_FAILURES.includes(code)) return { kind: 'blocked', code, message };
-  return { kind: 'failed', code, message };
+  const retryAfterMs = cause instanceof ApplicationFailure ? retryAfterOf(cause.details?.[1]) : undefined;
+  return {
+    kind: 'failed',
+    code,
+    message,
+    ...(GOAL_RETRYABLE_FAILURES.has(code) ? { retryable: true } : {}),
+    ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+  };
+}
+
+function retryAfterOf(d: unknown): number | undefined {
+  const ms = (d as { retryAfterMs?: unknown } | undefined)?.retryAfterMs;
+  return typeof ms === 'number' && Number.isFinite(ms) && ms >= 0 ? ms : undefined;
 }

@@ -11,6 +11,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
+import type { GoalDirective } from '../core/goal/contract.js';
 import { ZunoStatus } from '../core/search-attributes.js';
 import {
   type AdmissionReceipt,
@@ -35,6 +36,7 @@ import {
 import { utf8ByteLength } from '../core/utf8.js';
 import { admissionStatusOf, decideAdmission, type AdmissionView } from './admission.js';
 import { BackgroundTasks } from './background.js';
+import { GoalLink } from './goal-link.js';
 import { ClientIdTable } from './client-ids.js';
 import { onRoute } from './route.js';
 import { describeOutcome, statusLine } from './status-line.js';
@@ -78,6 +80,8 @@ export class SessionMachine implements TurnHost {
   waitingForWorker?: SessionState['waitingForWorker'];
   readonly inbox: AdmittedInput[];
   readonly background: BackgroundTasks;
+  /** The session's side of the Goal that drives it (DESIGN.md §3); null for an ordinary session. */
+  readonly goal: GoalLink | null;
   readonly takeSteeringAtEnd: boolean;
   private readonly v2: boolean;
   /** Sessions under {@link RESUME_PATCH}: a pause waits for `resume` instead of ending the workflow. */
@@ -121,6 +125,7 @@ export class SessionMachine implements TurnHost {
     this.freshStart = c === undefined || input.reopened === true;
     this.awaitingFirstInput = input.reopened === true;
     if (this.freshStart) this.zunoStatus = 'running';
+    this.goal = this.meta.goal ? new GoalLink(this.meta.goal.goalId, c?.goal) : null;
     this.background = new BackgroundTasks({
       host: this,
       root: CancellationScope.current(),
@@ -238,6 +243,24 @@ export class SessionMachine implements TurnHost {
     return { sessionId: this.meta.sessionId, turn: this.turn, pausedBy };
   }
 
+  /**
+   * Signal handler of `goalDirective` (a Goal-bound session): the Goal's
+   * status and revision, a continuation to run, and — for a Goal resumed
+   * elsewhere — the session's new route and provider; a session paused with
+   * its Goal resumes with it.
+   */
+  goalDirective(d: GoalDirective): void {
+    if (!this.goal) return;
+    this.goal.onDirective(d);
+    this.meta = {
+      ...this.meta,
+      ...(d.route ? { route: d.route } : {}),
+      ...(d.provider ? { provider: d.provider } : {}),
+      ...(d.model ? { model: d.model } : {}),
+    };
+    if (this.paused && d.resumeSession && !this.resumeAsked) this.resumeAsked = true;
+  }
+
   /** Query `state`. */
   state(): SessionState {
     return {
@@ -286,8 +309,16 @@ export class SessionMachine implements TurnHost {
       // Always yield here, even when ready: an Update admitted in this activation completes first.
       await condition(() => this.readyToAct());
       if (this.doneWhenIdle()) return this.closeWhenIdle();
-      if (this.inbox.length === 0 || this.mayContinueAsNew()) {
-        if (this.inbox.length === 0 && !this.mayContinueAsNew()) continue; // background work ended without a report
+      if (!this.inboxRunnable() && !this.mayContinueAsNew() && this.goal?.hasContinuation()) {
+        const continuation = await this.goal.takeContinuation();
+        if (continuation) {
+          const ended = await this.runOneTurn(continuation);
+          if (ended) return ended;
+        }
+        continue;
+      }
+      if (!this.inboxRunnable() || this.mayContinueAsNew()) {
+        if (!this.inboxRunnable() && !this.mayContinueAsNew()) continue; // background work ended without a report
         await condition(allHandlersFinished);
         await continueAsNew<(i: SessionWorkflowInput) => Promise<SessionResult>>({
           ...this.input,
@@ -302,6 +333,7 @@ export class SessionMachine implements TurnHost {
             recentUpdates: [...this.previousRunUpdates, ...this.recentUpdates].slice(-RECENT_UPDATES_KEPT),
             lastFinalText: this.lastFinalText,
             ...(this.lastOutcome ? { lastOutcome: this.lastOutcome } : {}),
+            ...(this.goal ? { goal: this.goal.toCarried() } : {}),
           },
         });
       }
@@ -310,8 +342,13 @@ export class SessionMachine implements TurnHost {
     }
   }
 
-  /** Runs the turn the inbox's head drives; returns the session's result when the session ends with it. */
-  private async runOneTurn(): Promise<SessionResult | null> {
+  /**
+   * Runs the turn the inbox's head drives — or, with `continuation`, a Goal
+   * continuation turn that takes no input (GL19) — and, in a Goal-bound
+   * session, tells the Goal it started and how it ended; returns the
+   * session's result when the session ends with it.
+   */
+  private async runOneTurn(continuation?: { continuationId: string; revision: number }): Promise<SessionResult | null> {
     this.takesSteering = true;
     this.enter('running_turn');
     const ctl = newTurnControl(this.v2 ? INTERRUPT_FORCE_AFTER_MS : INTERRUPT_FORCE_AFTER_V1_MS);
@@ -319,20 +356,33 @@ export class SessionMachine implements TurnHost {
     const resumed = this.paused?.inputIds ?? [];
     this.paused = null;
     this.resumeAsked = false;
-    const head = this.inbox[0]?.kind === 'report' ? this.inbox.findIndex((i) => i.kind !== 'report') : 1;
-    // A resumed turn takes nothing new: it answers the inputs its paused turn carried.
-    const first = resumed.length > 0 ? [] : this.inbox.splice(0, head < 0 ? this.inbox.length : head);
+    // A resumed or continuation turn takes nothing new: a resumed one answers the inputs its paused turn carried.
+    const first = resumed.length > 0 || continuation ? [] : this.takeFromInbox();
     this.textBytes.clear(); // the inbox's remaining entries are re-measured on demand
-    const run = await runTurn(this, ctl, this.turn, first, resumed);
+    const goal = this.goal;
+    const source = goal
+      ? continuation
+        ? { kind: 'continuation' as const, ...continuation }
+        : goal.sourceOf(this.turn, first)
+      : null;
+    if (goal && source) await goal.report({ event: 'started', turn: this.turn, source });
+    const run = await runTurn(this, ctl, this.turn, first, resumed, {
+      ...(goal && continuation ? { continuation: { goalId: goal.goalId, revision: continuation.revision } } : {}),
+      ...(source?.kind === 'discussion' ? { toolsDisabled: true } : {}),
+    });
     this.turnCtl = null;
     const status = statusOf(run.outcome);
     const pauses = status === 'paused' && this.resumable;
-    const ends = !(status === 'completed' || (status === 'interrupted' && !this.input.exitWhenIdle) || pauses);
+    // A Goal's session outlives its turns' failures and interrupts: the Goal decides what follows (GL4).
+    const ends = goal
+      ? status === 'blocked' || (status === 'paused' && !pauses)
+      : !(status === 'completed' || (status === 'interrupted' && !this.input.exitWhenIdle) || pauses);
     // The session ends with this turn: from here on it admits nothing, and what waits is recorded, not dropped.
     const unrun = ends && this.v2 ? this.stopAdmitting(status) : [];
     const finished = await this.finishTurn({
       sessionId: this.meta.sessionId,
       turn: this.turn,
+      ...(goal ? { goalId: goal.goalId } : {}),
       ...run.finish,
       ...(this.background.busy() ? { background: this.background.ids() } : {}),
       ...(unrun.length > 0 ? { unrun } : {}),
@@ -341,12 +391,48 @@ export class SessionMachine implements TurnHost {
     this.lastFinalText = finished.finalText;
     this.lastOutcome = run.outcome;
     this.activity = 'idle';
+    if (goal && source) {
+      await goal.report({
+        event: 'ended',
+        turn: this.turn,
+        source,
+        outcome: run.outcome,
+        ...run.spent,
+        background: { running: this.background.ids(), remoteObservers: this.background.remoteObservers() },
+        progress: finished.work?.fingerprint ?? '',
+        workRemains: finished.work?.remains ?? false,
+        ...(run.outcome.kind === 'failed' && run.outcome.retryAfterMs !== undefined
+          ? { retryAfterMs: run.outcome.retryAfterMs }
+          : {}),
+      });
+    }
     this.turn += 1;
     if (pauses) this.pause(run.outcome.inputIds);
     if (!ends) return null;
     await this.background.stopAll();
     await condition(allHandlersFinished);
     return this.close(status);
+  }
+
+  /**
+   * The inputs the next turn takes (SE3): every report at the head in one
+   * wake, else the one user input at the head. While the session's Goal
+   * forbids reports to wake a turn (GL28: paused, blocked, out of budget),
+   * the first user input is taken and the reports stay queued.
+   */
+  private takeFromInbox(): AdmittedInput[] {
+    if (this.goal && !this.goal.reportsMayWake()) {
+      const at = this.inbox.findIndex((i) => i.kind !== 'report');
+      return at < 0 ? [] : this.inbox.splice(at, 1);
+    }
+    const head = this.inbox[0]?.kind === 'report' ? this.inbox.findIndex((i) => i.kind !== 'report') : 1;
+    return this.inbox.splice(0, head < 0 ? this.inbox.length : head);
+  }
+
+  /** Something in the inbox can drive a turn now (queued reports of a Goal that forbids them cannot). */
+  private inboxRunnable(): boolean {
+    if (this.inbox.length === 0) return false;
+    return !this.goal || this.goal.reportsMayWake() || this.inbox.some((i) => i.kind !== 'report');
   }
 
   /**
@@ -440,7 +526,8 @@ export class SessionMachine implements TurnHost {
 
   private readyToAct(): boolean {
     return (
-      this.inbox.length > 0 ||
+      this.inboxRunnable() ||
+      (this.goal?.hasContinuation() ?? false) ||
       this.mayContinueAsNew() ||
       this.doneWhenIdle() ||
       (this.v2 && this.phase === 'waiting_background' && !this.background.busy())
@@ -451,6 +538,7 @@ export class SessionMachine implements TurnHost {
     return (
       this.input.exitWhenIdle &&
       this.turn > 0 &&
+      (!this.goal || this.goal.ended()) &&
       !this.awaitingFirstInput &&
       this.inbox.length === 0 &&
       !this.background.busy()

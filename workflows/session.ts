@@ -1,4 +1,4 @@
-import { defineQuery, defineUpdate, setHandler } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate, setHandler } from '@temporalio/workflow';
 import {
   type AdmissionReceipt,
   INTERRUPT_UPDATE,
@@ -14,6 +14,7 @@ import {
   SUBMIT_INPUT_UPDATE,
   type SubmitInputRequest,
 } from '../core/session-contract.js';
+import { GOAL_DIRECTIVE_SIGNAL, type GoalDirective } from '../core/goal/contract.js';
 import { SessionMachine } from './session-machine.js';
 
 /** Update: admit one input to the session inbox; returns its admission receipt (SE1). */
@@ -22,6 +23,8 @@ export const submitInputUpdate = defineUpdate<AdmissionReceipt, [SubmitInputRequ
 export const interruptUpdate = defineUpdate<InterruptReceipt, [InterruptRequest]>(INTERRUPT_UPDATE);
 /** Update: resume a paused session once its cause is fixed (optionally served elsewhere from now on). */
 export const resumeUpdate = defineUpdate<ResumeReceipt, [ResumeRequest]>(RESUME_UPDATE);
+/** Signal (goal → session): the driving Goal's status and revision, and a continuation to run (GL19). */
+export const goalDirectiveSignal = defineSignal<[GoalDirective]>(GOAL_DIRECTIVE_SIGNAL);
 /** Query: the session's orchestration state. */
 export const stateQuery = defineQuery<SessionState>(STATE_QUERY);
 
@@ -39,5 +42,6 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<Sess
   setHandler(interruptUpdate, (req) => machine.interrupt(req), { validator: (req) => machine.validateInterrupt(req) });
   setHandler(resumeUpdate, (req) => machine.resume(req), { validator: (req) => machine.validateResume(req) });
   setHandler(stateQuery, () => machine.state());
+  setHandler(goalDirectiveSignal, (d) => machine.goalDirective(d));
   return machine.run();
 }

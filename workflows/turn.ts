@@ -14,6 +14,7 @@ import {
   type TurnOutcome,
   toolActivityName,
 } from '../core/session-contract.js';
+import { requestTokens } from '../core/goal/usage.js';
 import { toolDeclarations } from '../core/tools/registry.js';
 import type { BackgroundTasks } from './background.js';
 import { planBatches, runBounded } from './dispatch.js';
@@ -48,10 +49,24 @@ export interface TurnHost extends RouteHost {
   stopSteering(): void;
 }
 
-/** What {@link runTurn} hands back: the typed outcome and the facts finishTurn records. */
+/** What {@link runTurn} hands back: the typed outcome, the facts finishTurn records, what a Goal counts. */
 export interface TurnRun {
   outcome: TurnOutcome;
   finish: Omit<FinishSessionInput, 'sessionId' | 'turn' | 'background'>;
+  /** GL10–GL18, GL33: the turn's usage (PR11 bucket sums; `unmeasured` requests reported none), calls scheduled, unknown outcomes. */
+  spent: {
+    usage: { tokens: number; unmeasured: number };
+    toolCalls: number;
+    uncertain: { callId: string; tool: string; cause: string }[];
+  };
+}
+
+/** How a turn is driven beyond its inputs. */
+export interface TurnOptions {
+  /** A Goal continuation (GL19): no input; the request carries the Goal as runtime context. */
+  continuation?: { goalId: string; revision: number };
+  /** GL36: every tool disabled (a discussion while the Goal is paused on an unknown outcome). */
+  toolsDisabled?: boolean;
 }
 
 /**
@@ -71,6 +86,7 @@ export async function runTurn(
   turn: number,
   first: AdmittedInput[],
   resumed: string[] = [],
+  opts: TurnOptions = {},
 ): Promise<TurnRun> {
   const { meta } = host;
   const carriedInputIds: string[] = [...resumed];
@@ -80,8 +96,22 @@ export async function runTurn(
   let stepsRun = 0;
   let ended: TurnEnd | undefined;
   const model = `${meta.provider.id}/${meta.model}`;
+  const spent: TurnRun['spent'] = { usage: { tokens: 0, unmeasured: 0 }, toolCalls: 0, uncertain: [] };
+  /** Notes the unknown outcomes among the settlements before they are handed to a modelStep or finishTurn. */
+  const noteSettled = (from: number): void => {
+    for (const o of host.settled.slice(from))
+      if (o.outcome === 'uncertain') spent.uncertain.push({ callId: o.callId, tool: o.tool, cause: o.cause });
+  };
 
   const runTool = async (call: PlannedToolCall): Promise<void> => {
+    const before = host.settled.length;
+    try {
+      await runToolCall(call);
+    } finally {
+      noteSettled(before);
+    }
+  };
+  const runToolCall = async (call: PlannedToolCall): Promise<void> => {
     if (ctl.interruptedAtMs !== null) {
       host.settled.push(settleNotRun(call, Date.now()));
       return;
@@ -91,6 +121,7 @@ export async function runTurn(
     if (effect?.cancelsBackgroundTask) host.background.cancel(effect.cancelsBackgroundTask);
     const summary = summaryOf(call).slice(0, 200);
     const options = toolActivityOptions(decl, meta.activityDefaults, summary);
+    spent.toolCalls += 1;
     const input: ToolActivityInput = {
       sessionId: meta.sessionId,
       workspace: meta.workspace,
@@ -107,6 +138,8 @@ export async function runTurn(
       ),
     );
     if (outcome.kind === 'done') {
+      if (outcome.value.outcome === 'uncertain')
+        spent.uncertain.push({ callId: call.callId, tool: call.name, cause: 'reported_uncertain' });
       const bg = outcome.value.background;
       if (bg?.started && outcome.value.outcome === 'ok' && !outcome.value.late) host.background.start(call, bg.taskID);
       if (bg?.terminal) host.background.observedTerminal(bg.taskID);
@@ -145,7 +178,15 @@ export async function runTurn(
         `turn ${turn + 1} · step ${step + 1} · model ${model}`,
       );
       stepsRun += 1;
-      const stepInput = { meta, turn, step, newInputs, settled: host.settled };
+      const stepInput = {
+        meta,
+        turn,
+        step,
+        newInputs,
+        settled: host.settled,
+        ...(opts.continuation ? { continuation: opts.continuation } : {}),
+        ...(opts.toolsDisabled ? { toolsDisabled: true } : {}),
+      };
       const outcome = await raceForced(
         ctl,
         onRoute(host, (o) => proxyActivities<SessionActivities>({ ...options, ...o }).modelStep(stepInput)),
@@ -163,6 +204,9 @@ export async function runTurn(
         return;
       }
       const result = outcome.value;
+      const tokens = requestTokens(result.usage);
+      if (tokens === null) spent.usage.unmeasured += 1;
+      else spent.usage.tokens += tokens;
       host.settled = [];
       if (result.toolCalls.length === 0) {
         if (ctl.interruptedAtMs !== null) {
@@ -210,6 +254,7 @@ export async function runTurn(
   const error = errorOf(outcome);
   return {
     outcome,
+    spent,
     finish: {
       status: statusOf(outcome),
       step: host.step,

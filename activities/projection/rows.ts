@@ -1,14 +1,17 @@
 import type {
   Event as DbEvent,
+  Goal as DbGoal,
   Input as DbInput,
   Message as DbMessage,
   Part as DbPart,
   Session as DbSession,
   ToolCall as DbToolCall,
 } from '../../prisma/generated/sqlite/client/client.js';
+import type { GoalSnapshot } from '../../core/goal/contract.js';
 import type {
   AdmissionStatus,
   EventRow,
+  GoalRow,
   InputRow,
   InputState,
   MessageRow,
@@ -40,6 +43,35 @@ export function optJson(v: Record<string, unknown> | null | undefined): string |
 
 function parseObject(text: string | null): Record<string, unknown> | null {
   return text === null ? null : (JSON.parse(text) as Record<string, unknown>);
+}
+
+/** Database goal → GoalRow (the snapshot JSON is the row; the columns are its indexable copy). */
+export function toGoal(r: DbGoal): GoalRow {
+  return {
+    id: r.id,
+    sessionId: r.sessionId,
+    workflowId: r.workflowId,
+    snapshot: JSON.parse(r.snapshot) as GoalSnapshot,
+  };
+}
+
+/** The typed reason of a Goal's status, as its `reason` column holds it (null when the status has none). */
+export function goalReason(s: GoalSnapshot): string | null {
+  const st = s.state;
+  switch (st.status) {
+    case 'paused':
+      return st.reason;
+    case 'blocked':
+      return st.code;
+    case 'budget_limited':
+      return st.kind;
+    case 'backoff':
+      return st.cause;
+    case 'cancelled':
+      return st.by;
+    default:
+      return null;
+  }
 }
 
 /** Database session → SessionRow. */

@@ -7,7 +7,9 @@ import {
   ms,
   optJson,
   optMs,
+  goalReason,
   toEvent,
+  toGoal,
   toInput,
   toMessage,
   toPart,
@@ -16,6 +18,7 @@ import {
 } from './rows.js';
 import type {
   EventRow,
+  GoalRow,
   InputRow,
   InputState,
   MessageRow,
@@ -148,6 +151,56 @@ class PrismaRows implements ProjectionWrites {
         take,
       });
       return rows.map(toSession);
+    });
+  }
+
+  upsertGoal(g: GoalRow): Promise<void> {
+    const { snapshot } = g;
+    const data = {
+      sessionId: g.sessionId,
+      workflowId: g.workflowId,
+      objective: snapshot.objective,
+      status: snapshot.state.status,
+      reason: goalReason(snapshot),
+      revision: snapshot.revision,
+      snapshot: JSON.stringify(snapshot),
+      updatedAtMs: ms(snapshot.updatedAtMs),
+    } satisfies Prisma.GoalUncheckedUpdateInput;
+    return this.run(async () => {
+      await this.q.goal.upsert({
+        where: { id: g.id },
+        create: { id: g.id, ...data, createdAtMs: ms(snapshot.createdAtMs) },
+        update: data,
+      });
+    });
+  }
+
+  getGoal(goalId: string): Promise<GoalRow | null> {
+    return this.run(async () => {
+      const r = await this.q.goal.findUnique({ where: { id: goalId } });
+      return r ? toGoal(r) : null;
+    });
+  }
+
+  goalOfSession(sessionId: string): Promise<GoalRow | null> {
+    return this.run(async () => {
+      const r = await this.q.goal.findFirst({
+        where: { sessionId },
+        orderBy: [{ createdAtMs: 'desc' }, { id: 'desc' }],
+      });
+      return r ? toGoal(r) : null;
+    });
+  }
+
+  listGoals(filter: { status?: string; limit?: number } = {}): Promise<GoalRow[]> {
+    const take = Math.min(Math.max(filter.limit ?? 50, 1), 1000);
+    return this.run(async () => {
+      const rows = await this.q.goal.findMany({
+        where: filter.status !== undefined ? { status: filter.status } : {},
+        orderBy: [{ updatedAtMs: 'desc' }, { id: 'desc' }],
+        take,
+      });
+      return rows.map(toGoal);
     });
   }
 

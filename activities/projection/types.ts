@@ -1,3 +1,4 @@
+import type { GoalSnapshot } from '../../core/goal/contract.js';
 import type { EventData, EventType } from '../../core/events.js';
 import type { PartKind } from '../../core/ids.js';
 import type { BlockedCategory, ToolOutcome } from '../../core/tools/types.js';
@@ -36,6 +37,14 @@ export interface ProjectionStore {
    * and the next input sequence number (1 + the highest `in_<n>`, 0 when none).
    */
   sessionCursor(sessionId: string): Promise<{ nextTurn: number; nextInputSeq: number }>;
+
+  /** Create or replace a Goal's row (written by the `goal` workflow's `recordGoal` activity at every transition). */
+  upsertGoal(g: GoalRow): Promise<void>;
+  getGoal(goalId: string): Promise<GoalRow | null>;
+  /** The newest Goal of a session (by creation), or null. */
+  goalOfSession(sessionId: string): Promise<GoalRow | null>;
+  /** Goals, newest activity first, at most `limit` (default 50, at most 1000); `status` filters exactly. */
+  listGoals(filter?: { status?: string; limit?: number }): Promise<GoalRow[]>;
 
   /** Inbox input with its admission receipt (SE1/SE2). */
   upsertInput(i: InputRow): Promise<void>;
@@ -105,6 +114,14 @@ export type ProjectionWrites = Omit<ProjectionStore, 'transaction' | 'close'>;
 
 export type SessionStatus =
   'running' | 'completed' | 'waiting_background' | 'failed' | 'paused' | 'blocked' | 'interrupted' | 'cancelled';
+
+/** A Goal's projection row: the {@link GoalSnapshot} the workflow last recorded, with its key fields as columns. */
+export interface GoalRow {
+  id: string;
+  sessionId: string;
+  workflowId: string;
+  snapshot: GoalSnapshot;
+}
 
 export interface SessionRow {
   id: string;

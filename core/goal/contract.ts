@@ -1,0 +1,214 @@
+import type { ProviderConfig } from '../provider-config.js';
+import type { SessionMeta, SessionRoute, TurnOutcome } from '../session-contract.js';
+import type { GoalBudgets } from './budgets.js';
+import type { GoalState } from './status.js';
+
+/**
+ * The contract of the `goal` workflow (DESIGN.md §3 Goal row, SPEC-DIGEST
+ * GL): its input, its Updates, Query and Signals, and what it exchanges
+ * with the session it drives. Small payloads only: ids, statuses, counts.
+ */
+
+/** Workflow id of a Goal: `goal/<goalId>`. */
+export function goalWorkflowId(goalId: string): string {
+  return `goal/${goalId}`;
+}
+
+/** One completion criterion of a Goal (GL31; SEED-GAP GL40 decided in docs/goals.md). */
+export interface GoalCriterion {
+  /** Host id `cr_<n>`. */
+  id: string;
+  text: string;
+  /** true: only a stored authoritative, passed shell receipt satisfies it (GL32). */
+  needsEvidence: boolean;
+  /** `pending` until settled; `satisfied` (with evidence when needed) or `dropped` (no longer applies). */
+  status: 'pending' | 'satisfied' | 'dropped';
+  /** The receipt that satisfied it: `rcp_…` of a shell call in this Goal's session. */
+  evidence?: { receiptId: string; callId: string };
+}
+
+/** Counters a Goal keeps (GL10–GL18: the units in core/goal/budgets.ts). */
+export interface GoalSpent {
+  /** Sum of the four PR11 buckets over every request of the Goal's turns. */
+  tokens: number;
+  /** Requests whose usage the provider did not report (GL15). */
+  unmeasuredRequests: number;
+  toolCalls: number;
+  /** Goal-owned turns that ended. */
+  turns: number;
+}
+
+/** The Goal as the `goal` Query, the projection row and the CLI see it. */
+export interface GoalSnapshot {
+  goalId: string;
+  sessionId: string;
+  objective: string;
+  /** Goes up by 1 at every change of objective, criteria or status made by a person or a tool (GL19). */
+  revision: number;
+  state: GoalState;
+  budgets: GoalBudgets;
+  spent: GoalSpent;
+  criteria: GoalCriterion[];
+  /** GL23: the progress fingerprint of the last Goal-owned turn and how many turns in a row had it. */
+  progress: { fingerprint: string | null; repeats: number };
+  /** GL33: the Goal's creation time bounds which uncertain calls are its obligations. */
+  createdAtMs: number;
+  updatedAtMs: number;
+  /** While paused `uncertain_side_effect`: the calls whose outcome is unknown. */
+  uncertain?: { callId: string; tool: string; cause: string }[];
+  /** While paused `required_input` (GL39): the question the Goal waits on. */
+  question?: { requestId: string; text: string; revision: number };
+  /** The receipt of the last completion audit that refused (shown by `goal show`). */
+  lastAudit?: { ok: boolean; problems: string[]; atMs: number };
+}
+
+/** Input of the `goal` workflow (also its continue-as-new carrier). */
+export interface GoalWorkflowInput {
+  goalId: string;
+  objective: string;
+  criteria: { text: string; needsEvidence: boolean }[];
+  budgets: GoalBudgets;
+  /** The session the Goal drives: started by the Goal as `session/<sessionId>` when `startSession`. */
+  session: SessionMeta;
+  createdAtMs: number;
+  /** Compact state carried across continue-as-new. */
+  carried?: { snapshot: GoalSnapshot; recentUpdates: [string, GoalUpdateResult][]; attempt: number };
+}
+
+/** Update `goalUpdate` (the `goal_update` tool, GL30): settle criteria and/or complete, atomically. */
+export const GOAL_UPDATE_UPDATE = 'goalUpdate';
+/** Update `goalControl` (a person: `zuno goal pause|resume|cancel`, answer, edit). */
+export const GOAL_CONTROL_UPDATE = 'goalControl';
+/** Update `goalRequestInput` (the `goal_request_input` tool, GL39). */
+export const GOAL_REQUEST_INPUT_UPDATE = 'goalRequestInput';
+/** Query `goal`: the {@link GoalSnapshot}. */
+export const GOAL_QUERY = 'goal';
+/** Signal session → goal: a turn of the Goal's session started or ended. */
+export const GOAL_TURN_SIGNAL = 'goalTurn';
+/** Signal goal → session: the Goal's status and revision, with a continuation to run when it asks for one. */
+export const GOAL_DIRECTIVE_SIGNAL = 'goalDirective';
+
+/** `goalUpdate` argument, built by the `goal_update` activity after it checked the receipts in the projection. */
+export interface GoalUpdateRequest {
+  expectedRevision: number;
+  /** New criteria to add (ids are given by the Goal). */
+  add?: { text: string; needsEvidence: boolean }[];
+  /** Settlements of existing criteria. */
+  settle?: { id: string; status: 'satisfied' | 'dropped'; receiptId?: string }[];
+  /** Complete the Goal in the same commit (GL30): refused, with everything above rolled back, when the audit fails. */
+  complete?: boolean;
+  /** What the activity found for each receipt id named in `settle`: only `authoritative` + `passed` is evidence. */
+  receipts: Record<string, { found: boolean; callId?: string; authority?: string; verdict?: string }>;
+  /** The turn the call ran in and whether the Goal owned it (a paused Goal is not completed from an independent input, GL31). */
+  turn: number;
+}
+
+/** `goalUpdate` result: committed, or refused with every change rolled back. */
+export type GoalUpdateResult =
+  | { ok: true; revision: number; status: GoalState['status']; criteria: GoalCriterion[] }
+  | { ok: false; code: string; problems: string[]; revision: number; status: GoalState['status'] };
+
+/** `goalRequestInput` argument (GL39): the question, bound to the revision the model observed. */
+export interface GoalRequestInputRequest {
+  expectedRevision: number;
+  question: string;
+  /** The tool call asking (its id names the request: `rq_<callId>`). */
+  callId: string;
+}
+
+/**
+ * `goalControl` argument: what a person asks. Every request is bound to the
+ * Goal's revision (`expectedRevision`): a stale one is refused; the same
+ * `commandId` twice returns the first result.
+ * - `pause`: stop auto-continuing (the running turn ends normally).
+ * - `resume`: `choice: 'resume'` (Resume goal) or `'keep_paused'` (GL27); a
+ *   new route or provider for the session when the old worker is gone.
+ * - `cancel`: the Goal ends `cancelled`.
+ * - `answer`: the answer to the Goal's required-input question (GL39).
+ * - `edit`: a new objective (the revision moves: a prepared continuation is void).
+ * - `budgets`: new budgets (a budget-limited Goal can then be resumed).
+ */
+export type GoalControlRequest = { commandId: string; expectedRevision?: number; by?: string } & (
+  | { action: 'pause' }
+  | {
+      action: 'resume';
+      choice: 'resume' | 'keep_paused';
+      route?: SessionRoute;
+      provider?: ProviderConfig;
+      model?: string;
+    }
+  | { action: 'cancel' }
+  | { action: 'answer'; requestId: string; text: string }
+  | { action: 'edit'; objective: string }
+  | { action: 'budgets'; budgets: GoalBudgets }
+);
+
+/** `goalControl` result. */
+export interface GoalControlResult {
+  goalId: string;
+  revision: number;
+  status: GoalState['status'];
+  /** What happened, in plain words (`the Goal stays paused`, …). */
+  message: string;
+}
+
+/** What a Goal-owned turn was, as the session ran it. */
+export type GoalTurnSource =
+  | { kind: 'anchor' }
+  | { kind: 'continuation'; continuationId: string; revision: number }
+  | { kind: 'user' }
+  | { kind: 'report' }
+  | { kind: 'discussion' };
+
+/** Signal `goalTurn` (session → goal). */
+export type GoalTurnReport =
+  | { event: 'started'; turn: number; source: GoalTurnSource }
+  | {
+      event: 'ended';
+      turn: number;
+      source: GoalTurnSource;
+      outcome: TurnOutcome;
+      /** Sum of the four PR11 buckets over the turn's requests; `unmeasured` counts requests without usage. */
+      usage: { tokens: number; unmeasured: number };
+      toolCalls: number;
+      /** Calls of the turn whose outcome is unknown (GL33: `Never` calls that lost their outcome or were forced). */
+      uncertain: { callId: string; tool: string; cause: string }[];
+      /** Background tasks still running when the turn ended, and which of them are remote observers (GL26). */
+      background: { running: string[]; remoteObservers: string[] };
+      /** Work-state fingerprint at the turn's end (GL23: Plan/Todo revisions and successful changes). */
+      progress: string;
+      /** Plan/Todo work remains unfinished (GL26 trigger). */
+      workRemains: boolean;
+      /** From a failed turn: what the provider asked for (GL6). */
+      retryAfterMs?: number;
+    }
+  | { event: 'voided'; continuationId: string; revision: number; reason: string };
+
+/** Signal `goalDirective` (goal → session). */
+export interface GoalDirective {
+  revision: number;
+  status: GoalState['status'];
+  /** Run one continuation turn (GL19): bound to `revision`, void if it moved before provider work starts. */
+  continueWith?: { continuationId: string };
+  /** A resumed Goal whose session has a new server (`zuno goal resume`). */
+  route?: SessionRoute;
+  provider?: ProviderConfig;
+  model?: string;
+  /** GL36: turns run while the Goal is paused on an unknown outcome have every tool disabled. */
+  toolsDisabled?: boolean;
+  /** The Goal was resumed: a session paused with it (PR3 `provider_auth`) runs its paused turn again. */
+  resumeSession?: boolean;
+}
+
+/** What a Goal-bound session knows of its Goal (in {@link SessionMeta.goal}). */
+export interface SessionGoalBinding {
+  goalId: string;
+}
+
+/** What a Goal-bound session carries across continue-as-new about its Goal (workflows/goal-link.ts). */
+export interface CarriedGoalLink {
+  revision: number;
+  status: GoalState['status'];
+  toolsDisabled: boolean;
+  continuation: { continuationId: string; revision: number } | null;
+}
