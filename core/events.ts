@@ -58,6 +58,10 @@ export const EV = {
   instructionNotInForce: 'instruction.not_in_force',
   /** SE28: the exact text of a stable prompt segment, stored once per content digest, so later steps send the same bytes. */
   promptSegment: 'prompt.segment',
+  /** A Goal's status, revision or criteria changed (written by the `goal` workflow's `recordGoal`; one per revision). */
+  goalStatus: 'goal.status',
+  /** GL17: a typed notice, e.g. a Goal's budget stop `budget.<kind>`. */
+  notice: 'notice',
 } as const;
 
 /** Every catalogued event type. */
@@ -111,7 +115,7 @@ const ruleScope = z.enum(['user', 'workspace']);
 export const eventSchemas = {
   [EV.turnStarted]: z.object({
     turn: z.number(),
-    trigger: z.enum(['user_input', 'background_report']),
+    trigger: z.enum(['user_input', 'background_report', 'goal_continuation']),
     anchorMessageId: z.string().nullable(),
     agent: z.string(),
     provider: z.string(),
@@ -252,6 +256,15 @@ export const eventSchemas = {
     stands: toolOutcome,
     workflowSaw: workflowSawSchema,
   }),
+  [EV.goalStatus]: z.object({
+    goalId: z.string(),
+    revision: z.number(),
+    status: z.string(),
+    reason: z.string().nullable(),
+    message: z.string().nullable(),
+    turns: z.number(),
+  }),
+  [EV.notice]: z.object({ code: z.string(), message: z.string(), goalId: z.string().optional() }),
   [EV.bgCompleted]: z.object({
     taskID: z.string(),
     rowId: z.string(),

@@ -18,3 +18,6 @@ export const ZunoStatus = defineSearchAttributeKey('ZunoStatus', SearchAttribute
 
 /** The agent a session runs as when none was chosen. */
 export const DEFAULT_AGENT = 'build';
+
+/** A Goal's status (core/goal/status.ts `GoalStatus`), upserted at every transition of the `goal` workflow. */
+export const ZunoGoalStatus = defineSearchAttributeKey('ZunoGoalStatus', SearchAttributeType.KEYWORD);

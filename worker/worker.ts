@@ -1,3 +1,4 @@
+import { createRecordGoal } from '../activities/goal/record-goal.js';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createBgCommand } from '../activities/session/bg-command.js';
 import { createFinishTurn } from '../activities/session/finish-turn.js';
@@ -120,6 +121,7 @@ function activityOptions(opts: Pick<ZunoWorkerOptions, 'store' | 'maxConcurrentA
     activities: {
       modelStep: createModelStep({ store: opts.store, toolSpecs: toolSpecs() }),
       finishTurn: createFinishTurn(opts.store),
+      recordGoal: createRecordGoal(opts.store),
       bgCommand: createBgCommand(opts.store),
       ...createToolActivities(toolImplementations, opts.store),
     },

@@ -1,2 +1,3 @@
 // Entry point of the workflow bundle: every workflow type the worker hosts.
 export { sessionWorkflow, stateQuery, submitInputUpdate } from './session.js';
+export { goalWorkflow } from './goal.js';

@@ -259,6 +259,16 @@ export class SessionMachine implements TurnHost {
       ...(d.model ? { model: d.model } : {}),
     };
     if (this.paused && d.resumeSession && !this.resumeAsked) this.resumeAsked = true;
+    if (d.answer && !this.inbox.some((i) => i.clientMessageId === d.answer!.requestId)) {
+      // GL39: the answer is the person's own input (typed at `zuno goal answer`), keyed by the request it answers.
+      this.inbox.push({
+        inputId: `in_${this.nextInputSeq++}`,
+        text: d.answer.text,
+        clientMessageId: d.answer.requestId,
+        admission: 'pending',
+        admittedAtMs: Date.now(),
+      });
+    }
   }
 
   /** Query `state`. */

@@ -57,6 +57,8 @@ export interface TurnRun {
   spent: {
     usage: { tokens: number; unmeasured: number };
     toolCalls: number;
+    /** Calls of a tool that is not ReadOnly that succeeded (GL23: a turn that changed something made progress). */
+    changes: number;
     uncertain: { callId: string; tool: string; cause: string }[];
   };
 }
@@ -96,7 +98,7 @@ export async function runTurn(
   let stepsRun = 0;
   let ended: TurnEnd | undefined;
   const model = `${meta.provider.id}/${meta.model}`;
-  const spent: TurnRun['spent'] = { usage: { tokens: 0, unmeasured: 0 }, toolCalls: 0, uncertain: [] };
+  const spent: TurnRun['spent'] = { usage: { tokens: 0, unmeasured: 0 }, toolCalls: 0, changes: 0, uncertain: [] };
   /** Notes the unknown outcomes among the settlements before they are handed to a modelStep or finishTurn. */
   const noteSettled = (from: number): void => {
     for (const o of host.settled.slice(from))
@@ -140,6 +142,7 @@ export async function runTurn(
     if (outcome.kind === 'done') {
       if (outcome.value.outcome === 'uncertain')
         spent.uncertain.push({ callId: call.callId, tool: call.name, cause: 'reported_uncertain' });
+      if (outcome.value.outcome === 'ok' && decl.effect !== 'ReadOnly') spent.changes += 1;
       const bg = outcome.value.background;
       if (bg?.started && outcome.value.outcome === 'ok' && !outcome.value.late) host.background.start(call, bg.taskID);
       if (bg?.terminal) host.background.observedTerminal(bg.taskID);

@@ -15,6 +15,7 @@ import { recordUsage } from './usage-record.js';
 import { providerFailure } from './retry-window.js';
 import { BASE_SEGMENT_ID, systemPrompt, transcriptToMessages } from './prompt.js';
 import { rulesForTurn } from './rules-turn.js';
+import { GOAL_SEGMENT_ID, renderGoalContext } from '../../core/goal/context.js';
 
 /** Interval between modelStep heartbeats, in ms (the heartbeat timeout is temporal.yaml `activities.model`). */
 const HEARTBEAT_EVERY_MS = 2_000;
@@ -93,7 +94,11 @@ export function createModelStep(deps: ModelStepDeps) {
         type: EV.turnStarted,
         data: {
           turn,
-          trigger: input.newInputs[0]?.kind === 'report' ? 'background_report' : 'user_input',
+          trigger: input.continuation
+            ? 'goal_continuation'
+            : input.newInputs[0]?.kind === 'report'
+              ? 'background_report'
+              : 'user_input',
           anchorMessageId: input.newInputs[0] ? userMessageId(input.newInputs[0].inputId) : null,
           agent: 'build',
           provider: meta.provider.id,
@@ -114,7 +119,13 @@ export function createModelStep(deps: ModelStepDeps) {
     }
     // SE27: the rule files of this turn, read at its first request (a file Zuno cannot read stops the turn here).
     const rules = await rulesForTurn(store, { sessionId, workspace: meta.workspace, turn, atMs: now() });
-    const system = [{ segment: BASE_SEGMENT_ID, text: systemPrompt(meta.workspace) }, ...(rules ? [rules] : [])];
+    // GL19/GL20: a Goal-bound session's requests carry the Goal as runtime context, regenerated every request.
+    const goal = meta.goal ? await store.getGoal(meta.goal.goalId) : null;
+    const system = [
+      { segment: BASE_SEGMENT_ID, text: systemPrompt(meta.workspace) },
+      ...(rules ? [rules] : []),
+      ...(goal ? [{ segment: GOAL_SEGMENT_ID, text: renderGoalContext(goal.snapshot, input.continuation) }] : []),
+    ];
     // PR8: which reasoning capsules this request may carry is decided now, at assembly.
     const replay = applyReasoningReplay(transcriptToMessages(transcript, system), {
       provider: meta.provider,
@@ -161,7 +172,8 @@ export function createModelStep(deps: ModelStepDeps) {
     try {
       response = await stream(
         meta.provider,
-        { model: meta.model, messages, tools: deps.toolSpecs },
+        // GL36: a discussion turn offers no tools at all.
+        { model: meta.model, messages, tools: input.toolsDisabled ? [] : deps.toolSpecs },
         { signal: ctx.cancellationSignal, onTextDelta: (t) => buffer.push(t) },
       );
       await buffer.flush();
@@ -190,6 +202,7 @@ export function createModelStep(deps: ModelStepDeps) {
         step,
         firstPosition: position,
         atMs: now(),
+        ...(input.toolsDisabled ? { toolsDisabled: true } : {}),
         ...(response.requestId ? { requestId: response.requestId } : {}),
       },
       response.parts,

@@ -83,7 +83,8 @@ function diagnosticIds(d: ProviderDiagnostic): string {
 export async function providerFailure(err: unknown, f: FailureContext): Promise<unknown> {
   if (!(err instanceof ProviderError)) return err;
   // details[1] carries the peer's Retry-After on to the workflow: a Goal's backoff honours it (GL6).
-  const details = err.retryAfterMs !== undefined ? [err.diagnostic, { retryAfterMs: err.retryAfterMs }] : [err.diagnostic];
+  const details =
+    err.retryAfterMs !== undefined ? [err.diagnostic, { retryAfterMs: err.retryAfterMs }] : [err.diagnostic];
   const typed = (nonRetryable: boolean, message = err.message, nextRetryDelay?: number) =>
     ApplicationFailure.create({
       type: err.code,

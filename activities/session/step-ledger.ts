@@ -22,6 +22,8 @@ export interface LedgerTarget {
   /** Provider request id, kept on text parts for diagnostics. */
   requestId?: string;
   atMs: number;
+  /** GL36: the request offered no tools — every call is blocked `unavailable` before it reaches the dispatcher. */
+  toolsDisabled?: boolean;
 }
 
 /**
@@ -80,7 +82,14 @@ async function planToolCall(
 ): Promise<PlannedToolCall> {
   const { store, sessionId, turn, step, atMs } = target;
   const rowId = toolCallRowId(turn, step, position);
-  const verdict = validateToolCall(call.name, call.argsJson);
+  const verdict = target.toolsDisabled
+    ? ({
+        ok: false,
+        category: 'unavailable',
+        message:
+          'tools are disabled in this turn: the goal is paused on an unknown outcome; explain and propose, the user decides (Resume goal / Keep paused)',
+      } as const)
+    : validateToolCall(call.name, call.argsJson);
   const p: PlannedToolCall = { rowId, position, index, callId: call.callId, name: call.name };
   if (verdict.ok && call.argsJson.length > INLINE_ARGS_MAX_CHARS) {
     p.argsInProjection = true;

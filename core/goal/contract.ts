@@ -72,7 +72,20 @@ export interface GoalWorkflowInput {
   session: SessionMeta;
   createdAtMs: number;
   /** Compact state carried across continue-as-new. */
-  carried?: { snapshot: GoalSnapshot; recentUpdates: [string, GoalUpdateResult][]; attempt: number };
+  carried?: GoalCarried;
+}
+
+/** What a `goal` run hands to the next across continue-as-new. */
+export interface GoalCarried {
+  snapshot: GoalSnapshot;
+  /** Backoff attempts in a row. */
+  attempt: number;
+  /** The continuation sent to the session and not yet started or voided. */
+  outstanding: string | null;
+  nextContinuation: number;
+  turnRunning: boolean;
+  /** Results of recent Updates by command / Update id (the same command twice returns the first result). */
+  recent: [string, GoalUpdateResult | GoalControlResult | GoalRequestInputResult][];
 }
 
 /** Update `goalUpdate` (the `goal_update` tool, GL30): settle criteria and/or complete, atomically. */
@@ -115,6 +128,11 @@ export interface GoalRequestInputRequest {
   /** The tool call asking (its id names the request: `rq_<callId>`). */
   callId: string;
 }
+
+/** `goalRequestInput` result: the Goal now waits for the answer, or the request was refused. */
+export type GoalRequestInputResult =
+  | { ok: true; requestId: string; revision: number }
+  | { ok: false; code: string; message: string; revision: number; status: GoalState['status'] };
 
 /**
  * `goalControl` argument: what a person asks. Every request is bound to the
@@ -171,6 +189,8 @@ export type GoalTurnReport =
       /** Sum of the four PR11 buckets over the turn's requests; `unmeasured` counts requests without usage. */
       usage: { tokens: number; unmeasured: number };
       toolCalls: number;
+      /** Successful calls of tools that are not ReadOnly (GL23: the turn changed something). */
+      changes: number;
       /** Calls of the turn whose outcome is unknown (GL33: `Never` calls that lost their outcome or were forced). */
       uncertain: { callId: string; tool: string; cause: string }[];
       /** Background tasks still running when the turn ended, and which of them are remote observers (GL26). */
@@ -198,6 +218,8 @@ export interface GoalDirective {
   toolsDisabled?: boolean;
   /** The Goal was resumed: a session paused with it (PR3 `provider_auth`) runs its paused turn again. */
   resumeSession?: boolean;
+  /** GL39: the person's answer to the Goal's question, admitted to the session as their input. */
+  answer?: { requestId: string; text: string };
 }
 
 /** What a Goal-bound session knows of its Goal (in {@link SessionMeta.goal}). */

@@ -12,7 +12,9 @@ import type { ProjectionStore } from '../../activities/projection/types.js';
 import { startLocalProvider } from '../../client/local-provider/server.js';
 import type { Script } from '../../client/local-provider/script.js';
 import { installRuntime } from '../../client/runtime.js';
+import { newGoalId, type StartedGoal, startGoal } from '../../client/goal-start.js';
 import { newSessionId, startSession } from '../../client/session-start.js';
+import type { GoalBudgets } from '../../core/goal/budgets.js';
 import { localProvider } from '../../client/zuno-config.js';
 import { connectClient } from '../../worker/connection.js';
 import { createZunoWorker } from '../../worker/worker.js';
@@ -30,6 +32,8 @@ export interface Harness {
   runSession(opts: RunSessionOptions): Promise<SessionRun>;
   /** Starts a scripted session and returns without waiting. */
   startScripted(opts: RunSessionOptions): Promise<StartedRun>;
+  /** Starts a scripted Goal (its `goal` workflow, then its session; the prompt is the objective) and returns without waiting. */
+  startScriptedGoal(opts: RunSessionOptions & GoalStartOptions): Promise<StartedGoalRun>;
   close(): Promise<void>;
 }
 
@@ -45,6 +49,18 @@ export interface RunSessionOptions {
   provider?: (base: ProviderConfig) => ProviderConfig;
   /** Routes the session's activities (the harness's worker serves only its own task queue). */
   route?: SessionRoute;
+}
+
+/** What a Goal adds to a session start. */
+export interface GoalStartOptions {
+  criteria?: { text: string; needsEvidence: boolean }[];
+  budgets?: GoalBudgets;
+}
+
+export interface StartedGoalRun extends StartedGoal {
+  sessionId: string;
+  providerRequests: unknown[];
+  closeProvider(): Promise<void>;
 }
 
 export interface StartedRun {
@@ -94,21 +110,42 @@ export async function createHarness(opts: {
     closeWorker = w.close;
     running = worker.run();
   }
+  const scriptedMeta = (o: RunSessionOptions, url: string): SessionMeta => ({
+    sessionId: newSessionId(),
+    workspace: o.workspace,
+    provider: (o.provider ?? ((p) => p))({
+      ...localProvider(url),
+      retry: { ...localProvider(url).retry, initialDelayMs: 100 },
+    }),
+    model: 'scripted',
+    title: o.prompt.slice(0, 80),
+    toolConcurrency: o.toolConcurrency ?? 8,
+    activityDefaults: o.activityDefaults ?? DEFAULT_ACTIVITY_DEFAULTS,
+    ...(o.route ? { route: o.route } : {}),
+  });
+  const startScriptedGoal = async (o: RunSessionOptions & GoalStartOptions): Promise<StartedGoalRun> => {
+    const provider = await startLocalProvider({ script: o.script });
+    const meta = scriptedMeta(o, provider.url);
+    const started = await startGoal(client, taskQueue, {
+      goalId: newGoalId(),
+      objective: o.prompt,
+      criteria: o.criteria ?? [],
+      budgets: o.budgets ?? {},
+      meta,
+    }).catch(async (err) => {
+      await provider.close();
+      throw err;
+    });
+    return {
+      ...started,
+      sessionId: meta.sessionId,
+      providerRequests: provider.requests,
+      closeProvider: () => provider.close(),
+    };
+  };
   const startScripted = async (o: RunSessionOptions): Promise<StartedRun> => {
     const provider = await startLocalProvider({ script: o.script });
-    const meta: SessionMeta = {
-      sessionId: newSessionId(),
-      workspace: o.workspace,
-      provider: (o.provider ?? ((p) => p))({
-        ...localProvider(provider.url),
-        retry: { ...localProvider(provider.url).retry, initialDelayMs: 100 },
-      }),
-      model: 'scripted',
-      title: o.prompt.slice(0, 80),
-      toolConcurrency: o.toolConcurrency ?? 8,
-      activityDefaults: o.activityDefaults ?? DEFAULT_ACTIVITY_DEFAULTS,
-      ...(o.route ? { route: o.route } : {}),
-    };
+    const meta = scriptedMeta(o, provider.url);
     const started = await startSession(
       client,
       taskQueue,
@@ -136,6 +173,7 @@ export async function createHarness(opts: {
     address: opts.address,
     worker,
     startScripted,
+    startScriptedGoal,
     async runSession(o) {
       const s = await startScripted(o);
       try {

@@ -1,0 +1,67 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import type { GoalSnapshot } from '../../core/goal/contract.js';
+import { createHarness, type Harness } from '../helpers/harness.js';
+
+/**
+ * The `goal` workflow driving its session (GL19–GL23): continuation turns
+ * with no user message, each turn's outcome deciding the next, and the
+ * progress guard that pauses a Goal whose turns change nothing.
+ */
+let h: Harness;
+beforeAll(async () => {
+  h = await createHarness({ address: inject('temporalAddress') });
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+async function goalOf(workflowId: string): Promise<GoalSnapshot> {
+  return h.client.workflow.getHandle(workflowId).query<GoalSnapshot>('goal');
+}
+
+describe('a goal whose turns change nothing', () => {
+  it('continues without a user message, then pauses no_progress after three identical turns', async () => {
+    const workspace = mkdtempSync(join(tmpdir(), 'zuno-goal-ws-'));
+    const g = await h.startScriptedGoal({
+      workspace,
+      prompt: 'Keep the build green',
+      script: {
+        replies: [
+          { text: 'Looking at it.' },
+          { text: 'Still looking.' },
+          { text: 'Nothing changed.' },
+          { text: 'Nothing changed again.' },
+          { text: 'unused' },
+        ],
+      },
+    });
+    try {
+      await vi.waitFor(async () => expect((await goalOf(g.workflowId)).state.status).toBe('paused'), {
+        timeout: 60_000,
+        interval: 300,
+      });
+      const s = await goalOf(g.workflowId);
+      expect(s.state).toMatchObject({ status: 'paused', reason: 'no_progress' });
+      expect(s.spent.turns).toBe(3);
+      // Turn 1 carried the objective; turns 2 and 3 were continuations: no new user message was sent.
+      const users = (g.providerRequests as { messages: { role: string }[] }[]).map(
+        (r) => r.messages.filter((m) => m.role === 'user').length,
+      );
+      expect(users).toEqual([1, 1, 1]);
+      const system = (g.providerRequests[1] as { messages: { role: string; content: string }[] }).messages[0]!;
+      expect(system.content).toContain('automatic continuation of the goal');
+      const row = await h.store.getGoal(g.goalId);
+      expect(row?.snapshot.state.status).toBe('paused');
+      const events = await h.store.eventsOfType(g.sessionId, 'goal.status');
+      expect(events.map((e) => (e.data as { status: string }).status)).toContain('paused');
+    } finally {
+      await g.goal.executeUpdate('goalControl', { args: [{ commandId: 'c1', action: 'cancel' }] });
+      await g.result();
+      await g.sessionResult();
+      await g.closeProvider();
+    }
+  });
+});

@@ -1,0 +1,142 @@
+import { DEFAULT_GOAL_BACKOFF, goalBackoffDelayMs } from '../core/goal/backoff.js';
+import { budgetStop } from '../core/goal/budgets.js';
+import type { GoalSnapshot, GoalTurnReport } from '../core/goal/contract.js';
+import type { GoalState } from '../core/goal/status.js';
+
+/** Turns in a row with the same progress fingerprint that pause a Goal `no_progress` (GL23). */
+export const NO_PROGRESS_TURNS = 3;
+
+/** What a Goal-owned turn's end decides. */
+export interface TurnDecision {
+  state: GoalState;
+  /** Backoff attempts in a row (0 after a turn that did not fail). */
+  attempt: number;
+  spent: GoalSnapshot['spent'];
+  progress: GoalSnapshot['progress'];
+  /** GL17: the typed notice of a budget stop (`budget.<kind>`). */
+  notice?: { code: string; message: string };
+  uncertain?: GoalSnapshot['uncertain'];
+}
+
+type Ended = Extract<GoalTurnReport, { event: 'ended' }>;
+
+/**
+ * The Goal's next state after one of its turns ended (GL3–GL10, GL16,
+ * GL22–GL26, GL33). Deterministic (`random` is the workflow's). Order, first
+ * match wins:
+ * 1. a stop the Goal produced during the turn (completed by `goal_update`,
+ *    paused by `goal_request_input`, paused or cancelled by a person) stands;
+ * 2. an unknown outcome of a call → paused `uncertain_side_effect` (GL9: never relabelled);
+ * 3. the turn's own end (budgets, step 4, come before a backoff): interrupted → paused `user_interrupt`; paused →
+ *    paused with its reason; blocked → blocked; `stagnant_tool_loop` → paused
+ *    `no_progress`; a retryable failure (GL5) → one persisted backoff
+ *    honouring the peer's Retry-After (GL6); any other failure → blocked;
+ * 4. budgets (GL16 precedence in core/goal/budgets.ts);
+ * 5. the progress fingerprint: the third turn in a row that changed nothing
+ *    and left the same work state → paused `no_progress` (GL23);
+ * 6. a remote observer still running → `waiting_background` (GL26);
+ * 7. otherwise active: the Goal continues.
+ */
+export function decideAfterTurn(
+  snap: GoalSnapshot,
+  r: Ended,
+  attempt: number,
+  nowMs: number,
+  random: () => number,
+): TurnDecision {
+  const spent = {
+    tokens: snap.spent.tokens + r.usage.tokens,
+    unmeasuredRequests: snap.spent.unmeasuredRequests + r.usage.unmeasured,
+    toolCalls: snap.spent.toolCalls + r.toolCalls,
+    turns: snap.spent.turns + 1,
+  };
+  const fingerprint =
+    r.changes > 0 || r.outcome.kind !== 'final_answer'
+      ? null
+      : `${r.progress}|goal:${snap.revision}|satisfied:${snap.criteria.filter((c) => c.status !== 'pending').length}`;
+  const progress =
+    fingerprint === null
+      ? { fingerprint: null, repeats: 0 }
+      : { fingerprint, repeats: fingerprint === snap.progress.fingerprint ? snap.progress.repeats + 1 : 1 };
+  const base = { spent, progress, attempt: 0 };
+  const s = snap.state.status;
+  if (s !== 'active' && s !== 'backoff' && s !== 'waiting_background') return { ...base, state: snap.state, attempt };
+  if (r.uncertain.length > 0) {
+    const calls = r.uncertain.map((u) => `${u.tool} ${u.callId}`).join(', ');
+    return {
+      ...base,
+      uncertain: r.uncertain,
+      state: {
+        status: 'paused',
+        reason: 'uncertain_side_effect',
+        message: `the outcome of ${calls} is unknown; check what it did, then choose Resume goal or Keep paused`,
+      },
+    };
+  }
+  const stop = budgetStop(snap.budgets, {
+    tokens: spent.unmeasuredRequests > 0 && snap.budgets.tokens?.source === 'user' ? null : spent.tokens,
+    turnTokens: r.usage.unmeasured > 0 && snap.budgets.tokens?.source === 'user' ? null : r.usage.tokens,
+    toolCalls: spent.toolCalls,
+    elapsedMs: nowMs - snap.createdAtMs,
+  });
+  const stopped: TurnDecision | null = stop
+    ? {
+        ...base,
+        state:
+          stop.status === 'budget_limited'
+            ? { status: 'budget_limited', kind: stop.kind, message: stop.message }
+            : { status: 'paused', reason: stop.kind, message: stop.message },
+        notice: { code: stop.notice, message: stop.message },
+      }
+    : null;
+  const o = r.outcome;
+  switch (o.kind) {
+    case 'interrupted':
+      return { ...base, state: { status: 'paused', reason: 'user_interrupt', message: 'the turn was interrupted' } };
+    case 'paused':
+      return {
+        ...base,
+        state: {
+          status: 'paused',
+          reason: o.reason === 'provider_auth' ? 'provider_auth' : 'required_input',
+          message: o.message,
+        },
+      };
+    case 'blocked':
+      return { ...base, state: { status: 'blocked', code: o.code, message: o.message } };
+    case 'limit':
+    case 'failed': {
+      const code = o.kind === 'limit' ? o.limit : o.code;
+      if (code === 'stagnant_tool_loop') {
+        return { ...base, state: { status: 'paused', reason: 'no_progress', message: o.message } };
+      }
+      const retryable = o.kind === 'limit' ? code === 'turn_step_limit' : o.retryable === true;
+      if (!retryable) return { ...base, state: { status: 'blocked', code, message: o.message } };
+      if (stopped) return stopped; // GL16: caps beat continuing
+      const next = attempt + 1;
+      const delayMs = goalBackoffDelayMs(next, random(), DEFAULT_GOAL_BACKOFF, r.retryAfterMs);
+      return {
+        ...base,
+        attempt: next,
+        state: { status: 'backoff', untilMs: nowMs + delayMs, attempt: next, cause: code },
+      };
+    }
+    case 'final_answer':
+      break;
+  }
+  if (stopped) return stopped;
+  if (progress.repeats >= NO_PROGRESS_TURNS) {
+    return {
+      ...base,
+      state: {
+        status: 'paused',
+        reason: 'no_progress',
+        message: `${progress.repeats} turns in a row changed nothing and left the same work state`,
+      },
+    };
+  }
+  if (r.background.remoteObservers.length > 0) {
+    return { ...base, state: { status: 'waiting_background', taskIds: r.background.remoteObservers } };
+  }
+  return { ...base, state: { status: 'active' } };
+}

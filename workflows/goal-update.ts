@@ -1,0 +1,116 @@
+import type { GoalCriterion, GoalSnapshot, GoalUpdateRequest, GoalUpdateResult } from '../core/goal/contract.js';
+
+/** What {@link applyGoalUpdate} decided: the committed snapshot, or a refusal that changes nothing but the audit record. */
+export interface GoalUpdateOutcome {
+  next?: GoalSnapshot;
+  result: GoalUpdateResult;
+  /** A refused completion audit, kept on the snapshot for `goal show`. */
+  audit?: GoalSnapshot['lastAudit'];
+}
+
+/** Criteria a Goal may hold. */
+export const MAX_CRITERIA = 50;
+
+/**
+ * Applies one `goal_update` (GL30–GL32) atomically: new criteria, their
+ * settlements and the completion commit together at revision + 1, or —
+ * when the revision is stale, the Goal is not advancing, a settlement is
+ * invalid or the completion audit refuses — nothing changes (the checklist
+ * and the revision roll back together). Evidence: a criterion that needs it
+ * is satisfied only by a receipt the `goal_update` activity found in this
+ * Goal's session with authority `authoritative` and verdict `passed`;
+ * `derived` receipts are recorded but are not evidence. Completion needs
+ * every criterion settled (`satisfied` or `dropped`); a Goal with no
+ * criteria may complete (GL31). Pure.
+ */
+export function applyGoalUpdate(snap: GoalSnapshot, req: GoalUpdateRequest, nowMs: number): GoalUpdateOutcome {
+  const refuse = (code: string, problems: string[]): GoalUpdateOutcome => ({
+    result: { ok: false, code, problems, revision: snap.revision, status: snap.state.status },
+    ...(req.complete ? { audit: { ok: false, problems, atMs: nowMs } } : {}),
+  });
+  if (req.expectedRevision !== snap.revision) {
+    return refuse('stale_revision', [
+      `the goal is at revision ${snap.revision}, not ${req.expectedRevision}: call goal_get and try again`,
+    ]);
+  }
+  const st = snap.state.status;
+  if (st !== 'active' && st !== 'waiting_background' && st !== 'backoff') {
+    // GL31: a paused (or stopped) Goal is not changed, let alone completed, from a turn it does not own.
+    return refuse('goal_not_active', [`the goal is ${st}; only an advancing goal is updated by its own turns`]);
+  }
+  const problems: string[] = [];
+  let criteria: GoalCriterion[] = snap.criteria.map((c) => ({ ...c }));
+  let n = criteria.length;
+  for (const a of req.add ?? []) {
+    if (a.text.trim() === '') problems.push('a new criterion needs text');
+    criteria.push({ id: `cr_${++n}`, text: a.text.trim(), needsEvidence: a.needsEvidence, status: 'pending' });
+  }
+  if (criteria.length > MAX_CRITERIA) problems.push(`a goal holds at most ${MAX_CRITERIA} criteria`);
+  for (const s of req.settle ?? []) {
+    const c = criteria.find((k) => k.id === s.id);
+    if (!c) {
+      problems.push(`${s.id}: no such criterion (the goal has ${criteria.map((k) => k.id).join(', ') || 'none'})`);
+      continue;
+    }
+    if (c.status !== 'pending' && c.status !== s.status) {
+      problems.push(`${s.id} is already ${c.status}`);
+      continue;
+    }
+    if (s.status === 'dropped') {
+      c.status = 'dropped';
+      continue;
+    }
+    if (!c.needsEvidence) {
+      c.status = 'satisfied';
+      if (s.receiptId) {
+        const r = req.receipts[s.receiptId];
+        if (r?.found && r.callId) c.evidence = { receiptId: s.receiptId, callId: r.callId };
+      }
+      continue;
+    }
+    const why = evidenceProblem(s.receiptId, s.receiptId ? req.receipts[s.receiptId] : undefined);
+    if (why) {
+      problems.push(`${s.id} needs evidence: ${why}`);
+      continue;
+    }
+    c.status = 'satisfied';
+    c.evidence = { receiptId: s.receiptId!, callId: req.receipts[s.receiptId!]!.callId! };
+  }
+  if (problems.length > 0) return refuse('update_refused', problems);
+  if (req.complete) {
+    const open = criteria.filter((c) => c.status === 'pending');
+    if (open.length > 0) {
+      return refuse(
+        'audit_refused',
+        open.map((c) => `${c.id} is not settled: ${c.text}${c.needsEvidence ? ' (needs a passing receipt)' : ''}`),
+      );
+    }
+  }
+  criteria = criteria.map((c) => ({ ...c }));
+  const next: GoalSnapshot = {
+    ...snap,
+    criteria,
+    revision: snap.revision + 1,
+    updatedAtMs: nowMs,
+    ...(req.complete
+      ? { state: { status: 'completed' as const }, lastAudit: { ok: true, problems: [], atMs: nowMs } }
+      : {}),
+  };
+  return {
+    next,
+    result: { ok: true, revision: next.revision, status: next.state.status, criteria },
+  };
+}
+
+/** Why a receipt is not evidence (GL32), or null when it is. */
+function evidenceProblem(
+  receiptId: string | undefined,
+  r: GoalUpdateRequest['receipts'][string] | undefined,
+): string | null {
+  if (!receiptId) return 'cite the [verification rcp_…] receipt of a passing check';
+  if (!r?.found) return `${receiptId} is not a receipt of a shell call in this goal's session`;
+  if (r.authority !== 'authoritative')
+    return `${receiptId} is ${r.authority ?? 'without authority'}, not authoritative: it is recorded but is not evidence`;
+  if (r.verdict !== 'passed') return `${receiptId} did not pass (verdict ${r.verdict ?? 'unknown'})`;
+  return null;
+}
