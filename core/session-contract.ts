@@ -306,6 +306,8 @@ export interface ToolActivityInput {
   turn: number;
   step: number;
   call: PlannedToolCall;
+  /** The Goal driving the session (goal tools reach it through its workflow). */
+  goalId?: string;
 }
 
 /** Output of a tool activity: small; the output text is in the projection. */

@@ -5,7 +5,7 @@ import { createFinishTurn } from '../activities/session/finish-turn.js';
 import { createModelStep } from '../activities/session/model-step.js';
 import { createToolActivities } from '../activities/session/tool-activity.js';
 import type { ProjectionStore } from '../activities/projection/types.js';
-import { toolImplementations, toolSpecs } from '../activities/tools/index.js';
+import { goalOnlyTools, toolImplementations, toolSpecs } from '../activities/tools/index.js';
 import { INTERRUPT_DELIVERY_MS } from '../core/session-contract.js';
 import { workflowBundlePath } from './workflow-bundle.js';
 
@@ -119,7 +119,7 @@ function activityOptions(opts: Pick<ZunoWorkerOptions, 'store' | 'maxConcurrentA
     // go out at least every second (default: 80 % of the heartbeat timeout) to keep the 2 s window.
     maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE_MAX_MS,
     activities: {
-      modelStep: createModelStep({ store: opts.store, toolSpecs: toolSpecs() }),
+      modelStep: createModelStep({ store: opts.store, toolSpecs: toolSpecs(), goalOnly: goalOnlyTools() }),
       finishTurn: createFinishTurn(opts.store),
       recordGoal: createRecordGoal(opts.store),
       bgCommand: createBgCommand(opts.store),

@@ -90,7 +90,11 @@ export class GoalLink {
     try {
       await getExternalWorkflowHandle(goalWorkflowId(this.goalId)).signal(GOAL_TURN_SIGNAL, r);
     } catch (err) {
-      log.warn('goal report not delivered', { goalId: this.goalId, event: r.event, error: String(err) });
+      log.info('goal report not delivered (the goal has ended or is gone)', {
+        goalId: this.goalId,
+        event: r.event,
+        error: String(err),
+      });
     }
   }
 

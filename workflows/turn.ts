@@ -130,6 +130,7 @@ export async function runTurn(
       turn,
       step: host.step,
       call,
+      ...(meta.goal ? { goalId: meta.goal.goalId } : {}),
     };
     const outcome = await raceForced(
       ctl,

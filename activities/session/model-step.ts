@@ -25,6 +25,8 @@ export interface ModelStepDeps {
   store: ProjectionStore;
   /** The tools offered to the model (name, description, JSON Schema). */
   toolSpecs: ToolSpec[];
+  /** Tools offered only in a session a Goal drives (GL38). */
+  goalOnly?: ReadonlySet<string>;
 }
 
 /**
@@ -44,6 +46,7 @@ export interface ModelStepDeps {
  */
 export function createModelStep(deps: ModelStepDeps) {
   const { store } = deps;
+  const ordinaryTools = deps.toolSpecs.filter((t) => !deps.goalOnly?.has(t.name));
   return async function modelStep(input: ModelStepInput): Promise<ModelStepResult> {
     const ctx = Context.current();
     const { meta, turn, step } = input;
@@ -173,7 +176,7 @@ export function createModelStep(deps: ModelStepDeps) {
       response = await stream(
         meta.provider,
         // GL36: a discussion turn offers no tools at all.
-        { model: meta.model, messages, tools: input.toolsDisabled ? [] : deps.toolSpecs },
+        { model: meta.model, messages, tools: input.toolsDisabled ? [] : meta.goal ? deps.toolSpecs : ordinaryTools },
         { signal: ctx.cancellationSignal, onTextDelta: (t) => buffer.push(t) },
       );
       await buffer.flush();

@@ -8,6 +8,7 @@ import type { ProjectionStore } from '../projection/types.js';
 import type { ToolImplementation } from '../tools/index.js';
 import { progressDetails, type ToolProgress } from '../tools/progress.js';
 import { sessionCredentials } from './credentials.js';
+import { goalPort } from '../goal/goal-port.js';
 import { recordCompleted, recordStarted, type ToolCallIdentity } from './tool-records.js';
 
 /** Interval between heartbeats while a tool runs, in ms (the heartbeat timeout is in temporal.yaml). */
@@ -86,6 +87,9 @@ async function runToolActivity(
       backgroundTaskID: backgroundTaskId(turn, step, call.index ?? call.position),
       onProgress: (p) => (progress = p),
       ...(tool.body.needsReadCredentials ? { credentials: await sessionCredentials(store, sessionId) } : {}),
+      ...(tool.body.needsGoal && input.goalId
+        ? { goal: goalPort(store, ctx.client, { sessionId, callId: call.callId, goalId: input.goalId, turn }) }
+        : {}),
     });
   } catch (err) {
     result = { output: `Tool ${name} failed: ${(err as Error).message}`, isError: true, errorCode: 'tool_failed' };

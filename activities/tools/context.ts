@@ -2,6 +2,7 @@
  * What a tool implementation receives besides its arguments.
  */
 import type { ReadCredential } from '../../core/tools/read.js';
+import type { GoalPort } from '../goal/goal-port.js';
 import type { ToolProgress } from './progress.js';
 import type { RgLocator } from './rg.js';
 
@@ -22,6 +23,8 @@ export interface ToolContext {
    * for tools that must prove a file was read before changing it (FT2, FT3).
    */
   credentials?: (relPath: string) => ReadCredential | undefined;
+  /** The Goal driving the session (for tools that declare `needsGoal`); absent when no Goal drives it. */
+  goal?: GoalPort;
   /** Progress of a long-running call (output bytes, newest line); the activity heartbeats it. */
   onProgress?: (p: ToolProgress) => void;
 }

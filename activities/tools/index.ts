@@ -22,6 +22,7 @@ import { applyPatchTool } from './apply-patch-tool.js';
 import { bgTool } from './bg/index.js';
 import type { ToolContext } from './context.js';
 import { globTool } from './glob.js';
+import { goalGetTool, goalRequestInputTool, goalUpdateTool } from './goal-tools.js';
 import { grepTool } from './grep.js';
 import { readTool } from './read.js';
 import { reportWriteTool } from './report-write.js';
@@ -85,6 +86,9 @@ const bodies: { [N in ToolName]: ToolBody<ToolArgs<N>> } = {
   apply_patch: applyPatchTool,
   shell: shellTool,
   bg: bgTool,
+  goal_get: goalGetTool,
+  goal_update: goalUpdateTool,
+  goal_request_input: goalRequestInputTool,
 };
 
 function implement<N extends ToolName>(name: N): ToolImplementation {
@@ -97,6 +101,11 @@ export const toolImplementations: Record<string, ToolImplementation> = Object.fr
 );
 
 /** The tool specs offered to the model (name, description, JSON Schema), for the given names or all. */
+/** Names of the tools that work only in a session a Goal drives (their bodies declare `needsGoal`). */
+export function goalOnlyTools(): ReadonlySet<string> {
+  return new Set(Object.values(toolImplementations).flatMap((t) => (t.body.needsGoal ? [t.name] : [])));
+}
+
 export function toolSpecs(names: readonly string[] = Object.keys(toolImplementations)): ToolSpec[] {
   return names.flatMap((n) => {
     const t = toolImplementations[n];

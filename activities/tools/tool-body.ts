@@ -24,6 +24,8 @@ export interface ToolBody<Args> {
   wire?: z.ZodType;
   /** The call needs the session's read credentials in `ctx.credentials` (FT2, FT3). */
   needsReadCredentials?: boolean;
+  /** The call reaches the session's Goal through `ctx.goal` (GL38–GL40). */
+  needsGoal?: boolean;
   /** Who applies the TD9 caps (default `capped`). */
   output?: ToolOutputCap;
   /** BG6 facts read from a successful result's data. */

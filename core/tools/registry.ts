@@ -4,6 +4,7 @@
  * workflow validates a call without scheduling anything; a rejected call is a
  * `blocked` result with its category, never an activity.
  */
+import { goalGetDeclaration, goalRequestInputDeclaration, goalUpdateDeclaration } from './goal.js';
 import type { z } from 'zod';
 import type { BlockedCategory, ToolDeclaration } from './types.js';
 import { readDeclaration } from './read.js';
@@ -29,6 +30,9 @@ export const declaredTools = {
   apply_patch: applyPatchDeclaration,
   shell: shellDeclaration,
   bg: bgDeclaration,
+  goal_get: goalGetDeclaration,
+  goal_update: goalUpdateDeclaration,
+  goal_request_input: goalRequestInputDeclaration,
 } as const;
 
 /** Name of a declared tool. */

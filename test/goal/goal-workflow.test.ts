@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import type { GoalSnapshot } from '../../core/goal/contract.js';
+import { receiptId } from '../../activities/tools/shell/receipt.js';
+import { newSessionId } from '../../client/session-start.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 
 /**
@@ -61,6 +63,82 @@ describe('a goal whose turns change nothing', () => {
       await g.goal.executeUpdate('goalControl', { args: [{ commandId: 'c1', action: 'cancel' }] });
       await g.result();
       await g.sessionResult();
+      await g.closeProvider();
+    }
+  });
+});
+
+describe('completing a goal (GL30–GL32)', () => {
+  it('refuses a completion whose evidence did not pass, rolling everything back, and commits one with a passing receipt', async () => {
+    const workspace = mkdtempSync(join(tmpdir(), 'zuno-goal-ws-'));
+    const sessionId = newSessionId();
+    const failed = receiptId(sessionId, 'call_check_1');
+    const passed = receiptId(sessionId, 'call_check_2');
+    const g = await h.startScriptedGoal({
+      workspace,
+      sessionId,
+      prompt: 'Make the check pass',
+      criteria: [{ text: 'the check passes', needsEvidence: true }],
+      script: {
+        replies: [
+          { toolCalls: [{ id: 'call_check_1', name: 'shell', arguments: { command: 'exit 1' } }] },
+          {
+            toolCalls: [
+              {
+                id: 'call_done_1',
+                name: 'goal_update',
+                arguments: {
+                  expected_revision: 1,
+                  add_criteria: [{ text: 'a criterion that must roll back' }],
+                  settle: [{ id: 'cr_1', status: 'satisfied', evidence: `[verification ${failed}]` }],
+                  complete: true,
+                },
+              },
+            ],
+          },
+          { toolCalls: [{ id: 'call_check_2', name: 'shell', arguments: { command: 'true' } }] },
+          {
+            toolCalls: [
+              {
+                id: 'call_done_2',
+                name: 'goal_update',
+                arguments: {
+                  expected_revision: 1,
+                  settle: [{ id: 'cr_1', status: 'satisfied', evidence: passed }],
+                  complete: true,
+                },
+              },
+            ],
+          },
+          { text: 'Done: the check passes.' },
+        ],
+      },
+    });
+    try {
+      const final = await g.result();
+      expect(final.state.status).toBe('completed');
+      expect(final.revision).toBe(2);
+      expect(final.criteria).toEqual([
+        {
+          id: 'cr_1',
+          text: 'the check passes',
+          needsEvidence: true,
+          status: 'satisfied',
+          evidence: { receiptId: passed, callId: 'call_check_2' },
+        },
+      ]);
+      const t = await h.store.loadTranscript(sessionId);
+      const refused = t!.toolCalls.find((c) => c.callId === 'call_done_1')!;
+      expect(refused.outcome).toBe('error');
+      expect(refused.errorCode).toBe('update_refused');
+      expect(refused.output).toContain(`cr_1 needs evidence: ${failed} did not pass`);
+      expect(refused.output).toContain('nothing changed, the goal stays at revision 1');
+      expect(t!.toolCalls.find((c) => c.callId === 'call_done_2')!.outcome).toBe('ok');
+      // The goal ended, so its session closed once idle.
+      expect((await g.sessionResult()).status).toBe('completed');
+      const described = await h.client.workflow.getHandle(g.workflowId).describe();
+      expect(described.searchAttributes.ZunoGoalStatus).toEqual(['completed']);
+    } finally {
       await g.closeProvider();
     }
   });

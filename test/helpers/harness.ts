@@ -49,6 +49,8 @@ export interface RunSessionOptions {
   provider?: (base: ProviderConfig) => ProviderConfig;
   /** Routes the session's activities (the harness's worker serves only its own task queue). */
   route?: SessionRoute;
+  /** The session's id (default: a new one) — a script that cites a receipt (derived from it) needs it up front. */
+  sessionId?: string;
 }
 
 /** What a Goal adds to a session start. */
@@ -111,7 +113,7 @@ export async function createHarness(opts: {
     running = worker.run();
   }
   const scriptedMeta = (o: RunSessionOptions, url: string): SessionMeta => ({
-    sessionId: newSessionId(),
+    sessionId: o.sessionId ?? newSessionId(),
     workspace: o.workspace,
     provider: (o.provider ?? ((p) => p))({
       ...localProvider(url),

@@ -1,0 +1,85 @@
+import type { Client } from '@temporalio/client';
+import {
+  GOAL_QUERY,
+  GOAL_REQUEST_INPUT_UPDATE,
+  GOAL_UPDATE_UPDATE,
+  type GoalRequestInputResult,
+  type GoalSnapshot,
+  type GoalUpdateRequest,
+  type GoalUpdateResult,
+  goalWorkflowId,
+} from '../../core/goal/contract.js';
+import type { ProjectionStore } from '../projection/types.js';
+
+/** The session's Goal as a tool call reaches it (ToolContext.goal): through the `goal` workflow, which owns it. */
+export interface GoalPort {
+  goalId: string;
+  /** The Goal as its workflow holds it now (the `goal` Query). */
+  get(): Promise<GoalSnapshot>;
+  /** One atomic `goalUpdate` (GL30); receipts named in `settle` are looked up in the session first (GL32). */
+  update(req: Omit<GoalUpdateRequest, 'receipts' | 'turn'>): Promise<GoalUpdateResult>;
+  /** The `goalRequestInput` Update (GL39). */
+  requestInput(expectedRevision: number, question: string): Promise<GoalRequestInputResult>;
+}
+
+/**
+ * Builds the {@link GoalPort} of one tool call. Updates carry the id
+ * `<sessionId>:<callId>`: a tool activity that runs twice sends the same
+ * Update, and the Goal returns its first result (Temporal deduplicates
+ * Update ids; the Goal also remembers recent ones across continue-as-new).
+ */
+export function goalPort(
+  store: ProjectionStore,
+  client: Client,
+  at: { sessionId: string; callId: string; goalId: string; turn: number },
+): GoalPort {
+  const handle = client.workflow.getHandle(goalWorkflowId(at.goalId));
+  const updateId = `${at.sessionId}:${at.callId}`;
+  return {
+    goalId: at.goalId,
+    get: () => handle.query<GoalSnapshot>(GOAL_QUERY),
+    async update(req) {
+      const ids = [...new Set((req.settle ?? []).flatMap((s) => (s.receiptId ? [s.receiptId] : [])))];
+      const receipts = await findReceipts(store, at.sessionId, ids);
+      const full: GoalUpdateRequest = { ...req, receipts, turn: at.turn };
+      return handle.executeUpdate<GoalUpdateResult, [GoalUpdateRequest]>(GOAL_UPDATE_UPDATE, {
+        args: [full],
+        updateId,
+      });
+    },
+    requestInput(expectedRevision, question) {
+      return handle.executeUpdate(GOAL_REQUEST_INPUT_UPDATE, {
+        args: [{ expectedRevision, question, callId: at.callId }],
+        updateId,
+      });
+    },
+  };
+}
+
+/**
+ * The verification receipts of this session with the given ids (GL32; the
+ * shell records them, SH3): for each id,
+ * whether a shell call of the session recorded it, and its authority and
+ * verdict. Only the projection's stored tool results count — never text the
+ * model recalls.
+ */
+export async function findReceipts(
+  store: ProjectionStore,
+  sessionId: string,
+  ids: string[],
+): Promise<GoalUpdateRequest['receipts']> {
+  const out: GoalUpdateRequest['receipts'] = Object.fromEntries(ids.map((id) => [id, { found: false }]));
+  if (ids.length === 0) return out;
+  const t = await store.loadTranscript(sessionId);
+  for (const c of t?.toolCalls ?? []) {
+    const r = c.result?.receipt as { id?: unknown; authority?: unknown; verdict?: unknown } | undefined;
+    if (typeof r?.id !== 'string' || !(r.id in out)) continue;
+    out[r.id] = {
+      found: true,
+      callId: c.callId,
+      ...(typeof r.authority === 'string' ? { authority: r.authority } : {}),
+      ...(typeof r.verdict === 'string' ? { verdict: r.verdict } : {}),
+    };
+  }
+  return out;
+}
