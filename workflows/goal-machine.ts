@@ -297,8 +297,10 @@ export class GoalMachine implements RouteHost {
     }
     this.turnRunning = false;
     if (!this.ownedTurn && r.source.kind !== 'continuation') {
-      this.changed({}, { record: false, signal: false });
-      return; // GL28: a turn the Goal does not own spends nothing of it and resumes nothing
+      // GL28: a turn the Goal does not own spends nothing of it and resumes nothing; but a Goal resumed while
+      // it ran has waited for it to end before continuing.
+      this.changed({}, { record: false, signal: st === 'active' });
+      return;
     }
     // eslint-disable-next-line no-restricted-properties -- Temporal seeds a workflow's Math.random: the jitter replays
     const d = decideAfterTurn(this.snap, r, this.attempt, Date.now(), Math.random);

@@ -1,10 +1,12 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import type { GoalSnapshot } from '../../core/goal/contract.js';
 import { receiptId } from '../../activities/tools/shell/receipt.js';
-import { newSessionId } from '../../client/session-start.js';
+import { interruptSession, newSessionId, submitInput } from '../../client/session-start.js';
+import { pidWritten } from '../helpers/session.js';
+import { waitFor } from '../helpers/worker-process.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 
 /**
@@ -142,4 +144,75 @@ describe('completing a goal (GL30–GL32)', () => {
       await g.closeProvider();
     }
   });
+});
+
+describe('an unknown outcome under a goal (GL27, GL33–GL36)', () => {
+  it('pauses uncertain_side_effect; a discussion offers no tools; Keep paused keeps it; Resume goal continues; the call never runs again', async () => {
+    const workspace = mkdtempSync(join(tmpdir(), 'zuno-goal-ws-'));
+    const g = await h.startScriptedGoal({
+      workspace,
+      prompt: 'Deploy the thing',
+      script: {
+        replies: [
+          {
+            toolCalls: [
+              {
+                name: 'shell',
+                arguments: { command: "echo run >> runs.txt; trap '' TERM; echo $$ > pid.txt; sleep 60" },
+              },
+            ],
+          },
+          { toolCalls: [{ name: 'shell', arguments: { command: 'echo run >> runs.txt' } }] },
+          { text: 'I cannot tell whether the deploy ran; please check it.' },
+          { toolCalls: [{ name: 'goal_update', arguments: { expected_revision: 3, complete: true } }] },
+          { text: 'Checked and done.' },
+        ],
+      },
+    });
+    const handle = h.client.workflow.getHandle(g.workflowId);
+    const control = (commandId: string, choice: 'resume' | 'keep_paused') =>
+      handle.executeUpdate<{ status: string; message: string }>('goalControl', {
+        args: [{ commandId, action: 'resume', choice }],
+      });
+    try {
+      await waitFor(async () => pidWritten(workspace), 60_000, 'the command to start');
+      await interruptSession(h.client, g.sessionId, 'test');
+      await vi.waitFor(async () => expect((await goalOf(g.workflowId)).state.status).toBe('paused'), {
+        timeout: 30_000,
+        interval: 200,
+      });
+      const paused = await goalOf(g.workflowId);
+      expect(paused.state).toMatchObject({ status: 'paused', reason: 'uncertain_side_effect' });
+      expect(paused.uncertain).toEqual([expect.objectContaining({ tool: 'shell' })]);
+
+      // GL36: a person's message while paused runs a discussion: no tools offered, an attempted call is blocked.
+      const requestsBefore = g.providerRequests.length;
+      await submitInput(h.client, g.sessionId, { text: 'What happened with the deploy?' });
+      await vi.waitFor(async () => expect(g.providerRequests.length).toBe(requestsBefore + 2), { timeout: 30_000 });
+      const discussion = g.providerRequests[requestsBefore] as { tools?: unknown[] };
+      expect(discussion.tools ?? []).toEqual([]);
+      await vi.waitFor(
+        async () => {
+          const t = await h.store.loadTranscript(g.sessionId);
+          expect(t!.toolCalls.filter((c) => c.outcome === 'blocked')).toHaveLength(1);
+        },
+        { timeout: 30_000 },
+      );
+      expect((await goalOf(g.workflowId)).state.status).toBe('paused');
+
+      // Keep paused: nothing changes, and asking twice with the same command is the same answer.
+      const kept = await control('keep-1', 'keep_paused');
+      expect(kept).toMatchObject({ status: 'paused', message: 'the goal stays paused; nothing was run' });
+      expect(await control('keep-1', 'keep_paused')).toEqual(kept);
+      expect((await goalOf(g.workflowId)).revision).toBe(2);
+
+      // Resume goal: a continuation runs (and completes the goal); the uncertain call is not run again.
+      expect(await control('resume-1', 'resume')).toMatchObject({ status: 'active' });
+      const final = await g.result();
+      expect(final.state.status).toBe('completed');
+      expect(readFileSync(join(workspace, 'runs.txt'), 'utf8')).toBe('run\n');
+    } finally {
+      await g.closeProvider();
+    }
+  }, 120_000);
 });
