@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import type { GoalSnapshot } from '../../core/goal/contract.js';
+import type { GoalControlRequest, GoalControlResult, GoalSnapshot } from '../../core/goal/contract.js';
 import { receiptId } from '../../activities/tools/shell/receipt.js';
 import { interruptSession, newSessionId, submitInput } from '../../client/session-start.js';
 import { pidWritten } from '../helpers/session.js';
@@ -171,7 +171,7 @@ describe('an unknown outcome under a goal (GL27, GL33–GL36)', () => {
     });
     const handle = h.client.workflow.getHandle(g.workflowId);
     const control = (commandId: string, choice: 'resume' | 'keep_paused') =>
-      handle.executeUpdate<{ status: string; message: string }>('goalControl', {
+      handle.executeUpdate<GoalControlResult, [GoalControlRequest]>('goalControl', {
         args: [{ commandId, action: 'resume', choice }],
       });
     try {
