@@ -7,8 +7,9 @@
  *
  * The input is one field per kind of work state; the output is one section
  * per kind present, in a fixed order, under one header and one overall cap.
- * A later kind (the Goal) is one more optional input field and one more
- * section builder in {@link renderWorkState}.
+ * A further kind is one more optional input field and one more section
+ * builder in {@link renderWorkState}. (The Goal has its own segment,
+ * `runtime.goal`, core/goal/context.ts, placed before this one.)
  */
 import type { PlanLevel, PlanState, PlanStep } from './plan.js';
 import type { TodoItem, TodoState } from './todo.js';
