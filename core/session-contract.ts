@@ -185,7 +185,8 @@ export interface SessionState {
  * - `paused`: a person must act before the session can go on (PR3: `provider_auth`).
  * - `blocked`: the setup is broken (PR3: `provider_protocol`, `provider_config`, …).
  * - `interrupted`: a hard interrupt (TD10) stopped the turn.
- * - `limit`: the turn hit a runaway guard (`turn_step_limit`).
+ * - `limit`: the turn hit a runaway guard (`turn_step_limit`; `stagnant_tool_loop`: the same
+ *   work-state read three times in a row, GP22).
  */
 export type TurnOutcome = { turn: number; steps: number; inputIds: string[] } & TurnEnd;
 
@@ -204,7 +205,7 @@ export type TurnEnd =
   | { kind: 'paused'; reason: string; message: string }
   | { kind: 'blocked'; code: string; message: string }
   | { kind: 'interrupted'; source?: string }
-  | { kind: 'limit'; limit: 'turn_step_limit'; message: string };
+  | { kind: 'limit'; limit: 'turn_step_limit' | 'stagnant_tool_loop'; message: string };
 
 /** Input of the modelStep activity. */
 export interface ModelStepInput {

@@ -21,6 +21,7 @@ import { planBatches, runBounded } from './dispatch.js';
 import { onRoute, type RouteHost } from './route.js';
 import { classifyModelFailure } from './model-failure.js';
 import { settleForcedInterrupt, settleLostCall, settleNotRun } from './settle.js';
+import { StagnationGuard } from './stagnation-guard.js';
 import { statusLine } from './status-line.js';
 import { raceForced, type TurnControl } from './turn-control.js';
 
@@ -104,6 +105,7 @@ export async function runTurn(
     for (const o of host.settled.slice(from))
       if (o.outcome === 'uncertain') spent.uncertain.push({ callId: o.callId, tool: o.tool, cause: o.cause });
   };
+  const stagnation = new StagnationGuard();
 
   const runTool = async (call: PlannedToolCall): Promise<void> => {
     const before = host.settled.length;
@@ -141,6 +143,7 @@ export async function runTurn(
       ),
     );
     if (outcome.kind === 'done') {
+      stagnation.record(call, outcome.value);
       if (outcome.value.outcome === 'uncertain')
         spent.uncertain.push({ callId: call.callId, tool: call.name, cause: 'reported_uncertain' });
       if (outcome.value.outcome === 'ok' && decl.effect !== 'ReadOnly') spent.changes += 1;
@@ -240,8 +243,11 @@ export async function runTurn(
           await runBounded(batch, meta.toolConcurrency, runTool);
         }
       }
+      ended = stagnation.afterStep(result.toolCalls, ctl.interruptedAtMs !== null);
+      if (ended) return; // GP22: the same work-state read a third time in a row.
       // Steering (SE1): inputs admitted while this step ran join the next request.
       newInputs = host.inbox.splice(0, host.inbox.length);
+      if (newInputs.length > 0) stagnation.reset();
     }
   });
   ctl.over = true;

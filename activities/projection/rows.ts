@@ -6,6 +6,8 @@ import type {
   Part as DbPart,
   Session as DbSession,
   ToolCall as DbToolCall,
+  WorkState as DbWorkState,
+  WorkUpdate as DbWorkUpdate,
 } from '../../prisma/generated/sqlite/client/client.js';
 import type { GoalSnapshot } from '../../core/goal/contract.js';
 import type {
@@ -20,6 +22,8 @@ import type {
   SessionStatus,
   ToolCallRow,
   ToolCallStatus,
+  WorkStateRow,
+  WorkUpdateRow,
 } from './types.js';
 
 // Conversions between the contract's rows (types.ts) and database rows:
@@ -168,6 +172,29 @@ export function toEvent(r: DbEvent): EventRow {
     sessionId: r.sessionId,
     type: r.type,
     data: JSON.parse(r.dataJson) as Record<string, unknown>,
+    atMs: Number(r.atMs),
+  };
+}
+
+/** Database work state → WorkStateRow (JSON text kept as text: core/work/codec.ts decodes it). */
+export function toWorkState(r: DbWorkState): WorkStateRow {
+  return {
+    sessionId: r.sessionId,
+    planRevision: r.planRevision,
+    planJson: r.planJson,
+    todoRevision: r.todoRevision,
+    todoJson: r.todoJson,
+    updatedAtMs: Number(r.updatedAtMs),
+  };
+}
+
+/** Database work update → WorkUpdateRow (result parsed). */
+export function toWorkUpdate(r: DbWorkUpdate): WorkUpdateRow {
+  return {
+    sessionId: r.sessionId,
+    id: r.id,
+    tool: r.tool,
+    result: JSON.parse(r.resultJson) as Record<string, unknown>,
     atMs: Number(r.atMs),
   };
 }

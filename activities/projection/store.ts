@@ -15,6 +15,8 @@ import {
   toPart,
   toSession,
   toToolCall,
+  toWorkState,
+  toWorkUpdate,
 } from './rows.js';
 import type {
   EventRow,
@@ -31,6 +33,8 @@ import type {
   StepDeletion,
   ToolCallRow,
   Transcript,
+  WorkStateRow,
+  WorkUpdateRow,
 } from './types.js';
 
 /** Tool-call row fields stored as they are. */
@@ -376,6 +380,52 @@ class PrismaRows implements ProjectionWrites {
         take: Math.max(1, Math.trunc(limit)),
       });
       return rows.map(toEvent);
+    });
+  }
+
+  getWorkState(sessionId: string): Promise<WorkStateRow | null> {
+    return this.run(async () => {
+      const r = await this.q.workState.findUnique({ where: { sessionId } });
+      return r ? toWorkState(r) : null;
+    });
+  }
+
+  upsertWorkState(w: WorkStateRow): Promise<void> {
+    const data = {
+      ...pick(w, ['planRevision', 'planJson', 'todoRevision', 'todoJson']),
+      updatedAtMs: ms(w.updatedAtMs),
+    } satisfies Prisma.WorkStateUncheckedUpdateInput;
+    return this.run(async () => {
+      await this.q.workState.upsert({
+        where: { sessionId: w.sessionId },
+        create: { sessionId: w.sessionId, ...data },
+        update: data,
+      });
+    });
+  }
+
+  getWorkUpdate(sessionId: string, id: string): Promise<WorkUpdateRow | null> {
+    return this.run(async () => {
+      const r = await this.q.workUpdate.findUnique({ where: { sessionId_id: { sessionId, id } } });
+      return r ? toWorkUpdate(r) : null;
+    });
+  }
+
+  /** An upsert whose update changes nothing: the first record stands. */
+  recordWorkUpdate(u: WorkUpdateRow): Promise<void> {
+    const row = {
+      sessionId: u.sessionId,
+      id: u.id,
+      tool: u.tool,
+      resultJson: JSON.stringify(u.result),
+      atMs: ms(u.atMs),
+    };
+    return this.run(async () => {
+      await this.q.workUpdate.upsert({
+        where: { sessionId_id: { sessionId: u.sessionId, id: u.id } },
+        create: row,
+        update: {},
+      });
     });
   }
 

@@ -82,6 +82,15 @@ export interface ProjectionStore {
   /** Events of a session with seq > afterSeq, ascending, at most `limit` (default 500). */
   listEvents(sessionId: string, afterSeq: number, limit?: number): Promise<EventRow[]>;
 
+  /** The session's work state (Plan + Todo, GP15–GP32), or null before its first update. */
+  getWorkState(sessionId: string): Promise<WorkStateRow | null>;
+  /** Creates or replaces the session's work state row (every column is written). */
+  upsertWorkState(w: WorkStateRow): Promise<void>;
+  /** The recorded decision of one work-state update call (see {@link WorkUpdateRow}), or null. */
+  getWorkUpdate(sessionId: string, id: string): Promise<WorkUpdateRow | null>;
+  /** Records one decided work-state update; insert-if-absent by (sessionId, id): a second record keeps the first. */
+  recordWorkUpdate(u: WorkUpdateRow): Promise<void>;
+
   /** The whole stored transcript, ordered: messages by (turn, step, role order), parts by (turn, step, position), tool calls likewise. */
   loadTranscript(sessionId: string): Promise<Transcript | null>;
 
@@ -237,6 +246,38 @@ export interface EventRow {
   /** Dotted type; a catalogued one unless the row predates or postdates this build. */
   type: string;
   data: Record<string, unknown>;
+  atMs: number;
+}
+
+/**
+ * A session's work state as stored (one row per session): each part's
+ * revision beside the JSON text of the rest of its reducer state
+ * (core/work/codec.ts encodes and decodes it; the store never parses it).
+ */
+export interface WorkStateRow {
+  sessionId: string;
+  /** Revision of the Plan; null when no Plan exists (then `planJson` is null too). */
+  planRevision: number | null;
+  /** `{ levels, nextStep, goalId? }` as JSON text. */
+  planJson: string | null;
+  /** Revision of the Todo list; 0 before its first batch. */
+  todoRevision: number;
+  /** `{ items, nextItem }` as JSON text; null before the first batch. */
+  todoJson: string | null;
+  updatedAtMs: number;
+}
+
+/**
+ * The decision of one work-state update call, recorded in the transaction
+ * that applied it: a second run of the same call returns `result` instead
+ * of applying again. `id` is `<tool-call row id>/<provider call id>`.
+ */
+export interface WorkUpdateRow {
+  sessionId: string;
+  id: string;
+  tool: string;
+  /** The tool result as it was returned the first time. */
+  result: Record<string, unknown>;
   atMs: number;
 }
 

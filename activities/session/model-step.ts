@@ -16,6 +16,7 @@ import { providerFailure } from './retry-window.js';
 import { BASE_SEGMENT_ID, systemPrompt, transcriptToMessages } from './prompt.js';
 import { rulesForTurn } from './rules-turn.js';
 import { GOAL_SEGMENT_ID, renderGoalContext } from '../../core/goal/context.js';
+import { workStateSegment } from './work-state-segment.js';
 
 /** Interval between modelStep heartbeats, in ms (the heartbeat timeout is temporal.yaml `activities.model`). */
 const HEARTBEAT_EVERY_MS = 2_000;
@@ -37,7 +38,8 @@ export interface ModelStepDeps {
  * rolls back what an earlier attempt of the same step left (PR4), assembles
  * the request from the projection (SE9) with the turn's rule files (SE27,
  * `rules-turn.ts`: an unreadable one fails the step `rule_file_unreadable`,
- * non-retryable, before any provider request), streams the provider while
+ * non-retryable, before any provider request) and the current work state
+ * (`runtime.work_state`, `work-state-segment.ts`: Plan and Todo, when any), streams the provider while
  * heartbeating and emits coalesced `message.part.delta` events, then writes the
  * assistant message, its parts (PR9 ids) and one tool-call row per call, with
  * malformed or unknown calls already settled as `blocked` (TD8).
@@ -124,10 +126,13 @@ export function createModelStep(deps: ModelStepDeps) {
     const rules = await rulesForTurn(store, { sessionId, workspace: meta.workspace, turn, atMs: now() });
     // GL19/GL20: a Goal-bound session's requests carry the Goal as runtime context, regenerated every request.
     const goal = meta.goal ? await store.getGoal(meta.goal.goalId) : null;
+    // GP32: the current Plan/Todo, regenerated from the committed projection for every request.
+    const work = await workStateSegment(store, sessionId);
     const system = [
       { segment: BASE_SEGMENT_ID, text: systemPrompt(meta.workspace) },
       ...(rules ? [rules] : []),
       ...(goal ? [{ segment: GOAL_SEGMENT_ID, text: renderGoalContext(goal.snapshot, input.continuation) }] : []),
+      ...(work ? [work] : []),
     ];
     // PR8: which reasoning capsules this request may carry is decided now, at assembly.
     const replay = applyReasoningReplay(transcriptToMessages(transcript, system), {

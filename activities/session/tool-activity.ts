@@ -10,6 +10,7 @@ import { progressDetails, type ToolProgress } from '../tools/progress.js';
 import { sessionCredentials } from './credentials.js';
 import { goalPort } from '../goal/goal-port.js';
 import { recordCompleted, recordStarted, type ToolCallIdentity } from './tool-records.js';
+import { workStatePort } from './work-state-port.js';
 
 /** Interval between heartbeats while a tool runs, in ms (the heartbeat timeout is in temporal.yaml). */
 const HEARTBEAT_EVERY_MS = 1_000;
@@ -25,7 +26,8 @@ const HEARTBEAT_EVERY_MS = 1_000;
  * result is logged as late). An exception inside the tool becomes an
  * `error` result (`tool_failed`); only infrastructure failures (the
  * projection unreachable) fail the activity. What a tool needs or reports
- * beyond its result (read credentials, background facts, outcome facts) is
+ * beyond its result (read credentials, the work-state port, background
+ * facts, outcome facts) is
  * declared on its body (activities/tools/tool-body.ts), never keyed on its name.
  *
  * The result is small: outcome, error code, output size, `status` (`failed`
@@ -89,6 +91,9 @@ async function runToolActivity(
       ...(tool.body.needsReadCredentials ? { credentials: await sessionCredentials(store, sessionId) } : {}),
       ...(tool.body.needsGoal && input.goalId
         ? { goal: goalPort(store, ctx.client, { sessionId, callId: call.callId, goalId: input.goalId, turn }) }
+        : {}),
+      ...(tool.body.needsWorkState
+        ? { workState: workStatePort(store, { sessionId, rowId: call.rowId, callId: call.callId, tool: name }) }
         : {}),
     });
   } catch (err) {

@@ -24,9 +24,13 @@ import type { ToolContext } from './context.js';
 import { globTool } from './glob.js';
 import { goalGetTool, goalRequestInputTool, goalUpdateTool } from './goal-tools.js';
 import { grepTool } from './grep.js';
+import { planGetTool } from './plan-get.js';
+import { planUpdateTool } from './plan-update.js';
 import { readTool } from './read.js';
 import { reportWriteTool } from './report-write.js';
 import { shellTool } from './shell/index.js';
+import { todoGetTool } from './todo-get.js';
+import { todoUpdateTool } from './todo-update.js';
 import type { ToolBody } from './tool-body.js';
 import { writeTool } from './write.js';
 import { runTool } from './wrapper.js';
@@ -89,6 +93,10 @@ const bodies: { [N in ToolName]: ToolBody<ToolArgs<N>> } = {
   goal_get: goalGetTool,
   goal_update: goalUpdateTool,
   goal_request_input: goalRequestInputTool,
+  plan_get: planGetTool,
+  plan_update: planUpdateTool,
+  todo_get: todoGetTool,
+  todo_update: todoUpdateTool,
 };
 
 function implement<N extends ToolName>(name: N): ToolImplementation {

@@ -15,6 +15,10 @@ import { shellDeclaration } from './shell.js';
 import { writeDeclaration } from './write.js';
 import { reportWriteDeclaration } from './report-write.js';
 import { bgDeclaration } from './bg.js';
+import { planGetDeclaration } from './plan-get.js';
+import { planUpdateDeclaration } from './plan-update.js';
+import { todoGetDeclaration } from './todo-get.js';
+import { todoUpdateDeclaration } from './todo-update.js';
 
 /**
  * THE list of tools: every declaration by name. The activity-side registry
@@ -33,6 +37,10 @@ export const declaredTools = {
   goal_get: goalGetDeclaration,
   goal_update: goalUpdateDeclaration,
   goal_request_input: goalRequestInputDeclaration,
+  plan_get: planGetDeclaration,
+  plan_update: planUpdateDeclaration,
+  todo_get: todoGetDeclaration,
+  todo_update: todoUpdateDeclaration,
 } as const;
 
 /** Name of a declared tool. */

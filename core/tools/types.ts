@@ -113,6 +113,12 @@ export interface ToolActivityFacts {
   conflict?: string;
   /** TD9: the output was withheld to an artifact. */
   withheld?: boolean;
+  /**
+   * A successful work-state read (GP22 `ToolProgressObservation`): the
+   * fingerprint of the authoritative Plan/Todo state it saw, never of its
+   * arguments. The session workflow's stagnant-read guard compares it.
+   */
+  workState?: string;
 }
 
 /** BG6 facts the workflow acts on (ToolActivityResult `background`). */

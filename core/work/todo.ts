@@ -52,6 +52,25 @@ export interface TodoRefusal {
   message: string;
 }
 
+/** Durable Todo state this build cannot trust (a missing or unknown status): fail closed, like the Plan (GP20). */
+export class TodoCorruption extends Error {
+  readonly code = 'todo_corrupt';
+}
+
+/**
+ * Checks stored Todo state before anything reads it.
+ * @throws TodoCorruption naming the first Todo whose status is missing or unknown.
+ */
+export function checkTodoState(state: TodoState): void {
+  for (const i of state.items) {
+    if (!(TODO_STATUSES as readonly string[]).includes(i.status as string)) {
+      throw new TodoCorruption(
+        `Todo ${i.id} has status ${JSON.stringify(i.status ?? null)}, which this build does not know: the stored Todo list is corrupt`,
+      );
+    }
+  }
+}
+
 /**
  * Applies one `todo_update` batch (all changes or none). Every batch names
  * `expectedRevision` (0 for an empty list). Invariants after the batch: at
@@ -60,12 +79,14 @@ export interface TodoRefusal {
  * depends on is completed; dependencies name existing Todos and form no
  * cycle; a terminal Todo keeps its status. `add` gets a host id (`td_<n>`),
  * and later changes of the same batch may refer to it.
+ * @throws TodoCorruption when `state` holds a status this build does not know.
  */
 export function applyTodoUpdate(
   state: TodoState,
   expectedRevision: number,
   changes: TodoChange[],
 ): { state: TodoState } | { refused: TodoRefusal } {
+  checkTodoState(state);
   if (expectedRevision !== state.revision) {
     return refuse(
       'stale_revision',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyTodoUpdate, type TodoChange, type TodoState } from '../../core/work/todo.js';
+import { applyTodoUpdate, TodoCorruption, type TodoChange, type TodoState } from '../../core/work/todo.js';
 
 const empty: TodoState = { revision: 0, items: [], nextItem: 1 };
 
@@ -69,5 +69,11 @@ describe('todo_update (GP31, decided invariants)', () => {
     expect(blocked.items[0]!.blockedBy).toBe('waiting for the release tag');
     expect(apply(blocked, [{ op: 'set', id: 'td_1', status: 'pending' }]).items[0]!.blockedBy).toBeUndefined();
     expect(applyTodoUpdate(s, 1, [])).toMatchObject({ refused: { code: 'empty_batch' } });
+  });
+  it('fails closed on stored state with a status this build does not know', () => {
+    const corrupt = { ...empty, items: [{ id: 'td_1', title: 'a', status: 'cancelled', dependsOn: [] }] };
+    expect(() => applyTodoUpdate(corrupt as unknown as TodoState, 0, [{ op: 'add', title: 'b' }])).toThrow(
+      TodoCorruption,
+    );
   });
 });

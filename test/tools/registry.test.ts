@@ -74,6 +74,13 @@ describe('tool declarations and validateToolCall (TD1, TD3, TD8)', () => {
       'apply_patch',
       'shell',
       'bg',
+      'goal_get',
+      'goal_update',
+      'goal_request_input',
+      'plan_get',
+      'plan_update',
+      'todo_get',
+      'todo_update',
     ]);
     expect(Object.keys(toolImplementations)).toEqual(Object.keys(toolDeclarations));
   });
