@@ -1,0 +1,246 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { receiptId } from '../../activities/tools/shell/receipt.js';
+import { toolImplementations } from '../../activities/tools/index.js';
+import type { ReadCredential } from '../../core/tools/read.js';
+import { validateToolCall } from '../../core/tools/registry.js';
+import { ZunoError } from '../../core/errors.js';
+import { fillReceiptPlaceholders, scriptCallIds } from '../../client/local-provider/placeholders.js';
+import { loadScript, type Script, type ScriptToolCall } from '../../client/local-provider/script.js';
+import { newSessionId } from '../../client/session-start.js';
+import { ROOT } from '../helpers/dev-server.js';
+import { createHarness, type Harness } from '../helpers/harness.js';
+
+// The goal demo's assets (demo/goal-ci/): the project's real bug, the local CI,
+// the scripted model's replies — checked with the real tools, and rehearsed as
+// a plain session (the goal workflow and its goal_update tool are not built yet).
+const DEMO = join(ROOT, 'demo', 'goal-ci');
+const repos: string[] = [];
+afterEach(() => {
+  while (repos.length) rmSync(repos.pop()!, { recursive: true, force: true });
+});
+
+/** A fresh demo repository from prepare.mjs (removed after the test). */
+function prepare(): string {
+  const repo = execFileSync(process.execPath, [join(DEMO, 'prepare.mjs')], { encoding: 'utf8' }).trim();
+  repos.push(repo);
+  return repo;
+}
+
+/** Runs a command of the script in `repo` as bash would (the CI's wait shortened to `delay` s). */
+function sh(repo: string, command: string, delay = '0') {
+  return spawnSync('bash', ['-c', command], {
+    cwd: repo,
+    encoding: 'utf8',
+    env: { ...process.env, CI_DELAY_SECONDS: delay },
+  });
+}
+
+/** The script's tool calls, each with the index of its reply. */
+function calls(script: Script): Array<ScriptToolCall & { reply: number }> {
+  return script.replies.flatMap((r, reply) => (r.toolCalls ?? []).map((c) => ({ ...c, reply })));
+}
+
+/** The script's call with this id. */
+function call(script: Script, id: string): ScriptToolCall & { reply: number } {
+  const c = calls(script).find((x) => x.id === id);
+  if (!c) throw new Error(`script.json has no call ${id}`);
+  return c;
+}
+
+const args = (c: ScriptToolCall) => c.arguments as Record<string, unknown>;
+const command = (c: ScriptToolCall) => String(args(c).command);
+
+let script: Script;
+beforeAll(async () => {
+  script = await loadScript(join(DEMO, 'script.json'));
+});
+
+describe('demo/goal-ci: the project, the local CI and the script', () => {
+  it('script.json is a valid script whose calls (all but goal_update) validate against the real tools', () => {
+    const all = calls(script);
+    expect(all.map((c) => c.name)).toEqual([
+      'shell',
+      'shell',
+      'read',
+      'read',
+      'apply_patch',
+      'shell',
+      'shell',
+      'goal_update',
+    ]);
+    for (const c of all.filter((x) => x.name !== 'goal_update')) {
+      const v = validateToolCall(c.name, JSON.stringify(c.arguments));
+      expect(v.ok, `${c.id}: ${JSON.stringify(v)}`).toBe(true);
+    }
+    // Both CI starts are background remote observers; the authoritative checks run in the foreground.
+    for (const id of ['call_ci_run_1', 'call_ci_run_2'])
+      expect(args(call(script, id))).toMatchObject({ background: true, backgroundPurpose: 'remoteObserver' });
+    for (const id of ['call_ci_status_1', 'call_ci_status']) expect(args(call(script, id)).background).toBeUndefined();
+    // goal_update is the last call, alone in its reply, citing the status check's receipt.
+    const goal = call(script, 'call_goal_complete');
+    expect(script.replies[goal.reply]!.toolCalls).toHaveLength(1);
+    expect(goal.reply).toBe(script.replies.length - 2);
+    expect(args(goal).evidence).toEqual(['{{receipt:call_ci_status}}']);
+  });
+
+  it('the receipt placeholders are filled for a session id; an unknown call id is refused', () => {
+    const sessionId = newSessionId();
+    const filled = fillReceiptPlaceholders(script, sessionId);
+    const rcp = receiptId(sessionId, 'call_ci_status');
+    expect(args(call(filled, 'call_goal_complete')).evidence).toEqual([rcp]);
+    expect(filled.replies.at(-1)!.text).toContain(rcp);
+    expect(JSON.stringify(filled.replies)).not.toContain('{{receipt:');
+    expect(JSON.stringify(script)).toContain('{{receipt:call_ci_status}}'); // the loaded script is left as it was
+    expect(scriptCallIds(script).has('call_ci_status')).toBe(true);
+    const typo = { replies: [{ toolCalls: [{ name: 'x', arguments: { e: '{{receipt:call_nope}}' } }] }] };
+    const err = (() => {
+      try {
+        return fillReceiptPlaceholders(typo, sessionId);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(ZunoError);
+    expect((err as ZunoError).code).toBe('script_invalid');
+    expect((err as Error).message).toContain('{{receipt:call_nope}} names no tool call');
+  });
+
+  it('prepare makes a committed git repository; CI fails, the scripted patch (real apply_patch) fixes it, CI passes', async () => {
+    const repo = prepare();
+    expect(execFileSync('git', ['log', '--oneline'], { cwd: repo, encoding: 'utf8' }).trim().split('\n')).toHaveLength(
+      1,
+    );
+    expect(execFileSync('git', ['status', '--porcelain'], { cwd: repo, encoding: 'utf8' })).toBe('');
+    const sessionId = newSessionId();
+    const ctx = (callId: string, credentials?: (p: string) => ReadCredential | undefined) => ({
+      workspace: repo,
+      sessionId,
+      callId,
+      ...(credentials ? { credentials } : {}),
+    });
+
+    // No run yet: ci/status says so and fails.
+    expect(sh(repo, command(call(script, 'call_ci_status_1'))).status).toBe(2);
+    // Run 1: the observer exits 0 (it observed the run); the run failed.
+    const run1 = sh(repo, command(call(script, 'call_ci_run_1')));
+    expect(run1.status, run1.stderr).toBe(0);
+    expect(run1.stdout).toContain('ci: run 1 started (status running');
+    expect(run1.stdout).toContain('ci: run 1 failed: 3 passed, 1 failed (log: .ci/runs/1/log)');
+    expect(readFileSync(join(repo, '.ci/runs/1/status'), 'utf8')).toBe('failed\n');
+    // The foreground check through the real shell tool: an authoritative failed receipt.
+    const status1 = await toolImplementations.shell!.run(
+      args(call(script, 'call_ci_status_1')),
+      ctx('call_ci_status_1'),
+    );
+    expect(status1.output).toContain(`[verification ${receiptId(sessionId, 'call_ci_status_1')}] failed · exit 1`);
+    expect(status1.output).toContain('authoritative');
+
+    // The reads of the script: the log names the failing test; the source read gives the credential.
+    const log = await toolImplementations.read!.run(args(call(script, 'call_read_log_1')), ctx('call_read_log_1'));
+    expect(log.isError, log.output).toBe(false);
+    expect(log.output).toContain('cuts a long slug to exactly maxLength characters');
+    const src = await toolImplementations.read!.run(args(call(script, 'call_read_src')), ctx('call_read_src'));
+    expect(src.isError, src.output).toBe(false);
+    const credential = src.data!.credential as ReadCredential;
+    expect(credential.path).toBe('src/slugify.js');
+
+    // The script's patch, through the real apply_patch tool with that credential.
+    const patched = await toolImplementations.apply_patch!.run(
+      args(call(script, 'call_fix')),
+      ctx('call_fix', (p) => (p === credential.path ? credential : undefined)),
+    );
+    expect(patched.isError, patched.output).toBe(false);
+    expect(readFileSync(join(repo, 'src/slugify.js'), 'utf8')).toContain(
+      "return slug.slice(0, maxLength).replace(/-+$/, '');",
+    );
+    expect(execFileSync('git', ['diff', '--stat'], { cwd: repo, encoding: 'utf8' })).toContain('src/slugify.js');
+
+    // Run 2 passes; the foreground check's receipt is the evidence goal_update cites.
+    const run2 = sh(repo, command(call(script, 'call_ci_run_2')));
+    expect(run2.status, run2.stderr).toBe(0);
+    expect(run2.stdout).toContain('ci: run 2 passed: 4 passed, 0 failed');
+    const status2 = await toolImplementations.shell!.run(args(call(script, 'call_ci_status')), ctx('call_ci_status'));
+    const rcp = receiptId(sessionId, 'call_ci_status');
+    expect(status2.output).toContain(`[verification ${rcp}] passed · exit 0 · authoritative`);
+    expect(status2.output).toContain('ci: latest run 2 passed: 4 passed, 0 failed');
+    expect(args(call(fillReceiptPlaceholders(script, sessionId), 'call_goal_complete')).evidence).toEqual([rcp]);
+  });
+
+  it('the CI refuses a bad delay, and ci/status reports a run still running (exit 3)', async () => {
+    const repo = prepare();
+    const bad = sh(repo, 'sh ci/run', 'soon');
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain("CI_DELAY_SECONDS must be a number of seconds, got 'soon'");
+    const running = spawnSync(
+      'bash',
+      ['-c', 'sh ci/run >/dev/null & sleep 0.5; sh ci/status; code=$?; wait; exit $code'],
+      {
+        cwd: repo,
+        encoding: 'utf8',
+        env: { ...process.env, CI_DELAY_SECONDS: '2' },
+      },
+    );
+    expect(running.stdout).toContain('ci: latest run 1 running');
+    expect(running.status).toBe(3);
+  });
+});
+
+describe('demo/goal-ci rehearsed as a plain session (no goal workflow yet)', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await createHarness({ address: inject('temporalAddress') });
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('the script drives three turns on the real tools: CI fails, the patch applies, CI passes; goal_update is refused as unknown', async () => {
+    const repo = prepare();
+    const sessionId = newSessionId();
+    const before = process.env.CI_DELAY_SECONDS;
+    // Long enough that each report arrives after its turn ended (a report during a turn is steered into it).
+    process.env.CI_DELAY_SECONDS = '1';
+    let run;
+    try {
+      run = await h.runSession({
+        sessionId,
+        workspace: repo,
+        prompt:
+          'Make CI pass: start it with `sh ci/run` as a remote observer, fix what fails, verify with `sh ci/status`.',
+        script: fillReceiptPlaceholders(script, sessionId),
+      });
+    } finally {
+      if (before === undefined) delete process.env.CI_DELAY_SECONDS;
+      else process.env.CI_DELAY_SECONDS = before;
+    }
+    expect(run.result.status).toBe('completed');
+    expect(run.result.turns).toBe(3);
+    const t = (await h.store.loadTranscript(sessionId))!;
+    const byCall = new Map(t.toolCalls.map((c) => [c.callId, c]));
+    expect(t.toolCalls.map((c) => [c.callId, c.tool, c.outcome])).toEqual([
+      ['call_ci_run_1', 'shell', 'ok'],
+      ['call_ci_status_1', 'shell', 'ok'], // the call ran; its receipt says the check failed
+      ['call_read_log_1', 'read', 'ok'],
+      ['call_read_src', 'read', 'ok'],
+      ['call_fix', 'apply_patch', 'ok'],
+      ['call_ci_run_2', 'shell', 'ok'],
+      ['call_ci_status', 'shell', 'ok'],
+      ['call_goal_complete', 'goal_update', 'blocked'],
+    ]);
+    expect(byCall.get('call_ci_status_1')!.output).toContain(
+      `[verification ${receiptId(sessionId, 'call_ci_status_1')}] failed · exit 1 · authoritative`,
+    );
+    const rcp = receiptId(sessionId, 'call_ci_status');
+    expect(byCall.get('call_ci_status')!.output).toContain(`[verification ${rcp}] passed · exit 0 · authoritative`);
+    expect(JSON.parse(byCall.get('call_goal_complete')!.argsJson).evidence).toEqual([rcp]);
+    expect(byCall.get('call_goal_complete')!.output).toContain('Tool "goal_update" is not available');
+    expect(t.session.finalText).toContain(rcp);
+    expect(readFileSync(join(repo, '.ci/runs/2/status'), 'utf8')).toBe('passed\n');
+    // The report turns' requests carried each observer's report.
+    expect(JSON.stringify(run.providerRequests)).toContain('ci: run 1 failed: 3 passed, 1 failed');
+    expect(JSON.stringify(run.providerRequests)).toContain('ci: run 2 passed: 4 passed, 0 failed');
+  });
+});
