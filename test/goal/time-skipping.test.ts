@@ -173,7 +173,7 @@ describe('what Zuno needs from the server: what works on the test server and wha
     }
   });
 
-  it('visibility queries are not implemented (ListWorkflowExecutions, CountWorkflowExecutions, DescribeTaskQueue)', async () => {
+  it('not implemented: visibility (ListWorkflowExecutions, CountWorkflowExecutions), DescribeTaskQueue, ListSchedules', async () => {
     const causeOf = async (p: Promise<unknown>) => {
       const err = (await p.then(
         () => null,
@@ -191,6 +191,9 @@ describe('what Zuno needs from the server: what works on the test server and wha
     await expect(
       ts.connection.workflowService.describeTaskQueue({ namespace: 'default', taskQueue: { name: h.taskQueue } }),
     ).rejects.toThrow(/UNIMPLEMENTED/);
+    await expect(ts.connection.workflowService.listSchedules({ namespace: 'default' })).rejects.toThrow(
+      /UNIMPLEMENTED/,
+    );
   });
 
   it('update-with-start, Updates with validators, queries, current details and upserts work', async () => {

