@@ -12,10 +12,12 @@ import { loadScript, type Script, type ScriptToolCall } from '../../client/local
 import { newSessionId } from '../../client/session-start.js';
 import { ROOT } from '../helpers/dev-server.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
+import { startTimeSkippingServer, type TimeSkippingServer } from '../helpers/time-skipping.js';
 
 // The goal demo's assets (demo/goal-ci/): the project's real bug, the local CI,
-// the scripted model's replies — checked with the real tools, and rehearsed as
-// a plain session (the goal workflow and its goal_update tool are not built yet).
+// the scripted model's replies — checked with the real tools, and run as a real
+// Goal (goal workflow, session, goal tools) on the dev server and on the
+// time-skipping test server.
 const DEMO = join(ROOT, 'demo', 'goal-ci');
 const repos: string[] = [];
 afterEach(() => {
@@ -52,14 +54,25 @@ function call(script: Script, id: string): ScriptToolCall & { reply: number } {
 
 const args = (c: ScriptToolCall) => c.arguments as Record<string, unknown>;
 const command = (c: ScriptToolCall) => String(args(c).command);
+/** The evidence goal_update settles cr_1 with. */
+const settled = (s: Script) => (args(call(s, 'call_goal_complete')).settle as { evidence: string }[])[0]!.evidence;
+
+/** demo/goal-ci/goal.json: what the runner starts the Goal with. */
+interface GoalJson {
+  objective: string;
+  criteria: { text: string; needsEvidence: boolean }[];
+  env: Record<string, string>;
+}
 
 let script: Script;
+let goalJson: GoalJson;
 beforeAll(async () => {
   script = await loadScript(join(DEMO, 'script.json'));
+  goalJson = JSON.parse(readFileSync(join(DEMO, 'goal.json'), 'utf8')) as GoalJson;
 });
 
 describe('demo/goal-ci: the project, the local CI and the script', () => {
-  it('script.json is a valid script whose calls (all but goal_update) validate against the real tools', () => {
+  it('script.json is a valid script whose calls validate against the real tools', () => {
     const all = calls(script);
     expect(all.map((c) => c.name)).toEqual([
       'shell',
@@ -69,9 +82,11 @@ describe('demo/goal-ci: the project, the local CI and the script', () => {
       'apply_patch',
       'shell',
       'shell',
+      'goal_get',
       'goal_update',
     ]);
-    for (const c of all.filter((x) => x.name !== 'goal_update')) {
+    // goal_update's evidence must be a receipt id: validate the script as the session will serve it.
+    for (const c of calls(fillReceiptPlaceholders(script, newSessionId()))) {
       const v = validateToolCall(c.name, JSON.stringify(c.arguments));
       expect(v.ok, `${c.id}: ${JSON.stringify(v)}`).toBe(true);
     }
@@ -79,18 +94,24 @@ describe('demo/goal-ci: the project, the local CI and the script', () => {
     for (const id of ['call_ci_run_1', 'call_ci_run_2'])
       expect(args(call(script, id))).toMatchObject({ background: true, backgroundPurpose: 'remoteObserver' });
     for (const id of ['call_ci_status_1', 'call_ci_status']) expect(args(call(script, id)).background).toBeUndefined();
-    // goal_update is the last call, alone in its reply, citing the status check's receipt.
+    // goal_update is the last call, alone in its reply, settling cr_1 with the status check's receipt.
     const goal = call(script, 'call_goal_complete');
     expect(script.replies[goal.reply]!.toolCalls).toHaveLength(1);
     expect(goal.reply).toBe(script.replies.length - 2);
-    expect(args(goal).evidence).toEqual(['{{receipt:call_ci_status}}']);
+    expect(args(goal)).toEqual({
+      expected_revision: 2,
+      settle: [{ id: 'cr_1', status: 'satisfied', evidence: '[verification {{receipt:call_ci_status}}]' }],
+      complete: true,
+    });
+    // goal.json gives the goal the criterion cr_1 it settles.
+    expect(goalJson.criteria).toEqual([{ text: expect.stringContaining('sh ci/status'), needsEvidence: true }]);
   });
 
   it('the receipt placeholders are filled for a session id; an unknown call id is refused', () => {
     const sessionId = newSessionId();
     const filled = fillReceiptPlaceholders(script, sessionId);
     const rcp = receiptId(sessionId, 'call_ci_status');
-    expect(args(call(filled, 'call_goal_complete')).evidence).toEqual([rcp]);
+    expect(settled(filled)).toBe(`[verification ${rcp}]`);
     expect(filled.replies.at(-1)!.text).toContain(rcp);
     expect(JSON.stringify(filled.replies)).not.toContain('{{receipt:');
     expect(JSON.stringify(script)).toContain('{{receipt:call_ci_status}}'); // the loaded script is left as it was
@@ -166,7 +187,7 @@ describe('demo/goal-ci: the project, the local CI and the script', () => {
     const rcp = receiptId(sessionId, 'call_ci_status');
     expect(status2.output).toContain(`[verification ${rcp}] passed · exit 0 · authoritative`);
     expect(status2.output).toContain('ci: latest run 2 passed: 4 passed, 0 failed');
-    expect(args(call(fillReceiptPlaceholders(script, sessionId), 'call_goal_complete')).evidence).toEqual([rcp]);
+    expect(settled(fillReceiptPlaceholders(script, sessionId))).toBe(`[verification ${rcp}]`);
   });
 
   it('the CI refuses a bad delay, and ci/status reports a run still running (exit 3)', async () => {
@@ -188,36 +209,63 @@ describe('demo/goal-ci: the project, the local CI and the script', () => {
   });
 });
 
-describe('demo/goal-ci rehearsed as a plain session (no goal workflow yet)', () => {
+/** Where the demo runs as a real Goal: the dev server of the test run, and a time-skipping test server. */
+const SERVERS: Array<[string, () => Promise<{ h: Harness; ts?: TimeSkippingServer }>]> = [
+  ['the Temporal dev server', async () => ({ h: await createHarness({ address: inject('temporalAddress') }) })],
+  [
+    'the time-skipping test server',
+    async () => {
+      const ts = await startTimeSkippingServer();
+      return { h: await ts.harness(), ts };
+    },
+  ],
+];
+
+describe.each(SERVERS)('demo/goal-ci as a real Goal on %s', (_name, open) => {
   let h: Harness;
+  let ts: TimeSkippingServer | undefined;
   beforeAll(async () => {
-    h = await createHarness({ address: inject('temporalAddress') });
+    ({ h, ts } = await open());
   });
   afterAll(async () => {
     await h?.close();
+    await ts?.teardown();
   });
 
-  it('the script drives three turns on the real tools: CI fails, the patch applies, CI passes; goal_update is refused as unknown', async () => {
+  it('three turns: CI fails, the patch applies, CI passes, goal_update completes the goal with the receipt', async () => {
     const repo = prepare();
     const sessionId = newSessionId();
     const before = process.env.CI_DELAY_SECONDS;
-    // Long enough that each report arrives after its turn ended (a report during a turn is steered into it).
+    // goal.json says 3 s; 1 s is still long enough that each report arrives after its turn ended.
     process.env.CI_DELAY_SECONDS = '1';
-    let run;
+    const g = await h.startScriptedGoal({
+      sessionId,
+      workspace: repo,
+      prompt: goalJson.objective,
+      criteria: goalJson.criteria,
+      script: fillReceiptPlaceholders(script, sessionId),
+    });
+    let final;
     try {
-      run = await h.runSession({
-        sessionId,
-        workspace: repo,
-        prompt:
-          'Make CI pass: start it with `sh ci/run` as a remote observer, fix what fails, verify with `sh ci/status`.',
-        script: fillReceiptPlaceholders(script, sessionId),
-      });
+      final = await g.result();
     } finally {
       if (before === undefined) delete process.env.CI_DELAY_SECONDS;
       else process.env.CI_DELAY_SECONDS = before;
+      await g.closeProvider();
     }
-    expect(run.result.status).toBe('completed');
-    expect(run.result.turns).toBe(3);
+    const rcp = receiptId(sessionId, 'call_ci_status');
+    expect(final.state.status).toBe('completed');
+    expect(final.revision).toBe(3);
+    expect(final.criteria).toEqual([
+      expect.objectContaining({
+        id: 'cr_1',
+        status: 'satisfied',
+        evidence: { receiptId: rcp, callId: 'call_ci_status' },
+      }),
+    ]);
+    const session = await g.sessionResult();
+    expect(session.status).toBe('completed');
+    expect(session.turns).toBe(3);
     const t = (await h.store.loadTranscript(sessionId))!;
     const byCall = new Map(t.toolCalls.map((c) => [c.callId, c]));
     expect(t.toolCalls.map((c) => [c.callId, c.tool, c.outcome])).toEqual([
@@ -228,19 +276,21 @@ describe('demo/goal-ci rehearsed as a plain session (no goal workflow yet)', () 
       ['call_fix', 'apply_patch', 'ok'],
       ['call_ci_run_2', 'shell', 'ok'],
       ['call_ci_status', 'shell', 'ok'],
-      ['call_goal_complete', 'goal_update', 'blocked'],
+      ['call_goal_get', 'goal_get', 'ok'],
+      ['call_goal_complete', 'goal_update', 'ok'],
     ]);
     expect(byCall.get('call_ci_status_1')!.output).toContain(
       `[verification ${receiptId(sessionId, 'call_ci_status_1')}] failed · exit 1 · authoritative`,
     );
-    const rcp = receiptId(sessionId, 'call_ci_status');
     expect(byCall.get('call_ci_status')!.output).toContain(`[verification ${rcp}] passed · exit 0 · authoritative`);
-    expect(JSON.parse(byCall.get('call_goal_complete')!.argsJson).evidence).toEqual([rcp]);
-    expect(byCall.get('call_goal_complete')!.output).toContain('Tool "goal_update" is not available');
-    expect(t.session.finalText).toContain(rcp);
+    // The revision the script sends is the one goal_get showed.
+    expect(byCall.get('call_goal_get')!.output).toContain(' · revision 2 · ');
+    expect(byCall.get('call_goal_complete')!.output).toContain('goal_update committed: revision 3, completed');
     expect(readFileSync(join(repo, '.ci/runs/2/status'), 'utf8')).toBe('passed\n');
     // The report turns' requests carried each observer's report.
-    expect(JSON.stringify(run.providerRequests)).toContain('ci: run 1 failed: 3 passed, 1 failed');
-    expect(JSON.stringify(run.providerRequests)).toContain('ci: run 2 passed: 4 passed, 0 failed');
+    expect(JSON.stringify(g.providerRequests)).toContain('ci: run 1 failed: 3 passed, 1 failed');
+    expect(JSON.stringify(g.providerRequests)).toContain('ci: run 2 passed: 4 passed, 0 failed');
+    // On the time-skipping server nothing was left holding its clock.
+    if (ts) expect(await ts.timeSkips()).toBe(true);
   });
 });
