@@ -25,6 +25,11 @@ export interface ZunoWorkerOptions {
   maxConcurrentActivities?: number;
   /** Worker identity shown in the Temporal history (ActivityTaskStarted `identity`); default `<pid>@<hostname>`. */
   identity?: string;
+  /**
+   * Entry module of the workflow bundle (default `workflows/index.ts`): tests host fixture
+   * workflows next to Zuno's with an entry that re-exports it (`worker/workflow-bundle.ts`).
+   */
+  workflowsPath?: string;
 }
 
 /**
@@ -36,7 +41,7 @@ export interface ZunoWorkerOptions {
  */
 export async function createZunoWorker(opts: ZunoWorkerOptions): Promise<{ worker: Worker; close(): Promise<void> }> {
   const connection = await NativeConnection.connect({ address: opts.address });
-  const codePath = await workflowBundlePath(opts.stateDir);
+  const codePath = await workflowBundlePath(opts.stateDir, undefined, opts.workflowsPath);
   const worker = await Worker.create({
     ...workflowOptions(codePath),
     ...activityOptions(opts),
@@ -77,7 +82,7 @@ export async function createRoutedWorker(
   },
 ): Promise<RoutedWorker> {
   const connection = await NativeConnection.connect({ address: opts.address });
-  const codePath = await workflowBundlePath(opts.stateDir);
+  const codePath = await workflowBundlePath(opts.stateDir, undefined, opts.workflowsPath);
   const common = { connection, namespace: opts.namespace, ...(opts.identity ? { identity: opts.identity } : {}) };
   const workflows = await Worker.create({
     ...common,

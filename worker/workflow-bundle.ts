@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { bundleWorkflowCode, DefaultLogger, type Logger } from '@temporalio/worker';
 import { INSTALL_ROOT as projectRoot } from './install-root.js';
 
@@ -24,11 +24,24 @@ function hashTree(hash: ReturnType<typeof createHash>, dir: string): void {
  * workflow sources (workflows/, core/) or the lockfile changed: bundling costs
  * seconds, and every `zuno run` that starts a worker needs a bundle. The cache
  * lives in `<stateDir>/cache/`, keyed by a SHA-256 of those inputs.
+ *
+ * `workflowsPath` replaces the entry module (default {@link WORKFLOWS_PATH}):
+ * tests bundle fixture workflows next to Zuno's with an entry that re-exports
+ * `workflows/index.ts`. The `.ts` files of that entry's folder join the cache key.
  */
-export async function workflowBundlePath(stateDir: string, logger?: Logger): Promise<string> {
+export async function workflowBundlePath(
+  stateDir: string,
+  logger?: Logger,
+  workflowsPath: string = WORKFLOWS_PATH,
+): Promise<string> {
+  const entry = resolve(workflowsPath);
   const hash = createHash('sha256');
   hashTree(hash, join(projectRoot, 'workflows'));
   hashTree(hash, join(projectRoot, 'core'));
+  if (entry !== WORKFLOWS_PATH) {
+    hash.update(entry);
+    hashTree(hash, dirname(entry));
+  }
   try {
     hash.update(readFileSync(join(projectRoot, 'package-lock.json')));
   } catch {
@@ -43,7 +56,7 @@ export async function workflowBundlePath(stateDir: string, logger?: Logger): Pro
     // not cached yet
   }
   const bundle = await bundleWorkflowCode({
-    workflowsPath: WORKFLOWS_PATH,
+    workflowsPath: entry,
     logger: logger ?? new DefaultLogger('WARN'),
   });
   mkdirSync(dir, { recursive: true });

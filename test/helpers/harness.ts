@@ -83,6 +83,10 @@ export interface SessionRun {
 /**
  * Creates a harness. `withWorker: false` leaves worker hosting to the test
  * (e.g. a worker in a child process). `databaseUrl` selects PostgreSQL.
+ * `connected` replaces the harness's own client and connection (the
+ * time-skipping environment's, whose `result()` lets the test server skip
+ * time); the harness then leaves closing them to their owner. `workflowsPath` is the worker's
+ * bundle entry (fixture workflows next to Zuno's).
  */
 export async function createHarness(opts: {
   address: string;
@@ -90,6 +94,8 @@ export async function createHarness(opts: {
   databaseUrl?: string;
   taskQueue?: string;
   stateDir?: string;
+  connected?: { client: Client; connection: Connection };
+  workflowsPath?: string;
 }): Promise<Harness> {
   installRuntime('WARN');
   const stateDir = opts.stateDir ?? mkdtempSync(join(tmpdir(), 'zuno-harness-'));
@@ -97,17 +103,26 @@ export async function createHarness(opts: {
     zunoDir: stateDir,
     ...(opts.databaseUrl ? { databaseUrl: opts.databaseUrl } : {}),
   });
-  const { client, connection } = await connectClient({
-    address: opts.address,
-    namespace: 'default',
-    connectTimeoutMs: 5000,
-  });
+  const { client, connection } =
+    opts.connected ??
+    (await connectClient({
+      address: opts.address,
+      namespace: 'default',
+      connectTimeoutMs: 5000,
+    }));
   const taskQueue = opts.taskQueue ?? `zuno-test-${newSessionId()}`;
   let worker: Worker | null = null;
   let running: Promise<void> | null = null;
   let closeWorker: (() => Promise<void>) | null = null;
   if (opts.withWorker !== false) {
-    const w = await createZunoWorker({ address: opts.address, namespace: 'default', taskQueue, store, stateDir });
+    const w = await createZunoWorker({
+      address: opts.address,
+      namespace: 'default',
+      taskQueue,
+      store,
+      stateDir,
+      ...(opts.workflowsPath ? { workflowsPath: opts.workflowsPath } : {}),
+    });
     worker = w.worker;
     closeWorker = w.close;
     running = worker.run();
@@ -191,7 +206,7 @@ export async function createHarness(opts: {
         await running.catch(() => undefined);
       }
       await closeWorker?.();
-      await connection.close();
+      if (!opts.connected) await connection.close();
       await store.close();
       if (!opts.stateDir) rmSync(stateDir, { recursive: true, force: true });
     },

@@ -1,0 +1,131 @@
+// Tiny workflows that probe what a Temporal server does with timers, search
+// attributes, Updates and continue-as-new (test/goal/time-skipping.test.ts).
+// Deterministic workflow code: bundled by the Temporal worker.
+import {
+  ActivityCancellationType,
+  CancellationScope,
+  condition,
+  continueAsNew,
+  defineQuery,
+  defineUpdate,
+  isCancellation,
+  proxyActivities,
+  setCurrentDetails,
+  setHandler,
+  sleep,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { ZunoStatus } from '../../../core/search-attributes.js';
+
+/** What {@link sleepWorkflow} saw: workflow time (`Date.now()` in a workflow is the server's clock) before and after. */
+export interface SleepResult {
+  startedAtMs: number;
+  endedAtMs: number;
+}
+
+/** Sleeps `ms` of workflow time on one durable timer. */
+export async function sleepWorkflow(ms: number): Promise<SleepResult> {
+  const startedAtMs = Date.now();
+  await sleep(ms);
+  return { startedAtMs, endedAtMs: Date.now() };
+}
+
+/** Adds `n` to the probe's total; `0` ends the workflow. Negative numbers are refused by the validator. */
+export const addUpdate = defineUpdate<number, [number]>('add');
+/** The probe's running total. */
+export const totalQuery = defineQuery<number>('total');
+
+/**
+ * An Update-driven counter: starts at `start`, upserts `ZunoStatus=running`
+ * and sets its current details, adds every `add` Update (validator: n ≥ 0),
+ * and ends on `add(0)` with the total after upserting `ZunoStatus=completed`.
+ */
+export async function counterWorkflow(start: number): Promise<number> {
+  let total = start;
+  let done = false;
+  setHandler(
+    addUpdate,
+    (n) => {
+      total += n;
+      if (n === 0) done = true;
+      return total;
+    },
+    {
+      validator: (n) => {
+        if (n < 0) throw new Error(`negative: ${n}`);
+      },
+    },
+  );
+  setHandler(totalQuery, () => total);
+  upsertSearchAttributes([{ key: ZunoStatus, value: 'running' }]);
+  setCurrentDetails(`counting from ${start}`);
+  await condition(() => done);
+  upsertSearchAttributes([{ key: ZunoStatus, value: 'completed' }]);
+  return total;
+}
+
+/** What {@link continueAsNewWorkflow} returns from its last run. */
+export interface ContinueAsNewResult {
+  runs: number;
+  /** `ZunoStatus` as the last run saw it (search attributes carried over continue-as-new). */
+  statusSeen: string | undefined;
+  continuedFromRunId: string | undefined;
+}
+
+/** Continues as new until it has run `runs` times, upserting `ZunoStatus=run-<n>` in each run and sleeping 1 h in between. */
+export async function continueAsNewWorkflow(runs: number, run = 1): Promise<ContinueAsNewResult> {
+  const statusSeen = workflowInfo().typedSearchAttributes.get(ZunoStatus);
+  if (run < runs) {
+    upsertSearchAttributes([{ key: ZunoStatus, value: `run-${run}` }]);
+    await sleep('1 hour');
+    return continueAsNew<typeof continueAsNewWorkflow>(runs, run + 1);
+  }
+  return { runs: run, statusSeen, continuedFromRunId: workflowInfo().continuedFromExecutionRunId };
+}
+
+/** The activity {@link raceWorkflow} races against a timer; the test's worker implements it. */
+export interface ProbeActivities {
+  /** Runs `ms` of real time, heartbeating. */
+  busy(ms: number): Promise<void>;
+}
+
+/**
+ * Races one `busy(activityMs)` activity on `activityTaskQueue` against a
+ * `timerMs` timer; returns who won and the workflow time it took. With
+ * `cancelLoser` a losing activity is cancelled (and awaited) before the
+ * workflow returns; otherwise it is left to the server when the workflow completes.
+ */
+export async function raceWorkflow(
+  activityTaskQueue: string,
+  activityMs: number,
+  timerMs: number,
+  cancelLoser = false,
+): Promise<{ winner: 'activity' | 'timer'; elapsedMs: number }> {
+  const { busy } = proxyActivities<ProbeActivities>({
+    taskQueue: activityTaskQueue,
+    startToCloseTimeout: '10 minutes',
+    heartbeatTimeout: '2 seconds',
+    retry: { maximumAttempts: 1 },
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  });
+  const t0 = Date.now();
+  const scope = new CancellationScope();
+  const activity = scope
+    .run(() => busy(activityMs))
+    .then(
+      () => 'activity' as const,
+      (err: unknown) => {
+        if (isCancellation(err)) return 'cancelled' as const;
+        throw err;
+      },
+    );
+  const winner = await Promise.race([activity, sleep(timerMs).then(() => 'timer' as const)]);
+  const elapsedMs = Date.now() - t0;
+  if (winner === 'timer' && cancelLoser) {
+    scope.cancel();
+    await activity;
+  }
+  if (winner === 'cancelled') throw new Error('the activity was cancelled before the race ended');
+  return { winner, elapsedMs };
+}
