@@ -46,7 +46,7 @@ export function validateControl(req: unknown, s: GoalSnapshot): void {
       if (st === 'budget_limited' && r.choice === 'resume' && stillOver(s))
         reject(
           'budget_exhausted',
-          `goal ${s.goalId} has spent its ${s.state.kind.replace('_', ' ')}; raise it first (zuno goal budgets ${s.goalId} …)`,
+          `goal ${s.goalId} has spent its ${s.state.kind.replaceAll('_', ' ')}; raise it first (zuno goal budgets ${s.goalId} …)`,
         );
       return;
     }

@@ -217,7 +217,8 @@ export class GoalMachine implements RouteHost {
    */
   async run(): Promise<GoalSnapshot> {
     for (;;) {
-      await this.flush();
+      // Until nothing is left to show: an Update handled while a flush awaited its activity or signal changed more.
+      while (this.pending) await this.flush();
       if (TERMINAL_GOAL_STATUSES.has(this.snap.state.status)) {
         await condition(allHandlersFinished);
         return this.snap;
