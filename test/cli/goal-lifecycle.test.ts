@@ -1,0 +1,163 @@
+/**
+ * Goals from the command line, end to end: `zuno goal start` with a scripted
+ * model that only answers — three turns that change nothing pause the goal
+ * `no_progress` (exit 1, the resume hint; `--json` ends with goal.paused);
+ * `goal list` and `goal show` read it from the projection; `goal resume
+ * --script` serves it again from a new process; `goal cancel` ends it (its
+ * workflows close) and a resume of the cancelled goal is `goal_closed`.
+ * Real launcher, real Temporal (global setup), real local provider.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  expectTypedFailure,
+  makeHome,
+  parseNdjson,
+  runZuno,
+  tempDir,
+  useTestTemporal,
+  writeJson,
+  type ZunoResult,
+} from './helpers.js';
+
+const temporal = useTestTemporal();
+
+const ANSWERS = { replies: [{ text: 'Looking at it.' }, { text: 'Still looking.' }, { text: 'Nothing changed.' }] };
+
+function goalOf(r: ZunoResult): string {
+  const m = /(goal_[0-9a-z]+)/.exec(r.stderr);
+  if (!m) throw new Error(`no goal id in: ${r.stderr}`);
+  return m[1]!;
+}
+
+async function workflowStatus(id: string): Promise<string> {
+  return (await temporal.client.workflow.getHandle(id).describe()).status.name;
+}
+
+describe('zuno goal start → list → show → resume → cancel', () => {
+  it('pauses no_progress after three answers that change nothing, and is controlled from new processes', async () => {
+    const { home } = makeHome({ address: temporal.address });
+    const ws = tempDir('zuno-goal-ws-');
+    writeFileSync(join(ws, 'zuno.json'), JSON.stringify({ goal: { default_token_budget: 900000 } }));
+    const script = writeJson(tempDir('zuno-goal-script-'), 'answers.json', ANSWERS);
+
+    const start = await runZuno(
+      ['goal', 'start', 'Keep the build green', '--dir', ws, '--script', script, '--tool-call-budget', '40'],
+      { home, timeoutMs: 120_000 },
+    );
+    expect({ code: start.code, timedOut: start.timedOut }, start.stderr).toEqual({ code: 1, timedOut: false });
+    const id = goalOf(start);
+    expect(start.stdout).toBe('Looking at it.\nStill looking.\nNothing changed.\n');
+    expect(start.stderr).toMatch(new RegExp(`^goal ${id} started \\(session ses_[0-9a-z]+\\)$`, 'm'));
+    expect(start.stderr).toContain('(turn 2: the goal continues on its own)');
+    expect(start.stderr).toContain(
+      `zuno: no_progress: goal ${id} paused: 3 turns in a row changed nothing and left the same work state\n`,
+    );
+    expect(start.stderr).toContain(`zuno goal resume ${id} --script FILE`);
+
+    // list, from the projection: newest first, status with its reason.
+    const list = await runZuno(['goal', 'list'], { home });
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stdout.split('\n')[1]).toMatch(
+      new RegExp(`^${id}\\s+paused \\(no_progress\\)\\s+3\\s+just now\\s+Keep the build green$`),
+    );
+    const listed = JSON.parse((await runZuno(['goal', 'list', '--json', '--status', 'paused'], { home })).stdout);
+    expect(listed).toEqual([expect.objectContaining({ id, status: 'paused', reason: 'no_progress', turns: 3 })]);
+    expect(JSON.parse((await runZuno(['goal', 'list', '--json', '--status', 'completed'], { home })).stdout)).toEqual(
+      [],
+    );
+
+    // show: the budgets (the host default, the tool-call budget), the session, Temporal's view.
+    const show = await runZuno(['goal', 'show', id], { home });
+    expect(show.code, show.stderr).toBe(0);
+    expect(show.stdout).toContain(`goal ${id} · paused (no_progress) · revision`);
+    expect(show.stdout).toContain('objective   Keep the build green');
+    expect(show.stdout).toMatch(/tokens {6}[\d,]+ of 900,000 \([\d,]+ left; the host default\)/);
+    expect(show.stdout).toContain('tool calls  0 of 40 (40 left)');
+    expect(show.stdout).toMatch(/temporal {4}goal\/goal_[0-9a-z]+ · running · /);
+    const shown = JSON.parse((await runZuno(['goal', 'show', id, '--json'], { home })).stdout);
+    expect(shown.goal).toMatchObject({
+      goalId: id,
+      state: { status: 'paused', reason: 'no_progress' },
+      budgets: { tokens: { limit: 900000, source: 'host_default' }, toolCalls: 40 },
+      spent: { turns: 3, toolCalls: 0 },
+    });
+    expect(shown.session).toMatchObject({ id: shown.goal.sessionId, workspace: expect.any(String) });
+    expect(shown.workState).toBeNull();
+
+    // A resume from a new process serves the goal again (the start process has ended): three more turns.
+    const resumed = await runZuno(['goal', 'resume', id, '--script', script, '--json'], { home, timeoutMs: 120_000 });
+    expect({ code: resumed.code, timedOut: resumed.timedOut }, resumed.stderr).toEqual({ code: 1, timedOut: false });
+    const events = parseNdjson(resumed.stdout);
+    expect(events.at(-1)).toEqual({
+      type: 'goal.paused',
+      goalId: id,
+      sessionId: shown.goal.sessionId,
+      status: 'paused',
+      reason: 'no_progress',
+      message: '3 turns in a row changed nothing and left the same work state',
+      revision: expect.any(Number),
+      spent: expect.objectContaining({ turns: 6, toolCalls: 0 }),
+    });
+    expect(events.filter((e) => e.type === 'session.completed')).toHaveLength(3);
+    expect(events.some((e) => e.type === 'goal.status' && e.status === 'active')).toBe(true);
+
+    // A paused goal cannot be paused again: the workflow's typed refusal, said once.
+    expect(expectTypedFailure(await runZuno(['goal', 'pause', id], { home }), 'goal_not_active')).toContain(
+      `goal ${id} is already paused (no_progress)`,
+    );
+
+    // cancel: the goal ends, its workflow and its session's close; nothing is left waiting.
+    const cancel = await runZuno(['goal', 'cancel', id], { home });
+    expect({ code: cancel.code, out: cancel.stdout }, cancel.stderr).toEqual({
+      code: 0,
+      out: expect.stringMatching(new RegExp(`^goal ${id}: the goal is cancelled \\(revision \\d+\\)\n$`)),
+    });
+    expect(await workflowStatus(`goal/${id}`)).toBe('COMPLETED');
+    expect(await workflowStatus(`session/${shown.goal.sessionId}`)).toBe('COMPLETED');
+    const after = JSON.parse((await runZuno(['goal', 'list', '--json'], { home })).stdout);
+    expect(after).toEqual([expect.objectContaining({ id, status: 'cancelled', reason: 'user' })]);
+
+    // A cancelled goal: refused from the projection, before anything is contacted.
+    for (const args of [
+      ['goal', 'resume', id, '--script', script],
+      ['goal', 'cancel', id],
+      ['goal', 'pause', id],
+    ]) {
+      const r = await runZuno(args, { home, env: { TEMPORAL_ADDRESS: '127.0.0.1:1' } });
+      expect(expectTypedFailure(r, 'goal_closed')).toContain(`goal ${id} is cancelled`);
+    }
+  }, 300_000);
+
+  it('--json streams the session events and ends with goal.paused', async () => {
+    const { home } = makeHome({ address: temporal.address });
+    const ws = tempDir('zuno-goal-ws-');
+    const script = writeJson(tempDir('zuno-goal-script-'), 'answers.json', ANSWERS);
+    const r = await runZuno(['goal', 'start', 'Keep the build green', '--dir', ws, '--script', script, '--json'], {
+      home,
+      timeoutMs: 120_000,
+    });
+    expect({ code: r.code, timedOut: r.timedOut }, r.stderr).toEqual({ code: 1, timedOut: false });
+    const events = parseNdjson(r.stdout);
+    const last = events.at(-1)!;
+    expect(last).toMatchObject({
+      type: 'goal.paused',
+      goalId: expect.stringMatching(/^goal_/),
+      sessionId: expect.stringMatching(/^ses_/),
+      status: 'paused',
+      reason: 'no_progress',
+      revision: expect.any(Number),
+      spent: expect.objectContaining({ turns: 3 }),
+    });
+    const types = events.map((e) => e.type);
+    expect(types.filter((t) => t === 'session.turn.started.1')).toHaveLength(3);
+    expect(types).toContain('goal.status');
+    // Every other line is a stored event of the goal's session, in seq order.
+    const stored = events.slice(0, -1);
+    for (const e of stored) expect(e.sessionId).toBe(last.sessionId);
+    const seqs = stored.map((e) => e.seq as number);
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    expect((await runZuno(['goal', 'cancel', last.goalId as string], { home })).code).toBe(0);
+  }, 180_000);
+});
