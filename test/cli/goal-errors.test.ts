@@ -135,3 +135,32 @@ describe('goal ids and options', () => {
     expectNothingWritten(home);
   });
 });
+
+describe('zuno goal --help tells the truth', () => {
+  it('lists every goal command and the exit codes; goal start lists every option', async () => {
+    const { home } = makeHome();
+    const help = await runZuno(['goal', '--help'], { home });
+    expect(help.code).toBe(0);
+    for (const c of ['start', 'list', 'show', 'pause', 'resume', 'answer', 'budgets', 'cancel'])
+      expect(help.stdout).toMatch(new RegExp(`^  ${c} `, 'm'));
+    expect(help.stdout).toContain('0    the goal completed');
+    expect(help.stdout).toContain('130  Ctrl-C: the goal is paused');
+    const start = await runZuno(['goal', 'start', '--help'], { home });
+    for (const o of [
+      '--dir',
+      '--model',
+      '--script',
+      '--token-budget',
+      '--turn-budget',
+      '--tool-call-budget',
+      '--time-budget',
+      '--criterion',
+      '--evidence-criterion',
+      '--config',
+      '--json',
+    ])
+      expect(start.stdout).toContain(`  ${o} `);
+    const resume = await runZuno(['goal', 'resume', '--help'], { home });
+    expect(resume.stdout).toContain('--choice <choice>');
+  });
+});

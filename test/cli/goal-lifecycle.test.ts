@@ -4,7 +4,8 @@
  * `no_progress` (exit 1, the resume hint; `--json` ends with goal.paused);
  * `goal list` and `goal show` read it from the projection; `goal resume
  * --script` serves it again from a new process; `goal cancel` ends it (its
- * workflows close) and a resume of the cancelled goal is `goal_closed`.
+ * workflows close) and a resume of the cancelled goal is `goal_closed`; a
+ * retryable provider failure backs the goal off, said in one plain line.
  * Real launcher, real Temporal (global setup), real local provider.
  */
 import { writeFileSync } from 'node:fs';
@@ -160,4 +161,26 @@ describe('zuno goal start → list → show → resume → cancel', () => {
     expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
     expect((await runZuno(['goal', 'cancel', last.goalId as string], { home })).code).toBe(0);
   }, 180_000);
+
+  it('says when the goal backs off after a retryable failure, then goes on by itself', async () => {
+    const { home } = makeHome({ address: temporal.address });
+    const ws = tempDir('zuno-goal-ws-');
+    // Three 503s use up the model step's attempts: the turn fails provider_unavailable and the goal backs off.
+    const script = writeJson(tempDir('zuno-goal-script-'), 'flaky.json', {
+      replies: [
+        { text: 'Recovered.', fault: { status: 503, times: 3 } },
+        { text: 'Nothing.' },
+        { text: 'Nothing again.' },
+      ],
+    });
+    const r = await runZuno(['goal', 'start', 'Survive a flaky provider', '--dir', ws, '--script', script], {
+      home,
+      timeoutMs: 150_000,
+    });
+    expect({ code: r.code, timedOut: r.timedOut }, r.stderr).toEqual({ code: 1, timedOut: false });
+    expect(r.stderr).toMatch(/^retrying after provider_unavailable at \d\d:\d\d:\d\d UTC \(attempt 1\)$/m);
+    expect(r.stdout).toBe('Recovered.\nNothing.\nNothing again.\n');
+    expect(r.stderr).toContain(`zuno: no_progress: goal ${goalOf(r)} paused`);
+    expect((await runZuno(['goal', 'cancel', goalOf(r)], { home })).code).toBe(0);
+  }, 200_000);
 });
