@@ -183,4 +183,52 @@ describe('zuno goal start → list → show → resume → cancel', () => {
     expect(r.stderr).toContain(`zuno: no_progress: goal ${goalOf(r)} paused`);
     expect((await runZuno(['goal', 'cancel', goalOf(r)], { home })).code).toBe(0);
   }, 200_000);
+
+  it('a spent budget stops the goal (goal.budget_limited); resume is refused until goal budgets raises it', async () => {
+    const { home } = makeHome({ address: temporal.address });
+    const ws = tempDir('zuno-goal-ws-');
+    writeFileSync(join(ws, 'notes.txt'), 'one\n');
+    const scripts = tempDir('zuno-goal-script-');
+    const reads = writeJson(scripts, 'read.json', {
+      replies: [{ toolCalls: [{ name: 'read', arguments: { path: 'notes.txt' } }] }, { text: 'It says one.' }],
+    });
+    const answers = writeJson(scripts, 'answers.json', ANSWERS);
+    const start = await runZuno(
+      ['goal', 'start', 'Read the notes', '--dir', ws, '--script', reads, '--tool-call-budget', '1', '--json'],
+      { home, timeoutMs: 120_000 },
+    );
+    expect({ code: start.code, timedOut: start.timedOut }, start.stderr).toEqual({ code: 1, timedOut: false });
+    const events = parseNdjson(start.stdout);
+    const last = events.at(-1)!;
+    expect(last).toMatchObject({
+      type: 'goal.budget_limited',
+      status: 'budget_limited',
+      reason: 'tool_call_budget',
+      message: 'the Goal made 1 of its 1 tool calls',
+      spent: expect.objectContaining({ toolCalls: 1, turns: 1 }),
+    });
+    expect(events).toContainEqual(expect.objectContaining({ type: 'notice', code: 'budget.tool_call_budget' }));
+    const id = last.goalId as string;
+    expect(start.stderr).toContain(
+      `zuno: tool_call_budget: goal ${id} stopped by its budget: the Goal made 1 of its 1 tool calls`,
+    );
+    expect(start.stderr).toContain(`zuno goal budgets ${id} --tool-call-budget N`);
+
+    // Still spent: the goal refuses to resume, with its validator's code.
+    const refused = await runZuno(['goal', 'resume', id, '--script', answers], { home, timeoutMs: 60_000 });
+    const why = expectTypedFailure(refused, 'budget_exhausted');
+    expect(why).toContain(`goal ${id} has spent its`);
+    expect(why).toContain(`zuno goal budgets ${id}`);
+
+    const raised = await runZuno(['goal', 'budgets', id, '--tool-call-budget', '10'], { home });
+    expect(raised.code, raised.stderr).toBe(0);
+    expect(raised.stdout).toMatch(new RegExp(`^goal ${id}: the budgets are set \\(revision \\d+\\)$`, 'm'));
+    expect(raised.stdout).toContain('tool calls  1 of 10 (9 left)');
+    expect(raised.stdout).toContain(`resume it: zuno goal resume ${id}`);
+
+    const resumed = await runZuno(['goal', 'resume', id, '--script', answers], { home, timeoutMs: 120_000 });
+    expect({ code: resumed.code, timedOut: resumed.timedOut }, resumed.stderr).toEqual({ code: 1, timedOut: false });
+    expect(resumed.stderr).toContain(`zuno: no_progress: goal ${id} paused`);
+    expect((await runZuno(['goal', 'cancel', id], { home })).code).toBe(0);
+  }, 300_000);
 });
