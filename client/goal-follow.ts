@@ -83,6 +83,9 @@ export async function followGoal(
     process.stdout.isTTY === true,
     opts.pendingActivities ? { pendingActivities: opts.pendingActivities } : {},
   );
+  // A goal's background task reports to the goal; Ctrl-C pauses the goal rather than stopping the task.
+  human.backgroundNote = (ids) =>
+    `(background task${ids.length > 1 ? 's' : ''} ${ids.join(', ')} ${ids.length > 1 ? 'keep' : 'keeps'} running: ${ids.length > 1 ? 'their completion reports reach' : 'its completion report reaches'} the goal)`;
   let goalEnd: { ok: true; snapshot: GoalSnapshot } | { ok: false; why: string } | undefined;
   opts.goalClosed.then(
     (s) => (goalEnd = { ok: true, snapshot: s as GoalSnapshot }),

@@ -231,4 +231,39 @@ describe('zuno goal start → list → show → resume → cancel', () => {
     expect(resumed.stderr).toContain(`zuno: no_progress: goal ${id} paused`);
     expect((await runZuno(['goal', 'cancel', id], { home })).code).toBe(0);
   }, 300_000);
+
+  it('says when the goal waits for a remote observer, and goes on when it reports', async () => {
+    const { home } = makeHome({ address: temporal.address });
+    const ws = tempDir('zuno-goal-ws-');
+    const script = writeJson(tempDir('zuno-goal-script-'), 'ci.json', {
+      replies: [
+        {
+          toolCalls: [
+            {
+              name: 'shell',
+              arguments: { command: 'sleep 2; echo green', background: true, backgroundPurpose: 'remoteObserver' },
+            },
+          ],
+        },
+        { text: 'CI started.' },
+        { text: 'CI is green.' },
+        { text: 'Nothing.' },
+        { text: 'Nothing again.' },
+        { text: 'Still nothing.' },
+      ],
+    });
+    const r = await runZuno(['goal', 'start', 'Watch CI', '--dir', ws, '--script', script], {
+      home,
+      timeoutMs: 150_000,
+    });
+    expect({ code: r.code, timedOut: r.timedOut }, r.stderr).toEqual({ code: 1, timedOut: false });
+    const lines = r.stderr.split('\n');
+    const waiting = lines.findIndex((l) => /^waiting for CI: remote observer bg_\S+ is running$/.test(l));
+    const reported = lines.findIndex((l) => /^✓ background bg_\S+ exited exit 0/.test(l));
+    expect(waiting, r.stderr).toBeGreaterThan(0);
+    expect(reported, r.stderr).toBeGreaterThan(waiting);
+    expect(r.stderr).toMatch(/^\(background task bg_\S+ keeps running: its completion report reaches the goal\)$/m);
+    expect(r.stdout.split('\n').slice(0, 2)).toEqual(['CI started.', 'CI is green.']);
+    expect((await runZuno(['goal', 'cancel', goalOf(r)], { home })).code).toBe(0);
+  }, 200_000);
 });
