@@ -86,6 +86,9 @@ describe('zuno goal start → list → show → resume → cancel', () => {
     });
     expect(shown.session).toMatchObject({ id: shown.goal.sessionId, workspace: expect.any(String) });
     expect(shown.workState).toBeNull();
+    // The session says which goal drives it.
+    const session = await runZuno(['session', 'show', shown.goal.sessionId], { home });
+    expect(session.stdout).toContain(`driven by goal ${id} (paused, no_progress): zuno goal show ${id}\n`);
 
     // A resume from a new process serves the goal again (the start process has ended): three more turns.
     const resumed = await runZuno(['goal', 'resume', id, '--script', script, '--json'], { home, timeoutMs: 120_000 });
