@@ -129,6 +129,127 @@ Environment:
       setExit(await sessionInterruptCommand(id, opts));
     });
 
+  const goal = program
+    .command('goal')
+    .description('goals: an objective Zuno keeps working on, turn after turn, until it is met, paused or out of budget')
+    .addHelpText(
+      'after',
+      `
+Exit codes of goal start, resume and answer (they follow the goal until it stops):
+  0    the goal completed
+  1    it paused, blocked, ran out of budget or was cancelled (the reason and the next step are printed)
+  130  Ctrl-C: the goal is paused and its running turn interrupted; zuno goal resume <id> goes on`,
+    );
+  goal
+    .command('start')
+    .description('start a goal and its session, and follow it until it completes, pauses, blocks or runs out of budget')
+    .argument('<objective>', 'what the goal should achieve (at most 4000 characters)')
+    .option('--dir <dir>', 'workspace directory (default: current directory)')
+    .option('--model <provider/model>', 'model to use, e.g. openai/gpt-4.1 (default: zuno.json "model")')
+    .option('--script <file>', 'serve scripted model replies from FILE through the local provider server (offline)')
+    .option(
+      '--token-budget <n>',
+      'tokens the goal may spend in all (default: zuno.json goal.default_token_budget, else no limit)',
+    )
+    .option('--turn-budget <n>', 'tokens one turn may spend; a turn that reaches it pauses the goal')
+    .option('--tool-call-budget <n>', 'tool calls the goal may make in all')
+    .option('--time-budget <duration>', 'wall time the goal may run, like 90m or 2h30m (1s to 30d)')
+    .option('--criterion <text>', 'a completion criterion (repeatable)', collect)
+    .option(
+      '--evidence-criterion <text>',
+      'a criterion only a stored, passing, authoritative shell receipt satisfies (repeatable)',
+      collect,
+    )
+    .option('--config <file>', 'zuno.json to use')
+    .option('--json', 'print one JSON event per line (NDJSON), ending with goal.completed, goal.paused, …')
+    .action(async (objective: string, opts) => {
+      const { goalStartCommand } = await import('./commands/goal-start.js');
+      setExit(await goalStartCommand(objective, opts));
+    });
+  goal
+    .command('list')
+    .description("list the goals in Zuno's home, newest activity first")
+    .option(
+      '--status <status>',
+      'only goals with this status (active, backoff, waiting_background, paused, blocked, budget_limited, completed, cancelled)',
+    )
+    .option('--limit <n>', 'at most this many (default 50)', parseLimit)
+    .option('--json', 'print the goals as a JSON array')
+    .action(async (opts) => {
+      const { goalListCommand } = await import('./commands/goal-list.js');
+      setExit(await goalListCommand(opts));
+    });
+  goal
+    .command('show')
+    .description('print a goal: objective, status and reason, budgets used and left, criteria with evidence, turns')
+    .argument('<id>', 'goal id (goal_…)')
+    .option('--json', 'print the goal as JSON')
+    .action(async (id: string, opts) => {
+      const { goalShowCommand } = await import('./commands/goal-show.js');
+      await goalShowCommand(id, opts);
+      setExit(0);
+    });
+  goal
+    .command('pause')
+    .description('stop a goal from starting more turns (a running turn ends normally)')
+    .argument('<id>', 'goal id (goal_…)')
+    .option('--json', 'print the result as JSON')
+    .action(async (id: string, opts) => {
+      const { goalPauseCommand } = await import('./commands/goal-control.js');
+      setExit(await goalPauseCommand(id, opts));
+    });
+  goal
+    .command('resume')
+    .description(
+      'let a paused goal go on and follow it; one paused on an unknown outcome asks Resume goal / Keep paused',
+    )
+    .argument('<id>', 'goal id (goal_…)')
+    .option(
+      '--choice <choice>',
+      "resume (Resume goal) or keep-paused (Keep paused); required off a terminal when a call's outcome is unknown",
+    )
+    .option('--script <file>', 'a scripted goal: serve its model replies from FILE again')
+    .option('--model <provider/model>', 'resume on this model instead of the one the goal used')
+    .option('--config <file>', 'zuno.json to use')
+    .option('--json', 'print one JSON event per line (NDJSON), ending with goal.<status>')
+    .action(async (id: string, opts) => {
+      const { goalResumeCommand } = await import('./commands/goal-resume.js');
+      setExit(await goalResumeCommand(id, opts));
+    });
+  goal
+    .command('answer')
+    .description('answer the question a goal paused on, and follow it as it goes on')
+    .argument('<id>', 'goal id (goal_…)')
+    .argument('<text>', 'the answer')
+    .option('--config <file>', 'zuno.json to use')
+    .option('--json', 'print one JSON event per line (NDJSON), ending with goal.<status>')
+    .action(async (id: string, text: string, opts) => {
+      const { goalAnswerCommand } = await import('./commands/goal-resume.js');
+      setExit(await goalAnswerCommand(id, text, opts));
+    });
+  goal
+    .command('budgets')
+    .description('set budgets of a goal (the others stay); a goal stopped by its budget can then be resumed')
+    .argument('<id>', 'goal id (goal_…)')
+    .option('--token-budget <n>', 'tokens the goal may spend in all')
+    .option('--turn-budget <n>', 'tokens one turn may spend')
+    .option('--tool-call-budget <n>', 'tool calls the goal may make in all')
+    .option('--time-budget <duration>', 'wall time the goal may run since it started, like 90m or 2h30m')
+    .option('--json', 'print the result as JSON')
+    .action(async (id: string, opts) => {
+      const { goalBudgetsCommand } = await import('./commands/goal-control.js');
+      setExit(await goalBudgetsCommand(id, opts));
+    });
+  goal
+    .command('cancel')
+    .description('end a goal for good (a running turn ends normally; nothing more starts)')
+    .argument('<id>', 'goal id (goal_…)')
+    .option('--json', 'print the result as JSON')
+    .action(async (id: string, opts) => {
+      const { goalCancelCommand } = await import('./commands/goal-control.js');
+      setExit(await goalCancelCommand(id, opts));
+    });
+
   const dev = program.command('dev').description('the embedded Temporal dev server and local tools');
   dev
     .command('up')
@@ -170,6 +291,11 @@ Environment:
       setExit(0);
     });
   return program;
+}
+
+/** Collects a repeatable option's values in order. */
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
 }
 
 /** Parses `--limit` (1–1000). @throws InvalidArgumentError naming the bad value. */

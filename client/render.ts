@@ -45,6 +45,13 @@ export class HumanRenderer {
   private readonly live: LiveProgress;
 
   /**
+   * The note after an answer that left background tasks running (null: none);
+   * `zuno goal` followers replace it — there Ctrl-C pauses the goal.
+   */
+  backgroundNote: (taskIds: string[]) => string | null = (ids) =>
+    `(waiting for background task${ids.length > 1 ? 's' : ''} ${ids.join(', ')}: a completion report starts a new turn; Ctrl-C stops ${ids.length > 1 ? 'them' : 'it'})`;
+
+  /**
    * @param live where running tool calls' heartbeat details come from
    *   (`pendingActivities`), and test hooks for the progress clock.
    */
@@ -135,11 +142,8 @@ export class HumanRenderer {
         this.midLine = false;
         if (!this.streamText) this.sink.out(`${e.data.text ?? ''}\n`);
         const waiting = e.data.background;
-        if (waiting.length > 0) {
-          this.line(
-            `(waiting for background task${waiting.length > 1 ? 's' : ''} ${waiting.join(', ')}: a completion report starts a new turn; Ctrl-C stops ${waiting.length > 1 ? 'them' : 'it'})`,
-          );
-        }
+        const note = waiting.length > 0 ? this.backgroundNote(waiting) : null;
+        if (note) this.line(note);
         break;
       }
       case EV.bgCompleted:

@@ -198,8 +198,8 @@ export async function interruptSession(
   }
 }
 
-/** true for the error an aborted gRPC call raises. */
-function isAbort(err: unknown): boolean {
+/** true for the error an aborted gRPC call raises (a call given up by its AbortSignal). */
+export function isAbort(err: unknown): boolean {
   const e = err as { name?: string; code?: number; message?: string; cause?: unknown };
   return (
     e?.name === 'AbortError' ||

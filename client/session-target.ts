@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { hostId } from './routing.js';
 import { openStore, type ZunoPaths } from './context.js';
-import { checkSessionId } from './session-start.js';
+import { checkSessionId } from './session-id.js';
 
 /** Which session a `zuno run` drives: a new one, or one that exists (`--session`, `--continue`). */
 export type RunTarget = { kind: 'new' } | { kind: 'existing'; row: SessionRow };

@@ -9,6 +9,7 @@ import {
   resolveSurface,
 } from '../core/provider-config.js';
 import { formatZodIssues } from '../core/zod-issues.js';
+import { BUDGET_MAX } from '../core/goal/budgets.js';
 
 const RetrySchema = z.strictObject({
   max_attempts: z.number().int().min(1).max(20).default(DEFAULT_PROVIDER_RETRY.maxAttempts),
@@ -123,6 +124,10 @@ const ZunoConfigSchema = z.strictObject({
     .optional(),
   providers: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]*$/), ProviderSchema).default({}),
   concurrency: z.strictObject({ tool_calls: z.number().int().min(1).max(64).default(8) }).prefault({}),
+  /** Goals (docs/goals.md): `default_token_budget` is the host's token total for a goal started without `--token-budget` (GL13). */
+  goal: z
+    .strictObject({ default_token_budget: z.number().int().min(1).max(BUDGET_MAX.tokens).optional() })
+    .prefault({}),
 });
 
 /** Validated `zuno.json` (provider and session settings; temporal.yaml holds the Temporal side). */

@@ -96,10 +96,10 @@ export async function promptFromStdin(stdin: NodeJS.ReadStream): Promise<string>
 }
 
 /** How long Ctrl-C's interrupt waits for a worker to take it before saying none does, in ms. */
-const CTRL_C_DELIVERY_MS = 5_000;
+export const CTRL_C_DELIVERY_MS = 5_000;
 
 /** Poll interval of the event tail, in ms. */
-const TAIL_EVERY_MS = 60;
+export const TAIL_EVERY_MS = 60;
 
 /**
  * `zuno run "<prompt>"`: starts a session workflow on Temporal (embedded dev
@@ -170,7 +170,7 @@ export async function runCommand(prompt: string, opts: RunOptions, sink: Sink = 
 }
 
 /** How long a scripted session left behind gets to settle an interrupt before its run is terminated, in ms. */
-const SCRIPTED_SETTLE_MS = 6_000;
+export const SCRIPTED_SETTLE_MS = 6_000;
 
 /**
  * A scripted session's model lives in this process (the local provider):
@@ -400,8 +400,8 @@ export function exitFor(
   return 0;
 }
 
-/** The refusal of a session whose in-process worker would lack the provider's key. */
-function apiKeyMissing(provider: string, keyEnv: string): ZunoError {
+/** The refusal of a session whose in-process worker would lack the provider's key: `api_key_missing` naming the variable. */
+export function apiKeyMissing(provider: string, keyEnv: string): ZunoError {
   return new ZunoError(
     'api_key_missing',
     `provider ${provider} reads its API key from ${keyEnv}, which is not set; export it (or run a \`zuno worker\` that has it)`,
@@ -413,7 +413,7 @@ function apiKeyMissing(provider: string, keyEnv: string): ZunoError {
  * without contacting Temporal: the address Zuno would use (TEMPORAL_ADDRESS,
  * an external server, or the dev server's configured port).
  */
-function standaloneExpected(paths: ZunoPaths): boolean {
+export function standaloneExpected(paths: ZunoPaths): boolean {
   const cfg = loadTemporalConfig(paths.home, paths.temporalYaml);
   const address =
     process.env.TEMPORAL_ADDRESS ||
@@ -497,7 +497,7 @@ async function runningSession(
  * running, route), before any worker has taken a step. The worker's first
  * model step of each turn writes it again.
  */
-async function recordSessionStart(
+export async function recordSessionStart(
   store: ProjectionStore,
   meta: SessionMeta,
   existing: SessionRow | null,
@@ -619,8 +619,12 @@ function pausedResult(sessionId: string, e: EventRow): SessionResult {
   };
 }
 
-/** The workspace as an absolute real path. @throws ZunoError `workspace_invalid`. */
-function resolveWorkspace(dir: string, sessionId?: string): string {
+/**
+ * The workspace as an absolute real path; with `sessionId`, the workspace of
+ * that existing session (the message says it is gone).
+ * @throws ZunoError `workspace_invalid`.
+ */
+export function resolveWorkspace(dir: string, sessionId?: string): string {
   if (dir.trim() === '') {
     throw new ZunoError('workspace_invalid', '--dir is empty (an unset variable?): name the workspace directory');
   }

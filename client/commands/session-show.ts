@@ -6,6 +6,7 @@ import { checkSessionId } from '../session-id.js';
 import { BUCKETS, type ContextUsageSnapshot, type CumulativeUsage } from '../../activities/session/usage.js';
 import { EV, parseEventData, TURN_END_EVENT } from '../../core/events.js';
 import { messageWithoutCode } from '../../core/errors.js';
+import { goalReason } from '../../activities/projection/rows.js';
 import { loadTurnRules, renderTurnRules } from './rules-view.js';
 import { renderRouteStatus, routeStatus } from './show-route.js';
 import { callSummary } from './show-args.js';
@@ -19,7 +20,8 @@ import { LIMITS, proseLines, type ShowView } from './show-text.js';
  * diff and result) from the projection, never from Temporal. The human view
  * numbers turns and steps from 1 and cuts long texts at a boundary unless
  * `--full`; it is coloured only when stdout is a terminal (and NO_COLOR is
- * unset). `--json` prints the rows as stored (0-based turns, ids).
+ * unset). `--json` prints the rows as stored (0-based turns, ids). A
+ * session a Goal drives names it (`goal: {id, status, reason}` in JSON).
  * @throws ZunoError `session_not_found`.
  */
 export async function sessionShowCommand(
@@ -43,14 +45,24 @@ export async function sessionShowCommand(
     });
     const rules = await loadTurnRules(store, sessionId);
     const route = await routeStatus(paths, t.session);
+    const goalRow = await store.goalOfSession(sessionId);
+    const goal = goalRow
+      ? { id: goalRow.id, status: goalRow.snapshot.state.status, reason: goalReason(goalRow.snapshot) }
+      : null;
     sink.out(
       opts.json
-        ? `${JSON.stringify({ ...t, background, rules, route, usage: usage ? { cumulative: usage.cumulative, snapshot: usage.snapshot } : null }, null, 2)}\n`
+        ? `${JSON.stringify({ ...t, background, rules, route, goal, usage: usage ? { cumulative: usage.cumulative, snapshot: usage.snapshot } : null }, null, 2)}\n`
         : renderTranscript(t, view, await turnEnds(store, sessionId)) +
             renderBackground(background, t) +
             (usage ? renderUsage(usage) : ''),
     );
-    if (!opts.json) sink.out(renderTurnRules(rules) + (route ? renderRouteStatus(route, sessionId) : ''));
+    if (!opts.json) {
+      sink.out(renderTurnRules(rules) + (route ? renderRouteStatus(route, sessionId) : ''));
+      if (goal)
+        sink.out(
+          `driven by goal ${goal.id} (${goal.status}${goal.reason ? `, ${goal.reason}` : ''}): zuno goal show ${goal.id}\n`,
+        );
+    }
   } finally {
     await store.close();
   }

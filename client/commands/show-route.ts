@@ -1,10 +1,12 @@
 import type { SessionRow } from '../../activities/projection/types.js';
+import type { Client, Connection } from '@temporalio/client';
 import type { ZunoPaths } from '../context.js';
+import type { TemporalConfig } from '../../worker/temporal-config.js';
 
 /** A poller seen longer ago than this is taken for gone (a live worker long-polls at most ~60 s at a time), in ms. */
 const POLLER_FRESH_MS = 75_000;
-/** How long session show waits for Temporal before it leaves the route's worker unknown, in ms. */
-const LOOKUP_TIMEOUT_MS = 1_000;
+/** How long a quick look (session show, goal show) waits for Temporal before it leaves what it asked unknown, in ms. */
+export const LOOKUP_TIMEOUT_MS = 1_000;
 
 /** Who serves a session's route right now, as far as Temporal knows. */
 export interface RouteStatus {
@@ -31,22 +33,11 @@ export async function routeStatus(paths: ZunoPaths, row: SessionRow): Promise<Ro
   const base = { host: row.host, taskQueue: row.taskQueue, waitingMs: 0 };
   try {
     // Loaded only for a live session: showing a finished one never loads the Temporal client.
-    const [{ default: proto }, { readDevServerState, pidAlive }, { connectClient }, { loadTemporalConfig }] =
-      await Promise.all([
-        import('@temporalio/proto'),
-        import('../../worker/dev-server.js'),
-        import('../../worker/connection.js'),
-        import('../../worker/temporal-config.js'),
-      ]);
+    const [{ default: proto }, target] = await Promise.all([import('@temporalio/proto'), lookupTarget(paths)]);
     const { temporal } = proto;
-    const cfg = loadTemporalConfig(paths.home, paths.temporalYaml);
-    const dev = readDevServerState(paths.stateDir);
-    const address =
-      process.env.TEMPORAL_ADDRESS ||
-      (cfg.server.mode === 'external' ? cfg.server.address : dev && pidAlive(dev.pid) ? dev.address : null);
-    if (!address) return { ...base, workers: null };
-    const namespace = process.env.TEMPORAL_NAMESPACE ?? cfg.server.namespace;
-    const { connection } = await connectClient({ address, namespace, connectTimeoutMs: LOOKUP_TIMEOUT_MS });
+    if (!target) return { ...base, workers: null };
+    const { cfg, namespace } = target;
+    const { connection } = await target.connect();
     try {
       const res = await connection.withDeadline(Date.now() + LOOKUP_TIMEOUT_MS, () =>
         connection.workflowService.describeTaskQueue({
@@ -108,4 +99,36 @@ export function renderRouteStatus(r: RouteStatus, sessionId: string): string {
     ? `pick it up on ${r.host} with \`zuno run --session ${sessionId} "…"\` (or \`zuno session resume ${sessionId}\` when paused)`
     : `start \`zuno worker\` on ${r.host}`;
   return `waiting for a worker: its next step has waited ${Math.round(r.waitingMs / 1000)} s on ${where}; ${start}\n`;
+}
+
+/**
+ * The Temporal server a quick look (`session show`, `goal show`) asks,
+ * starting nothing: TEMPORAL_ADDRESS, an external server of temporal.yaml,
+ * or the dev server this home started when it runs; null when none is
+ * known to run. `connect` fails within {@link LOOKUP_TIMEOUT_MS}.
+ */
+export async function lookupTarget(paths: ZunoPaths): Promise<{
+  cfg: TemporalConfig;
+  address: string;
+  namespace: string;
+  connect(): Promise<{ connection: Connection; client: Client }>;
+} | null> {
+  const [{ readDevServerState, pidAlive }, { connectClient }, { loadTemporalConfig }] = await Promise.all([
+    import('../../worker/dev-server.js'),
+    import('../../worker/connection.js'),
+    import('../../worker/temporal-config.js'),
+  ]);
+  const cfg = loadTemporalConfig(paths.home, paths.temporalYaml);
+  const dev = readDevServerState(paths.stateDir);
+  const address =
+    process.env.TEMPORAL_ADDRESS ||
+    (cfg.server.mode === 'external' ? cfg.server.address : dev && pidAlive(dev.pid) ? dev.address : null);
+  if (!address) return null;
+  const namespace = process.env.TEMPORAL_NAMESPACE ?? cfg.server.namespace;
+  return {
+    cfg,
+    address,
+    namespace,
+    connect: () => connectClient({ address, namespace, connectTimeoutMs: LOOKUP_TIMEOUT_MS }),
+  };
 }

@@ -65,3 +65,20 @@ export function canTransition(from: GoalState, to: GoalState): boolean {
   // active → active changes nothing; every other move (a new pause reason included) is a transition.
   return !(from.status === 'active' && to.status === 'active');
 }
+
+/** Every {@link GoalStatus}, in the order people read them (`zuno goal list --status` accepts exactly these). */
+export const GOAL_STATUSES = [
+  'active',
+  'backoff',
+  'waiting_background',
+  'paused',
+  'blocked',
+  'budget_limited',
+  'completed',
+  'cancelled',
+] as const satisfies readonly GoalStatus[];
+
+// The list names every status: a status added to GoalState without it here does not compile.
+type Unlisted = Exclude<GoalStatus, (typeof GOAL_STATUSES)[number]>;
+const _everyStatusListed: Unlisted extends never ? true : never = true;
+void _everyStatusListed;

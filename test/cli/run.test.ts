@@ -95,6 +95,7 @@ describe('zuno run --json', () => {
     const t = JSON.parse(showJson.stdout) as Transcript;
     expect(Object.keys(t).sort()).toEqual([
       'background',
+      'goal',
       'inputs',
       'messages',
       'parts',
@@ -104,6 +105,7 @@ describe('zuno run --json', () => {
       'toolCalls',
       'usage',
     ]);
+    expect((t as unknown as { goal: unknown }).goal).toBeNull(); // no goal drives an ordinary session
     // PR11: the script reports no usage, so every bucket is unknown — counted, never 0.
     expect(
       (t as unknown as { usage: { cumulative: { requests: number; tokens: object } } }).usage.cumulative,

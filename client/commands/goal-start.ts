@@ -1,0 +1,185 @@
+import { ZunoError } from '../../core/errors.js';
+import { DEFAULT_TASK_QUEUE, type SessionMeta } from '../../core/session-contract.js';
+import type { ProjectionStore } from '../../activities/projection/types.js';
+import { loadScript } from '../local-provider/script.js';
+import { startLocalProvider } from '../local-provider/server.js';
+import { connectTemporal, type Notify, openStore, resolvePaths } from '../context.js';
+import { sendGoalControl } from '../goal-client.js';
+import { driveGoal } from '../goal-drive.js';
+import { goalStartInput, type GoalBudgetFlags, withHostTokenBudget } from '../goal-input.js';
+import { newGoalId, startGoal, type StartedGoal } from '../goal-start.js';
+import { processSink, type Sink } from '../render.js';
+import { hostId, routeFor } from '../routing.js';
+import { serveInProcess, standaloneServes } from '../serve.js';
+import { newSessionId, titleOf } from '../session-start.js';
+import { localProvider, loadZunoConfig, resolveModel } from '../zuno-config.js';
+import { apiKeyMissing, recordSessionStart, resolveWorkspace, standaloneExpected } from './run.js';
+
+/** Options of `zuno goal start`. */
+export interface GoalStartOptions extends GoalBudgetFlags {
+  dir?: string;
+  model?: string;
+  script?: string;
+  json?: boolean;
+  config?: string;
+  criterion?: string[];
+  evidenceCriterion?: string[];
+}
+
+/**
+ * `zuno goal start "<objective>"`: starts a Goal and its session
+ * (client/goal-start.ts `startGoal`) and follows it until it stops —
+ * like `zuno run`: every offline check first (objective, criteria and
+ * budgets named at once, `--dir`, script, `zuno.json`, model, API key),
+ * nothing written before they pass; `--script` starts the local provider;
+ * the session is routed to this host's `zuno worker` or to this process's
+ * in-process worker. Resolves to the exit code: 0 when the Goal completed,
+ * 1 when it paused, blocked, ran out of budget or was cancelled (the reason
+ * and what to do next are printed), 130 after Ctrl-C (which pauses it).
+ *
+ * A Goal this process serves (its in-process worker, or a `--script` model)
+ * cannot go on once the process ends: when following stops while it still
+ * works, it is paused, never terminated, and `zuno goal resume <id>` (with
+ * `--script FILE` again for a scripted model) serves it again.
+ * @throws ZunoError `input_invalid`, `workspace_invalid`, `config_invalid`,
+ *   `model_missing`, `api_key_missing`, `script_*`, Temporal set-up errors.
+ */
+export async function goalStartCommand(
+  objectiveText: string,
+  opts: GoalStartOptions,
+  sink: Sink = processSink,
+): Promise<number> {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  const early: EarlyStop = { pending: null };
+  // Ctrl-C before the Goal is followed abandons the start (driveGoal takes Ctrl-C over from then on).
+  let onSigint: (() => void) | undefined;
+  const interrupted = new Promise<never>((_, reject) => {
+    onSigint = () => reject(new ZunoError('interrupted', 'interrupted before the goal started'));
+    process.on('SIGINT', onSigint);
+  });
+  const handOver = () => process.removeListener('SIGINT', onSigint!);
+  const run = startAndFollow(objectiveText, opts, sink, cleanups, early, handOver);
+  run.catch(() => undefined);
+  try {
+    return await Promise.race([run, interrupted]);
+  } catch (err) {
+    // A start that went through meanwhile leaves a Goal nobody follows: it is paused, not left working.
+    if (err instanceof ZunoError && err.code === 'interrupted' && early.pending && !early.followed) {
+      await early.pending.then((g) => early.pause?.(g.goalId)).catch(() => undefined);
+    }
+    throw err;
+  } finally {
+    handOver();
+    for (const c of cleanups) await c().catch(() => undefined);
+  }
+}
+
+/** A start in flight, for Ctrl-C before the Goal is followed. */
+interface EarlyStop {
+  pending: Promise<StartedGoal> | null;
+  /** true once driveGoal follows the Goal (it handles Ctrl-C itself). */
+  followed?: boolean;
+  pause?: (goalId: string) => Promise<unknown>;
+}
+
+async function startAndFollow(
+  objectiveText: string,
+  opts: GoalStartOptions,
+  sink: Sink,
+  cleanups: (() => Promise<unknown>)[],
+  early: EarlyStop,
+  handOverSigint: () => void,
+): Promise<number> {
+  const notify: Notify = opts.json ? null : (line) => sink.err(`${line}\n`);
+  // Everything that can be checked offline is checked before anything starts or is written.
+  const input = goalStartInput(objectiveText, opts);
+  const workspace = resolveWorkspace(opts.dir ?? process.cwd());
+  const script = opts.script ? await loadScript(opts.script) : undefined;
+  const paths = resolvePaths();
+  hostId(); // a malformed ZUNO_HOST_ID is refused before anything starts
+  const zcfg = loadZunoConfig(workspace, opts.config);
+  const budgets = withHostTokenBudget(input.budgets, zcfg.goal.default_token_budget);
+  const modelRef = opts.model ?? zcfg.model;
+  if (!script && !modelRef) {
+    throw new ZunoError(
+      'model_missing',
+      'no model configured: pass --model provider/model (or set "model" in zuno.json), or --script FILE for the local provider',
+    );
+  }
+  const configured = script ? undefined : resolveModel(zcfg, modelRef!);
+  // A Goal this process will serve needs the key here: refused before any server starts.
+  if (configured && !standaloneExpected(paths)) {
+    const keyEnv = configured.provider.apiKeyEnv;
+    if (keyEnv !== undefined && !process.env[keyEnv]) throw apiKeyMissing(configured.provider.id, keyEnv);
+  }
+
+  const store: ProjectionStore = await openStore(paths);
+  cleanups.unshift(() => store.close());
+  const temporal = await connectTemporal(paths, notify);
+  cleanups.unshift(() => temporal.connection.close());
+  const baseQueue = temporal.cfg.taskQueue ?? DEFAULT_TASK_QUEUE;
+  let resolved: ReturnType<typeof resolveModel>;
+  if (configured) {
+    resolved = configured;
+  } else {
+    const server = await startLocalProvider({ script: script! });
+    cleanups.unshift(() => server.close());
+    resolved = { provider: localProvider(server.url), model: 'scripted' };
+  }
+  const sessionId = newSessionId();
+  const goalId = newGoalId();
+  const route = routeFor(baseQueue, sessionId, standaloneServes(paths, temporal, baseQueue));
+  const servesHere = route.servedBy === 'run';
+  if (servesHere) {
+    const keyEnv = resolved.provider.apiKeyEnv;
+    if (keyEnv !== undefined && !process.env[keyEnv]) throw apiKeyMissing(resolved.provider.id, keyEnv);
+    cleanups.unshift(await serveInProcess({ paths, temporal, store, baseQueue, route, command: 'zuno goal start' }));
+  }
+  const meta: SessionMeta = {
+    sessionId,
+    workspace,
+    provider: resolved.provider,
+    model: resolved.model,
+    title: titleOf(input.objective),
+    toolConcurrency: zcfg.concurrency.tool_calls,
+    activityDefaults: temporal.cfg.activities,
+    route,
+  };
+  // The session is listed at once, before a worker takes its first step (as `zuno run` does).
+  await recordSessionStart(store, meta, null);
+  let started: StartedGoal;
+  early.pause = (id) => sendGoalControl(temporal.client, id, { action: 'pause', by: 'you (Ctrl-C)' }, 5_000);
+  try {
+    early.pending = startGoal(temporal.client, baseQueue, {
+      goalId,
+      objective: input.objective,
+      criteria: input.criteria,
+      budgets,
+      meta,
+    });
+    started = await early.pending;
+  } catch (err) {
+    await store
+      .setSessionStatus(sessionId, 'failed', {
+        updatedAtMs: Date.now(),
+        error: `its goal could not start: ${(err as Error).message}`,
+      })
+      .catch(() => undefined);
+    throw err;
+  }
+  early.followed = true;
+  handOverSigint();
+  notify?.(`goal ${started.goalId} started (session ${sessionId})`);
+  return driveGoal({
+    client: temporal.client,
+    store,
+    goalId,
+    sessionId,
+    after: 0,
+    json: opts.json === true,
+    sink,
+    servesHere: servesHere || script !== undefined,
+    scripted: script !== undefined,
+    command: 'zuno goal start',
+  });
+}
