@@ -1,10 +1,8 @@
 import { ApplicationFailure } from '@temporalio/workflow';
 import { budgetStop } from '../core/goal/budgets.js';
+import { MAX_GOAL_OBJECTIVE_CHARS } from '../core/goal/objective.js';
 import type { GoalControlRequest, GoalDirective, GoalSnapshot } from '../core/goal/contract.js';
 import { TERMINAL_GOAL_STATUSES } from '../core/goal/status.js';
-
-/** Longest objective accepted, in UTF-16 units. */
-export const MAX_OBJECTIVE_CHARS = 4000;
 
 const ACTIONS = ['pause', 'resume', 'cancel', 'answer', 'edit', 'budgets'] as const;
 
@@ -64,8 +62,8 @@ export function validateControl(req: unknown, s: GoalSnapshot): void {
     case 'edit':
       if (typeof r.objective !== 'string' || r.objective.trim() === '')
         reject('input_invalid', 'the objective must be non-empty text');
-      if (r.objective.length > MAX_OBJECTIVE_CHARS)
-        reject('input_invalid', `the objective is longer than ${MAX_OBJECTIVE_CHARS} characters`);
+      if (r.objective.length > MAX_GOAL_OBJECTIVE_CHARS)
+        reject('input_invalid', `the objective is longer than ${MAX_GOAL_OBJECTIVE_CHARS} characters`);
       return;
     case 'budgets':
       if (typeof r.budgets !== 'object' || r.budgets === null) reject('input_invalid', 'budgets must be an object');

@@ -34,6 +34,8 @@ import { goalStatusLine } from './goal-status-line.js';
 import { applyGoalUpdate } from './goal-update.js';
 import { onRoute, type RouteHost } from './route.js';
 
+/** How long a completed Goal waits for the turn that completed it to report its end, in ms. */
+const COMPLETING_TURN_WAIT_MS = 10 * 60_000;
 /** Results of Updates remembered for a repeated command (and carried across continue-as-new). */
 const RECENT_KEPT = 256;
 
@@ -220,6 +222,13 @@ export class GoalMachine implements RouteHost {
       // Until nothing is left to show: an Update handled while a flush awaited its activity or signal changed more.
       while (this.pending) await this.flush();
       if (TERMINAL_GOAL_STATUSES.has(this.snap.state.status)) {
+        if (this.snap.state.status === 'completed' && this.turnRunning) {
+          // The turn that completed the Goal is still ending: what it spent is counted when it reports.
+          if (await condition(() => this.reports.length > 0, COMPLETING_TURN_WAIT_MS)) {
+            while (this.reports.length > 0) this.handle(this.reports.shift()!);
+          } else this.turnRunning = false;
+          continue;
+        }
         await condition(allHandlersFinished);
         return this.snap;
       }
@@ -297,6 +306,13 @@ export class GoalMachine implements RouteHost {
       return;
     }
     this.turnRunning = false;
+    if (TERMINAL_GOAL_STATUSES.has(st)) {
+      // The turn that completed the Goal ended: its spending is counted, nothing else follows.
+      const d = decideAfterTurn(this.snap, r, this.attempt, Date.now(), () => 0);
+      this.snap = { ...this.snap, spent: d.spent, updatedAtMs: Date.now() };
+      this.changed({}, { record: true, signal: false });
+      return;
+    }
     if (!this.ownedTurn && r.source.kind !== 'continuation') {
       // GL28: a turn the Goal does not own spends nothing of it and resumes nothing; but a Goal resumed while
       // it ran has waited for it to end before continuing.

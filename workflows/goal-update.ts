@@ -1,4 +1,5 @@
 import type { GoalCriterion, GoalSnapshot, GoalUpdateRequest, GoalUpdateResult } from '../core/goal/contract.js';
+import { ADVANCING } from '../core/goal/status.js';
 
 /** What {@link applyGoalUpdate} decided: the committed snapshot, or a refusal that changes nothing but the audit record. */
 export interface GoalUpdateOutcome {
@@ -34,7 +35,7 @@ export function applyGoalUpdate(snap: GoalSnapshot, req: GoalUpdateRequest, nowM
     ]);
   }
   const st = snap.state.status;
-  if (st !== 'active' && st !== 'waiting_background' && st !== 'backoff') {
+  if (!ADVANCING.has(st)) {
     // GL31: a paused (or stopped) Goal is not changed, let alone completed, from a turn it does not own.
     return refuse('goal_not_active', [`the goal is ${st}; only an advancing goal is updated by its own turns`]);
   }

@@ -4,7 +4,7 @@
  * Pure.
  */
 
-/** Longest objective, in UTF-16 units — the limit the `goal` workflow's `edit` applies (workflows/goal-control.ts MAX_OBJECTIVE_CHARS). */
+/** Longest objective, in UTF-16 units — also the limit the `goal` workflow's `edit` applies (workflows/goal-control.ts). */
 export const MAX_GOAL_OBJECTIVE_CHARS = 4000;
 
 /** Longest completion criterion, in UTF-16 units. */

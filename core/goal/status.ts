@@ -41,6 +41,9 @@ export type GoalState =
 /** The values of `ZunoGoalStatus`. */
 export type GoalStatus = GoalState['status'];
 
+/** Statuses in which a Goal advances by itself or through its own turns (its turns may settle and complete it). */
+export const ADVANCING: ReadonlySet<GoalStatus> = new Set(['active', 'backoff', 'waiting_background']);
+
 /** Statuses a Goal never leaves. */
 export const TERMINAL_GOAL_STATUSES: ReadonlySet<GoalStatus> = new Set(['completed', 'cancelled']);
 
@@ -52,8 +55,9 @@ export function mayAutoContinue(s: GoalState): boolean {
 /**
  * Whether `from` may move to `to` (the transition table the seeds leave
  * open, GL2 SEED-GAP). Terminal statuses move nowhere; `completed` is
- * reached only from `active` (the audit runs in an active Goal's own turn:
- * a paused Goal cannot be completed from an independent input, GL31);
+ * reached only from an advancing Goal — `active`, or `waiting_background` /
+ * `backoff` whose own report or user turn runs the audit (a paused Goal
+ * cannot be completed from an independent input, GL31);
  * `cancelled` from anything not terminal; a paused, blocked or
  * budget-limited Goal becomes `active` only by an explicit resume (checked
  * by the caller, bound to goal id + revision).
@@ -61,7 +65,7 @@ export function mayAutoContinue(s: GoalState): boolean {
 export function canTransition(from: GoalState, to: GoalState): boolean {
   if (TERMINAL_GOAL_STATUSES.has(from.status)) return false;
   if (to.status === 'cancelled') return true;
-  if (to.status === 'completed') return from.status === 'active';
+  if (to.status === 'completed') return ADVANCING.has(from.status);
   // active → active changes nothing; every other move (a new pause reason included) is a transition.
   return !(from.status === 'active' && to.status === 'active');
 }

@@ -10,7 +10,6 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ZunoError } from '../../core/errors.js';
 import { MAX_GOAL_OBJECTIVE_CHARS } from '../../core/goal/objective.js';
-import { MAX_OBJECTIVE_CHARS } from '../../workflows/goal-control.js';
 import { checkGoalId } from '../../client/goal-id.js';
 import { goalStartInput, resumeChoice, withHostTokenBudget } from '../../client/goal-input.js';
 import { loadZunoConfig } from '../../client/zuno-config.js';
@@ -62,10 +61,6 @@ describe('goalStartInput', () => {
     );
     expect(goalStartInput('x'.repeat(MAX_GOAL_OBJECTIVE_CHARS), {}).objective).toHaveLength(MAX_GOAL_OBJECTIVE_CHARS);
     expect(refusal(() => goalStartInput('a\u0000b', {})).message).toContain('NUL');
-  });
-
-  it('uses the same objective limit as the goal workflow', () => {
-    expect(MAX_GOAL_OBJECTIVE_CHARS).toBe(MAX_OBJECTIVE_CHARS);
   });
 
   it('names every bad value at once, each by its flag', () => {

@@ -109,6 +109,7 @@ describe('Goal status transitions (GL1, GL2, GL31)', () => {
   it('completes only from active; terminal statuses move nowhere; cancel from anything else', () => {
     expect(canTransition(active, { status: 'completed' })).toBe(true);
     expect(canTransition(paused, { status: 'completed' })).toBe(false);
+    expect(canTransition({ status: 'waiting_background', taskIds: ['bg_1'] }, { status: 'completed' })).toBe(true);
     expect(canTransition({ status: 'completed' }, active)).toBe(false);
     expect(canTransition({ status: 'cancelled', by: 'user' }, active)).toBe(false);
     expect(canTransition(paused, { status: 'cancelled', by: 'user' })).toBe(true);
