@@ -1,3 +1,4 @@
+import { turnWorkFacts } from './work-facts.js';
 import { Context } from '@temporalio/activity';
 import { TURN_END_EVENT } from '../../core/events.js';
 import type { FinishSessionInput, SessionActivities } from '../../core/session-contract.js';
@@ -30,7 +31,8 @@ const MAX_FINAL_TEXT_IN_HISTORY = 2_000;
  * interrupted turn become `cancelled` (SE2), and so do inputs the session
  * admitted but will never carry because it ends with this turn. Returns the final text (bounded)
  * for the workflow's state query, and `reconciled` when a settlement met an
- * already committed result (tool-records.ts `recordSettled`).
+ * already committed result (tool-records.ts `recordSettled`) and, for a
+ * Goal-bound session (`goalId`), the work-state facts its Goal decides on.
  */
 export function createFinishTurn(store: ProjectionStore) {
   return async function finishTurn(input: FinishSessionInput): ReturnType<SessionActivities['finishTurn']> {
@@ -77,6 +79,7 @@ export function createFinishTurn(store: ProjectionStore) {
     return {
       finalText: finalText === null ? null : finalText.slice(0, MAX_FINAL_TEXT_IN_HISTORY),
       ...(reconciled.length ? { reconciled } : {}),
+      ...(input.goalId ? { work: await turnWorkFacts(store, sessionId) } : {}),
     };
   };
 }

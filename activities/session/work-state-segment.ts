@@ -15,9 +15,14 @@ import { readWorkState } from '../projection/work-state.js';
  * as corrupt rather than failing the request.
  */
 export async function workStateSegment(store: ProjectionStore, sessionId: string): Promise<SystemSegment | null> {
-  const row = await readWorkState(store, sessionId);
-  const text = renderWorkState({ plan: part(() => decodePlan(row)), todo: part(() => decodeTodo(row)) });
+  const text = await workStateText(store, sessionId);
   return text === null ? null : { segment: WORK_STATE_SEGMENT_ID, text };
+}
+
+/** The session's committed Plan and Todo list rendered with the `runtime.work_state` caps; null when it has neither. */
+export async function workStateText(store: ProjectionStore, sessionId: string): Promise<string | null> {
+  const row = await readWorkState(store, sessionId);
+  return renderWorkState({ plan: part(() => decodePlan(row)), todo: part(() => decodeTodo(row)) });
 }
 
 function part<S>(decode: () => S | null): WorkPart<S> | null {

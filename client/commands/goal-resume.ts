@@ -1,6 +1,7 @@
 import { ZunoError } from '../../core/errors.js';
 import { goalReason } from '../../activities/projection/rows.js';
 import type { SessionRow } from '../../activities/projection/types.js';
+import { fillReceiptPlaceholders } from '../local-provider/placeholders.js';
 import { loadScript } from '../local-provider/script.js';
 import { startLocalProvider } from '../local-provider/server.js';
 import { resolvePaths } from '../context.js';
@@ -101,7 +102,8 @@ export async function goalResumeCommand(
     if (configured) {
       resolved = configured;
     } else {
-      const server = await startLocalProvider({ script: script! });
+      // A script citing receipts ({{receipt:<callId>}}) is filled with the goal's own session id.
+      const server = await startLocalProvider({ script: fillReceiptPlaceholders(script!, session.id, opts.script) });
       cleanups.unshift(() => server.close());
       resolved = { provider: localProvider(server.url), model: 'scripted' };
     }

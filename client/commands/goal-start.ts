@@ -1,6 +1,7 @@
 import { ZunoError } from '../../core/errors.js';
 import { DEFAULT_TASK_QUEUE, type SessionMeta } from '../../core/session-contract.js';
 import type { ProjectionStore } from '../../activities/projection/types.js';
+import { fillReceiptPlaceholders } from '../local-provider/placeholders.js';
 import { loadScript } from '../local-provider/script.js';
 import { startLocalProvider } from '../local-provider/server.js';
 import { connectTemporal, type Notify, openStore, resolvePaths } from '../context.js';
@@ -94,7 +95,11 @@ async function startAndFollow(
   // Everything that can be checked offline is checked before anything starts or is written.
   const input = goalStartInput(objectiveText, opts);
   const workspace = resolveWorkspace(opts.dir ?? process.cwd());
-  const script = opts.script ? await loadScript(opts.script) : undefined;
+  // The session id is chosen first: a script citing a receipt ({{receipt:<callId>}}) is filled with it.
+  const sessionId = newSessionId();
+  const script = opts.script
+    ? fillReceiptPlaceholders(await loadScript(opts.script), sessionId, opts.script)
+    : undefined;
   const paths = resolvePaths();
   hostId(); // a malformed ZUNO_HOST_ID is refused before anything starts
   const zcfg = loadZunoConfig(workspace, opts.config);
@@ -126,7 +131,6 @@ async function startAndFollow(
     cleanups.unshift(() => server.close());
     resolved = { provider: localProvider(server.url), model: 'scripted' };
   }
-  const sessionId = newSessionId();
   const goalId = newGoalId();
   const route = routeFor(baseQueue, sessionId, standaloneServes(paths, temporal, baseQueue));
   const servesHere = route.servedBy === 'run';

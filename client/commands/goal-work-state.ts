@@ -1,16 +1,14 @@
 import type { ProjectionStore } from '../../activities/projection/types.js';
+import { workStateText } from '../../activities/session/work-state-segment.js';
 
 /**
  * The Plan and Todo of a Goal's session, as `zuno goal show` prints them
- * (issue 10 deliverable 4, GP15–GP32: the work state belongs to the session
- * and is read from the projection). The projection does not hold Plan/Todo
- * rows in this build, so this returns null and `goal show` prints no work
- * state — nothing is made up. This is the one place to fill in once the
- * rows exist: return the rendered section (and `goal show --json` carries
- * it as `workState`).
+ * (GP15–GP32: the work state belongs to the session and is read from the
+ * projection): the same rendering, with the same caps, the model gets as
+ * `runtime.work_state` — so what a person reads is what the model reads.
+ * Null when the session has neither; a part the store cannot read is shown
+ * as corrupt.
  */
 export async function goalWorkState(store: ProjectionStore, sessionId: string): Promise<string | null> {
-  void store;
-  void sessionId;
-  return null;
+  return workStateText(store, sessionId);
 }
