@@ -1,7 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { receiptId } from '../../activities/tools/shell/receipt.js';
 import { toolImplementations } from '../../activities/tools/index.js';
 import type { ReadCredential } from '../../core/tools/read.js';
@@ -290,7 +290,21 @@ describe.each(SERVERS)('demo/goal-ci as a real Goal on %s', (_name, open) => {
     // The report turns' requests carried each observer's report.
     expect(JSON.stringify(g.providerRequests)).toContain('ci: run 1 failed: 3 passed, 1 failed');
     expect(JSON.stringify(g.providerRequests)).toContain('ci: run 2 passed: 4 passed, 0 failed');
+    // The turn that completed the goal is counted too.
+    expect((await h.store.getGoal(g.goalId))!.snapshot.spent.turns).toBe(3);
     // On the time-skipping server nothing was left holding its clock.
     if (ts) expect(await ts.timeSkips()).toBe(true);
+    else {
+      // The operator's query (the test server has no visibility store) finds the completed goal.
+      const query = `ZunoKind='goal' AND ZunoGoalStatus='completed' AND ZunoSessionId='${sessionId}'`;
+      await vi.waitFor(
+        async () => {
+          const found: string[] = [];
+          for await (const w of h.client.workflow.list({ query })) found.push(w.workflowId);
+          expect(found).toEqual([g.workflowId]);
+        },
+        { timeout: 20_000, interval: 500 },
+      );
+    }
   });
 });
