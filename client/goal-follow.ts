@@ -126,7 +126,18 @@ export async function followGoal(
         }
       }
       const settled = !state.turnOpen || (state.settleBy !== undefined && Date.now() >= state.settleBy);
-      if (stop && settled) return stop;
+      if (stop && settled) {
+        // A completed goal closes once its completing turn reported what it spent: prefer that final snapshot.
+        if (stop.status === 'completed') {
+          await Promise.race([
+            opts.goalClosed.catch(() => undefined),
+            new Promise((r) => setTimeout(r, FINAL_WAIT_MS)),
+          ]);
+          const end = goalEnd as typeof goalEnd;
+          if (end?.ok) return stopFromSnapshot(end.snapshot);
+        }
+        return stop;
+      }
       if (endedBeforePoll && events.length === 0) {
         if (endedBeforePoll.ok) return stopFromSnapshot(endedBeforePoll.snapshot);
         throw new ZunoError(
@@ -146,6 +157,9 @@ export async function followGoal(
     human.progress.stop();
   }
 }
+
+/** How long a follower waits for a completed goal's workflow to close with its final snapshot, in ms. */
+const FINAL_WAIT_MS = 5_000;
 
 type GoalStatusData = {
   goalId: string;
