@@ -216,3 +216,30 @@ describe('an unknown outcome under a goal (GL27, GL33–GL36)', () => {
     }
   }, 120_000);
 });
+
+describe('stagnant reads under a goal (GP22)', () => {
+  it('three identical successful plan_get steps pause the goal no_progress after one turn', async () => {
+    const workspace = mkdtempSync(join(tmpdir(), 'zuno-goal-ws-'));
+    const read = { toolCalls: [{ name: 'plan_get', arguments: {} }] };
+    const g = await h.startScriptedGoal({
+      workspace,
+      prompt: 'Plan the release',
+      script: { replies: [read, read, read, { text: 'never reached' }] },
+    });
+    try {
+      await vi.waitFor(async () => expect((await goalOf(g.workflowId)).state.status).toBe('paused'), {
+        timeout: 30_000,
+        interval: 200,
+      });
+      const s = await goalOf(g.workflowId);
+      expect(s.state).toMatchObject({ status: 'paused', reason: 'no_progress' });
+      expect(s.spent).toMatchObject({ turns: 1, toolCalls: 3 });
+      expect(g.providerRequests).toHaveLength(3); // the same paid read is not repeated a fourth time
+    } finally {
+      await g.goal.executeUpdate('goalControl', { args: [{ commandId: 'c1', action: 'cancel' }] });
+      await g.result();
+      await g.sessionResult();
+      await g.closeProvider();
+    }
+  });
+});
