@@ -359,6 +359,7 @@ describe('waiting_background (GL26) on the time-skipping server', () => {
     });
     const waiting = await goalOf(s, g.workflowId);
     expect(waiting.state).toEqual({ status: 'waiting_background', taskIds: [expect.stringMatching(/^bg_/)] });
+    const taskIds = (waiting.state as Extract<GoalState, { status: 'waiting_background' }>).taskIds;
     expect(g.providerRequests).toHaveLength(2);
 
     // The observer's activity holds the clock: an hour is not skipped (the probe waits 1.5 s of wall time).
@@ -367,7 +368,7 @@ describe('waiting_background (GL26) on the time-skipping server', () => {
     expect((await goalOf(s, g.workflowId)).state).toEqual(waiting.state);
     expect(g.providerRequests).toHaveLength(2);
     const session = await s.ts.client.workflow.getHandle(`session/${g.sessionId}`).query<SessionState>('state');
-    expect(session).toMatchObject({ phase: 'waiting_background', background: waiting.state.taskIds });
+    expect(session).toMatchObject({ phase: 'waiting_background', background: taskIds });
 
     writeFileSync(join(s.workspace, 'ci-done'), '');
     const final = await g.result();
