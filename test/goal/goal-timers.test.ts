@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { EV } from '../../core/events.js';
 import type { GoalSnapshot } from '../../core/goal/contract.js';
 import type { GoalState } from '../../core/goal/status.js';
@@ -28,7 +28,13 @@ const HOUR = 60 * MINUTE;
 
 let ts: TimeSkippingServer | undefined;
 let h: Harness | undefined;
+/** Shared by the tests' harnesses, one after another: the workflow bundle is built once; the projection (ids never collide) too. */
+let stateDir: string;
 const cleanups: (() => Promise<unknown>)[] = [];
+beforeAll(() => {
+  stateDir = mkdtempSync(join(tmpdir(), 'zuno-goal-timers-state-'));
+});
+afterAll(() => rmSync(stateDir, { recursive: true, force: true }));
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
   await h?.close();
@@ -39,7 +45,7 @@ afterEach(async () => {
 
 async function fresh(): Promise<{ ts: TimeSkippingServer; h: Harness; workspace: string }> {
   ts = await startTimeSkippingServer();
-  h = await ts.harness();
+  h = await ts.harness({ stateDir });
   const workspace = mkdtempSync(join(tmpdir(), 'zuno-goal-timers-'));
   cleanups.push(async () => rmSync(workspace, { recursive: true, force: true }));
   return { ts, h, workspace };
@@ -141,9 +147,15 @@ describe('a backoff of minutes (GL5)', () => {
     expect(st.untilMs - sixth!.updatedAtMs).toBeLessThanOrEqual(1.2 * 160 * SECOND);
     // The five backoffs before it (at least 0.8 · 155 s) passed in workflow time.
     expect(sixth!.updatedAtMs - sixth!.createdAtMs).toBeGreaterThanOrEqual(0.8 * 155 * SECOND);
-    expect((await s.h.store.getGoal(g.goalId))?.snapshot.state).toEqual(st);
-    const described = await s.ts.client.workflow.getHandle(g.workflowId).describe();
-    expect(described.searchAttributes.ZunoGoalStatus).toEqual(['backoff']);
+    // The projection row and ZunoGoalStatus show it too (once its record ran: nothing skips time meanwhile).
+    await vi.waitFor(
+      async () => {
+        expect((await s.h.store.getGoal(g.goalId))?.snapshot.state).toEqual(st);
+        const described = await s.ts.client.workflow.getHandle(g.workflowId).describe();
+        expect(described.searchAttributes.ZunoGoalStatus).toEqual(['backoff']);
+      },
+      { timeout: 10_000, interval: 100 },
+    );
 
     const final = await g.result();
     expect(final.state.status).toBe('completed');
@@ -249,12 +261,17 @@ describe('a time budget of hours (GL14)', () => {
     expect(stopped!.spent.turns).toBe(backoffs.length);
     expect(g.providerRequests).toHaveLength(backoffs.length);
 
-    const row = await s.h.store.getGoal(g.goalId);
-    expect(row?.snapshot.state).toEqual(stopped!.state);
-    const notices = await s.h.store.eventsOfType(g.sessionId, 'notice');
-    expect(notices.map((e) => e.data)).toEqual([
-      { code: 'budget.time_budget', message: 'the Goal ran 3h of its 3h time budget', goalId: g.goalId },
-    ]);
+    // The row and the typed notice, once the stop's record ran.
+    await vi.waitFor(
+      async () => {
+        expect((await s.h.store.getGoal(g.goalId))?.snapshot.state).toEqual(stopped!.state);
+        const notices = await s.h.store.eventsOfType(g.sessionId, EV.notice);
+        expect(notices.map((e) => e.data)).toEqual([
+          { code: 'budget.time_budget', message: 'the Goal ran 3h of its 3h time budget', goalId: g.goalId },
+        ]);
+      },
+      { timeout: 10_000, interval: 100 },
+    );
     expect(Date.now() - t0).toBeLessThan(60 * SECOND);
 
     await g.goal.executeUpdate('goalControl', { args: [{ commandId: 'cancel-1', action: 'cancel' }] });
