@@ -25,7 +25,7 @@ import {
   type GoalWorkflowInput,
 } from '../core/goal/contract.js';
 import type { GoalActivities } from '../core/goal/activities.js';
-import { type GoalState, TERMINAL_GOAL_STATUSES } from '../core/goal/status.js';
+import { ADVANCING, type GoalState, TERMINAL_GOAL_STATUSES } from '../core/goal/status.js';
 import { ZunoGoalStatus } from '../core/search-attributes.js';
 import type { SessionMeta, SessionState } from '../core/session-contract.js';
 import { applyControl, validateControl } from './goal-control.js';
@@ -256,12 +256,16 @@ export class GoalMachine implements RouteHost {
     }
   }
 
-  /** The next instant the Goal must act by itself: the backoff's end or the time budget's. */
+  /**
+   * The next instant the Goal must act by itself: the backoff's end or the
+   * time budget's, whichever comes first — a budget that runs out during a
+   * backoff stops the Goal then, not when the backoff ends.
+   */
   private nextDeadline(): number | null {
     const st = this.snap.state;
     const times: number[] = [];
     if (st.status === 'backoff') times.push(st.untilMs);
-    if (this.snap.budgets.timeMs !== undefined && (st.status === 'active' || st.status === 'waiting_background'))
+    if (this.snap.budgets.timeMs !== undefined && ADVANCING.has(st.status))
       times.push(this.snap.createdAtMs + this.snap.budgets.timeMs);
     return times.length > 0 ? Math.min(...times) : null;
   }
