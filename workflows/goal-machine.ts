@@ -86,6 +86,8 @@ export class GoalMachine implements RouteHost {
     this.turnRunning = c?.turnRunning ?? false;
     this.recent = new Map(c?.recent ?? []);
     this.lastStatus = c ? c.snapshot.state.status : 'active'; // the client started the Goal with ZunoGoalStatus=active
+    // The goal's clock is the workflow's (the time budget is measured with it): its start, not the client's clock.
+    const createdAtMs = workflowInfo().startTime.getTime();
     this.snap = c?.snapshot ?? {
       goalId: input.goalId,
       sessionId: input.session.sessionId,
@@ -96,8 +98,8 @@ export class GoalMachine implements RouteHost {
       spent: { tokens: 0, unmeasuredRequests: 0, toolCalls: 0, turns: 0 },
       criteria: input.criteria.map((k, i) => ({ id: `cr_${i + 1}`, ...k, status: 'pending' as const })),
       progress: { fingerprint: null, repeats: 0 },
-      createdAtMs: input.createdAtMs,
-      updatedAtMs: input.createdAtMs,
+      createdAtMs,
+      updatedAtMs: createdAtMs,
     };
     if (!c) this.pending = { directive: {}, record: true, signal: false };
   }

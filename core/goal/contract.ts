@@ -68,8 +68,9 @@ export interface GoalWorkflowInput {
   objective: string;
   criteria: { text: string; needsEvidence: boolean }[];
   budgets: GoalBudgets;
-  /** The session the Goal drives: started by the Goal as `session/<sessionId>` when `startSession`. */
+  /** The session the Goal drives (`session/<sessionId>`, started by the client right after the goal: client/goal-start.ts). */
   session: SessionMeta;
+  /** When the client asked for the goal (informational: the goal's own clock starts at its workflow's start). */
   createdAtMs: number;
   /** Compact state carried across continue-as-new. */
   carried?: GoalCarried;
