@@ -224,6 +224,12 @@ export class GoalMachine implements RouteHost {
       // Until nothing is left to show: an Update handled while a flush awaited its activity or signal changed more.
       while (this.pending) await this.flush();
       if (TERMINAL_GOAL_STATUSES.has(this.snap.state.status)) {
+        if (this.reports.length > 0) {
+          // Reports queued in the activation that ended the Goal (a worker lost, one task delivers both the
+          // completing turn's `started` and its `goal_update`): handled first, so that turn's end is awaited.
+          while (this.reports.length > 0) this.handle(this.reports.shift()!);
+          continue;
+        }
         if (this.snap.state.status === 'completed' && this.turnRunning) {
           // The turn that completed the Goal is still ending: what it spent is counted when it reports.
           if (await condition(() => this.reports.length > 0, COMPLETING_TURN_WAIT_MS)) {
