@@ -40,14 +40,16 @@ export interface ProcessHarness {
  * `temporal.yaml` for the task queue `<prefix>-<now>` and the `.zuno` state
  * directory shared with those workers. Pushes onto `cleanups` the harness's
  * close and then the crash of every worker spawned (so the workers die first).
+ * `address` replaces the shared server (a test that restarts its own).
  */
 export async function createProcessHarness(
   prefix: string,
   cleanups: (() => Promise<unknown>)[],
+  opts: { address?: string } = {},
 ): Promise<ProcessHarness> {
   const home = mkdtempSync(join(tmpdir(), `${prefix}-`));
   const taskQueue = `${prefix}-${Date.now()}`;
-  const address = inject('temporalAddress');
+  const address = opts.address ?? inject('temporalAddress');
   writeTestTemporalYaml(home, address, taskQueue);
   const h = await createHarness({ address, withWorker: false, stateDir: home, taskQueue });
   cleanups.push(() => h.close());
