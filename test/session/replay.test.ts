@@ -15,7 +15,7 @@ import { createHarness, type Harness } from '../helpers/harness.js';
  * test/fixtures/histories/ — recorded by earlier versions of the code, so a
  * change that would break running sessions fails here. Record a new fixture
  * with ZUNO_RECORD_HISTORY=1 when a deliberate, `patched()`-guarded change
- * lands.
+ * lands (the goal workflow's fixtures: test/goal/goal-replay.test.ts).
  */
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'histories');
 let h: Harness;
@@ -164,6 +164,9 @@ describe('session workflow determinism', () => {
   it('replays every checked-in history fixture', async () => {
     const files = readdirSync(FIXTURES).filter((f) => f.endsWith('.json'));
     expect(files.length).toBeGreaterThan(0);
+    // The goal workflow's fixtures and its sessions' (recorded by test/goal/goal-replay.test.ts) are among them.
+    for (const kind of ['complete', 'uncertain-resume', 'backoff-background'])
+      expect(files).toEqual(expect.arrayContaining([`goal-${kind}-v1.json`, `session-goal-${kind}-v1.json`]));
     for (const f of files) {
       const history = JSON.parse(readFileSync(join(FIXTURES, f), 'utf8'));
       expect(history.events.length, f).toBeGreaterThan(10);
