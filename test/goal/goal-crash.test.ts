@@ -165,10 +165,10 @@ it('the worker is SIGKILLed during a backoff: a new worker leaves it on its time
   // Kill only once the backoff is a started timer and no workflow task is in flight (else the kill would
   // lose the task that starts it, and the Goal would meet its deadline when that task is retried).
   await waitFor(
-    async () => {
-      const events = await historyOf(h.client, g.workflowId);
-      return events.some((e) => e.timerStartedEventAttributes) && events.at(-1)!.timerStartedEventAttributes;
-    },
+    async () =>
+      (await historyOf(h.client, g.workflowId)).some((e) => e.timerStartedEventAttributes) &&
+      (await quiescent(h.client, g.workflowId)) &&
+      (await quiescent(h.client, `session/${g.sessionId}`)),
     30_000,
     'the backoff timer to start',
   );
