@@ -192,8 +192,8 @@ it('the worker is SIGKILLed during a backoff: a new worker leaves it on its time
   expect(final.spent).toMatchObject({ turns: 2, toolCalls: 1 });
   expect((await g.sessionResult()).status).toBe('completed');
 
-  // The Goal left the backoff on the timer the first worker started, not earlier: it fired once, with no
-  // worker alive, at the deadline; the only other timer is the completed Goal's wait for its last turn's end.
+  // The Goal left the backoff on the timer the killed worker started (the server keeps it), not earlier: it
+  // fired once, at the deadline; the only other timer is the completed Goal's wait for its last turn's end.
   const events = await historyOf(h.client, g.workflowId);
   const timers = events.filter((e) => e.timerStartedEventAttributes);
   const fired = events.filter((e) => e.timerFiredEventAttributes);
