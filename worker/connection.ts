@@ -41,7 +41,8 @@ export async function connectClient(target: TemporalTarget): Promise<{ connectio
   return { connection, client: new Client({ connection, namespace: target.namespace }) };
 }
 
-const INDEXED: Record<string, IndexedValueType> = {
+/** Temporal's indexed value type of each search attribute type name temporal.yaml may use. */
+export const INDEXED: Record<string, IndexedValueType> = {
   Keyword: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
   Text: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_TEXT,
   Int: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_INT,

@@ -3,7 +3,7 @@ import { goalReason } from '../../activities/projection/rows.js';
 import type { SessionRow } from '../../activities/projection/types.js';
 import { fillReceiptPlaceholders } from '../local-provider/placeholders.js';
 import { loadScript } from '../local-provider/script.js';
-import { startLocalProvider } from '../local-provider/server.js';
+import { modelFor } from '../scripted-provider.js';
 import { resolvePaths } from '../context.js';
 import { queryGoal, sendGoalControl } from '../goal-client.js';
 import { driveGoal } from '../goal-drive.js';
@@ -12,7 +12,7 @@ import { askResumeChoice } from '../goal-prompt.js';
 import { processSink, type Sink } from '../render.js';
 import { hostId, routeFor } from '../routing.js';
 import { serveInProcess, standaloneServes } from '../serve.js';
-import { localProvider, loadZunoConfig, resolveModel } from '../zuno-config.js';
+import { loadZunoConfig, resolveModel } from '../zuno-config.js';
 import { controlGoal, withServedGoal } from './goal-control.js';
 import { connectGoal, openGoalTarget } from './goal-target.js';
 import { apiKeyMissing, resolveWorkspace } from './run.js';
@@ -98,15 +98,9 @@ export async function goalResumeCommand(
     const notify = opts.json ? null : (line: string) => sink.err(`${line}\n`);
     const { temporal, baseQueue } = await connectGoal(paths, goalId, notify);
     cleanups.unshift(() => temporal.connection.close());
-    let resolved: ReturnType<typeof resolveModel>;
-    if (configured) {
-      resolved = configured;
-    } else {
-      // A script citing receipts ({{receipt:<callId>}}) is filled with the goal's own session id.
-      const server = await startLocalProvider({ script: fillReceiptPlaceholders(script!, session.id, opts.script) });
-      cleanups.unshift(() => server.close());
-      resolved = { provider: localProvider(server.url), model: 'scripted' };
-    }
+    // A script citing receipts ({{receipt:<callId>}}) is filled with the goal's own session id.
+    const filled = script ? fillReceiptPlaceholders(script, session.id, opts.script) : undefined;
+    const resolved = await modelFor(configured, filled, cleanups);
     const route = routeFor(baseQueue, session.id, standaloneServes(paths, temporal, baseQueue));
     const servesHere = route.servedBy === 'run';
     if (servesHere) {

@@ -3,7 +3,7 @@ import { DEFAULT_TASK_QUEUE, type SessionMeta } from '../../core/session-contrac
 import type { ProjectionStore } from '../../activities/projection/types.js';
 import { fillReceiptPlaceholders } from '../local-provider/placeholders.js';
 import { loadScript } from '../local-provider/script.js';
-import { startLocalProvider } from '../local-provider/server.js';
+import { modelFor } from '../scripted-provider.js';
 import { connectTemporal, type Notify, openStore, resolvePaths } from '../context.js';
 import { sendGoalControl } from '../goal-client.js';
 import { driveGoal } from '../goal-drive.js';
@@ -13,7 +13,7 @@ import { processSink, type Sink } from '../render.js';
 import { hostId, routeFor } from '../routing.js';
 import { serveInProcess, standaloneServes } from '../serve.js';
 import { newSessionId, titleOf } from '../session-start.js';
-import { localProvider, loadZunoConfig, resolveModel } from '../zuno-config.js';
+import { loadZunoConfig, resolveModel } from '../zuno-config.js';
 import { apiKeyMissing, recordSessionStart, resolveWorkspace, standaloneExpected } from './run.js';
 
 /** Options of `zuno goal start`. */
@@ -123,14 +123,7 @@ async function startAndFollow(
   const temporal = await connectTemporal(paths, notify);
   cleanups.unshift(() => temporal.connection.close());
   const baseQueue = temporal.cfg.taskQueue ?? DEFAULT_TASK_QUEUE;
-  let resolved: ReturnType<typeof resolveModel>;
-  if (configured) {
-    resolved = configured;
-  } else {
-    const server = await startLocalProvider({ script: script! });
-    cleanups.unshift(() => server.close());
-    resolved = { provider: localProvider(server.url), model: 'scripted' };
-  }
+  const resolved = await modelFor(configured, script, cleanups);
   const goalId = newGoalId();
   const route = routeFor(baseQueue, sessionId, standaloneServes(paths, temporal, baseQueue));
   const servesHere = route.servedBy === 'run';

@@ -12,7 +12,7 @@ import {
 } from '../../core/session-contract.js';
 import type { EventRow, ProjectionStore, SessionRow } from '../../activities/projection/types.js';
 import { loadScript } from '../local-provider/script.js';
-import { startLocalProvider } from '../local-provider/server.js';
+import { modelFor } from '../scripted-provider.js';
 import {
   connectTemporal,
   type Notify,
@@ -38,7 +38,7 @@ import {
   titleOf,
 } from '../session-start.js';
 import { findRunTarget, openExistingStore, reopenState, type RunTarget } from '../session-target.js';
-import { localProvider, loadZunoConfig, resolveModel } from '../zuno-config.js';
+import { loadZunoConfig, resolveModel } from '../zuno-config.js';
 
 /** Options of `zuno run`. */
 export interface RunOptions {
@@ -286,14 +286,7 @@ async function runSession(
   const temporal = await connectTemporal(paths, notify);
   cleanups.unshift(() => temporal.connection.close());
   const baseQueue = temporal.cfg.taskQueue ?? DEFAULT_TASK_QUEUE;
-  let resolved: ReturnType<typeof resolveModel>;
-  if (configured) {
-    resolved = configured;
-  } else {
-    const server = await startLocalProvider({ script: script! });
-    cleanups.unshift(() => server.close());
-    resolved = { provider: localProvider(server.url), model: 'scripted' };
-  }
+  const resolved = await modelFor(configured, script, cleanups);
   const sessionId = existing?.id ?? newSessionId();
   const standalone = standaloneServes(paths, temporal, baseQueue);
   const live = existing ? await runningSession(temporal, existing) : null;

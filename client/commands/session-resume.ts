@@ -9,14 +9,14 @@ import {
 } from '../../core/session-contract.js';
 import type { SessionRow } from '../../activities/projection/types.js';
 import { loadScript } from '../local-provider/script.js';
-import { startLocalProvider } from '../local-provider/server.js';
+import { modelFor } from '../scripted-provider.js';
 import { connectTemporal, openStore, resolvePaths } from '../context.js';
 import { pendingActivitiesOf } from '../live-progress.js';
 import { processSink, type Sink } from '../render.js';
 import { hostId, routeFor } from '../routing.js';
 import { serveInProcess, standaloneServes } from '../serve.js';
 import { checkSessionId, sessionResultOf } from '../session-start.js';
-import { localProvider, loadZunoConfig, resolveModel } from '../zuno-config.js';
+import { loadZunoConfig, resolveModel } from '../zuno-config.js';
 import { exitFor, followSession } from './run.js';
 
 /** Options of `zuno session resume`. */
@@ -75,9 +75,7 @@ export async function sessionResumeCommand(id: string, opts: ResumeOptions, sink
     }
     let resolved;
     if (script) {
-      const server = await startLocalProvider({ script });
-      cleanups.unshift(() => server.close());
-      resolved = { provider: localProvider(server.url), model: 'scripted' };
+      resolved = await modelFor(undefined, script, cleanups);
     } else {
       resolved = resolveModel(zcfg, opts.model ?? `${row.provider}/${row.model}`);
     }

