@@ -3,6 +3,13 @@ import { budgetStop } from '../core/goal/budgets.js';
 import type { GoalSnapshot, GoalTurnReport } from '../core/goal/contract.js';
 import type { GoalState } from '../core/goal/status.js';
 
+/**
+ * Backoffs in a row after which a Goal stops retrying and blocks
+ * `retries_exhausted` (decided, docs/goals.md: the seeds give no cap; at the
+ * 15-minute delay cap ten attempts span about 1 h 50 min of waiting).
+ */
+export const MAX_BACKOFF_ATTEMPTS = 10;
+
 /** Turns in a row with the same progress fingerprint that pause a Goal `no_progress` (GL23). */
 export const NO_PROGRESS_TURNS = 3;
 
@@ -114,6 +121,10 @@ export function decideAfterTurn(
       if (!retryable) return { ...base, state: { status: 'blocked', code, message: o.message } };
       if (stopped) return stopped; // GL16: caps beat continuing
       const next = attempt + 1;
+      if (next > MAX_BACKOFF_ATTEMPTS) {
+        const message = `${attempt} retryable failures in a row, the last ${code}: ${o.message}`;
+        return { ...base, attempt, state: { status: 'blocked', code: 'retries_exhausted', message } };
+      }
       const delayMs = goalBackoffDelayMs(next, random(), DEFAULT_GOAL_BACKOFF, r.retryAfterMs);
       return {
         ...base,

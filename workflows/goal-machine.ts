@@ -1,5 +1,7 @@
 import {
+  CancellationScope,
   allHandlersFinished,
+  isCancellation,
   condition,
   continueAsNew,
   currentUpdateInfo,
@@ -220,6 +222,21 @@ export class GoalMachine implements RouteHost {
    * final snapshot. Continues-as-new when Temporal suggests it between turns.
    */
   async run(): Promise<GoalSnapshot> {
+    try {
+      return await this.loop();
+    } catch (err) {
+      if (!isCancellation(err) || TERMINAL_GOAL_STATUSES.has(this.snap.state.status)) throw err;
+      // Cancelled from Temporal (the UI's Request Cancellation, `temporal workflow cancel`): the goal is
+      // cancelled like any other — recorded, its session told — and the workflow ends Canceled.
+      await CancellationScope.nonCancellable(async () => {
+        this.transition({ status: 'cancelled', by: 'temporal' });
+        while (this.pending) await this.flush();
+      });
+      throw err;
+    }
+  }
+
+  private async loop(): Promise<GoalSnapshot> {
     for (;;) {
       // Until nothing is left to show: an Update handled while a flush awaited its activity or signal changed more.
       while (this.pending) await this.flush();

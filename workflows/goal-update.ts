@@ -58,15 +58,24 @@ export function applyGoalUpdate(snap: GoalSnapshot, req: GoalUpdateRequest, nowM
       continue;
     }
     if (s.status === 'dropped') {
+      // An evidence criterion is settled by a passing check, never dropped by the model: that would skip the check.
+      if (c.needsEvidence) {
+        problems.push(`${s.id} needs evidence: it is satisfied by a passing check's receipt, it cannot be dropped`);
+        continue;
+      }
       c.status = 'dropped';
       continue;
     }
     if (!c.needsEvidence) {
-      c.status = 'satisfied';
       if (s.receiptId) {
         const r = req.receipts[s.receiptId];
-        if (r?.found && r.callId) c.evidence = { receiptId: s.receiptId, callId: r.callId };
+        if (!r?.found || !r.callId) {
+          problems.push(`${s.id}: ${s.receiptId} is not a receipt of a shell call in this goal's session`);
+          continue;
+        }
+        c.evidence = { receiptId: s.receiptId, callId: r.callId };
       }
+      c.status = 'satisfied';
       continue;
     }
     const why = evidenceProblem(s.receiptId, s.receiptId ? req.receipts[s.receiptId] : undefined);

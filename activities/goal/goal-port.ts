@@ -24,17 +24,19 @@ export interface GoalPort {
 
 /**
  * Builds the {@link GoalPort} of one tool call. Updates carry the id
- * `<sessionId>:<callId>`: a tool activity that runs twice sends the same
+ * `<sessionId>:<rowId>/<callId>`: a tool activity that runs twice sends the same
  * Update, and the Goal returns its first result (Temporal deduplicates
  * Update ids; the Goal also remembers recent ones across continue-as-new).
  */
 export function goalPort(
   store: ProjectionStore,
   client: Client,
-  at: { sessionId: string; callId: string; goalId: string; turn: number },
+  at: { sessionId: string; rowId: string; callId: string; goalId: string; turn: number },
 ): GoalPort {
   const handle = client.workflow.getHandle(goalWorkflowId(at.goalId));
-  const updateId = `${at.sessionId}:${at.callId}`;
+  // The row id (tc_<turn>_<step>_<position>) is unique in the session; the provider's call id is not (a
+  // provider may number its calls per response). A redone step reuses row ids, so both together.
+  const updateId = `${at.sessionId}:${at.rowId}/${at.callId}`;
   return {
     goalId: at.goalId,
     get: () => handle.query<GoalSnapshot>(GOAL_QUERY),

@@ -90,7 +90,15 @@ async function runToolActivity(
       onProgress: (p) => (progress = p),
       ...(tool.body.needsReadCredentials ? { credentials: await sessionCredentials(store, sessionId) } : {}),
       ...(tool.body.needsGoal && input.goalId
-        ? { goal: goalPort(store, ctx.client, { sessionId, callId: call.callId, goalId: input.goalId, turn }) }
+        ? {
+            goal: goalPort(store, ctx.client, {
+              sessionId,
+              rowId: call.rowId,
+              callId: call.callId,
+              goalId: input.goalId,
+              turn,
+            }),
+          }
         : {}),
       ...(tool.body.needsWorkState
         ? { workState: workStatePort(store, { sessionId, rowId: call.rowId, callId: call.callId, tool: name }) }

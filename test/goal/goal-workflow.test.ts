@@ -243,3 +243,29 @@ describe('stagnant reads under a goal (GP22)', () => {
     }
   });
 });
+
+describe('a goal cancelled from Temporal (the UI, `temporal workflow cancel`)', () => {
+  it('is recorded cancelled, its session is told and closes, and the workflow ends Canceled', async () => {
+    const workspace = mkdtempSync(join(tmpdir(), 'zuno-goal-ws-'));
+    const g = await h.startScriptedGoal({
+      workspace,
+      prompt: 'Wait for a person',
+      script: { replies: [{ text: 'a' }, { text: 'b' }, { text: 'c' }, { text: 'unused' }] },
+    });
+    try {
+      await vi.waitFor(async () => expect((await goalOf(g.workflowId)).state.status).toBe('paused'), {
+        timeout: 30_000,
+        interval: 200,
+      });
+      await g.goal.cancel();
+      await expect(g.result()).rejects.toThrow();
+      expect((await g.goal.describe()).status.name).toBe('CANCELLED');
+      const row = await h.store.getGoal(g.goalId);
+      expect(row!.snapshot.state).toEqual({ status: 'cancelled', by: 'temporal' });
+      expect((await g.goal.describe()).searchAttributes.ZunoGoalStatus).toEqual(['cancelled']);
+      expect((await g.sessionResult()).status).toBe('completed');
+    } finally {
+      await g.closeProvider();
+    }
+  });
+});
