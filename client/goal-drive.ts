@@ -76,6 +76,7 @@ export async function driveGoal(d: GoalDrive): Promise<number> {
       reject(new ZunoError('interrupted', `stopped following goal ${d.goalId}`));
     };
     process.on('SIGINT', onSigint);
+    process.on('SIGTERM', onSigint); // `kill`, `timeout`: handled as Ctrl-C — the goal is paused, never left working
   });
   const followed = followGoal(
     d.store,
@@ -105,6 +106,7 @@ export async function driveGoal(d: GoalDrive): Promise<number> {
     return goalExit(stop, d.sink, { scripted: d.scripted });
   } finally {
     process.removeListener('SIGINT', onSigint!);
+    process.removeListener('SIGTERM', onSigint!);
     abort.abort();
     if (!finished && d.servesHere) await leavePaused(d);
     // What the Goal and its session do right after the stop (the Goal's record, its directive) is done by this worker.

@@ -55,18 +55,26 @@ export async function goalStartCommand(
   // Ctrl-C before the Goal is followed abandons the start (driveGoal takes Ctrl-C over from then on).
   let onSigint: (() => void) | undefined;
   const interrupted = new Promise<never>((_, reject) => {
-    onSigint = () => reject(new ZunoError('interrupted', 'interrupted before the goal started'));
+    onSigint = () => {
+      early.aborted = true;
+      reject(new ZunoError('interrupted', 'interrupted before the goal started'));
+    };
     process.on('SIGINT', onSigint);
+    process.on('SIGTERM', onSigint); // `kill`, `timeout`: the goal is left paused, as on Ctrl-C
   });
-  const handOver = () => process.removeListener('SIGINT', onSigint!);
+  const handOver = () => {
+    process.removeListener('SIGINT', onSigint!);
+    process.removeListener('SIGTERM', onSigint!);
+  };
   const run = startAndFollow(objectiveText, opts, sink, cleanups, early, handOver);
   run.catch(() => undefined);
   try {
     return await Promise.race([run, interrupted]);
   } catch (err) {
-    // A start that went through meanwhile leaves a Goal nobody follows: it is paused, not left working.
-    if (err instanceof ZunoError && err.code === 'interrupted' && early.pending && !early.followed) {
-      await early.pending.then((g) => early.pause?.(g.goalId)).catch(() => undefined);
+    // A start in flight finishes its step first: it stops before writing anything, or the goal it started
+    // is paused (never left working unfollowed) — then the connection may close.
+    if (err instanceof ZunoError && err.code === 'interrupted' && !early.followed) {
+      await Promise.race([run.catch(() => undefined), new Promise((r) => setTimeout(r, EARLY_STOP_WAIT_MS))]);
     }
     throw err;
   } finally {
@@ -75,8 +83,13 @@ export async function goalStartCommand(
   }
 }
 
+/** How long an early Ctrl-C waits for the start step in flight to finish, in ms. */
+const EARLY_STOP_WAIT_MS = 15_000;
+
 /** A start in flight, for Ctrl-C before the Goal is followed. */
 interface EarlyStop {
+  /** Ctrl-C (or SIGTERM) came before the Goal was followed: the start stops at its next step. */
+  aborted?: boolean;
   pending: Promise<StartedGoal> | null;
   /** true once driveGoal follows the Goal (it handles Ctrl-C itself). */
   followed?: boolean;
@@ -142,6 +155,8 @@ async function startAndFollow(
     activityDefaults: temporal.cfg.activities,
     route,
   };
+  const stopped = () => new ZunoError('interrupted', 'interrupted before the goal started');
+  if (early.aborted) throw stopped(); // nothing written yet
   // The session is listed at once, before a worker takes its first step (as `zuno run` does).
   await recordSessionStart(store, meta, null);
   let started: StartedGoal;
@@ -163,6 +178,14 @@ async function startAndFollow(
       })
       .catch(() => undefined);
     throw err;
+  }
+  if (early.aborted) {
+    // Interrupted while the goal was starting: it is left paused, not working with nobody following.
+    await early.pause(started.goalId).catch(() => undefined);
+    sink.err(
+      `zuno: goal ${started.goalId} had started when you interrupted: it is paused; resume it with \`zuno goal resume ${started.goalId}${script ? ' --script FILE' : ''}\`\n`,
+    );
+    throw stopped();
   }
   early.followed = true;
   handOverSigint();
