@@ -6,9 +6,9 @@ import type { GoalState } from '../core/goal/status.js';
 /**
  * Backoffs in a row after which a Goal stops retrying and blocks
  * `retries_exhausted` (decided, docs/goals.md: the seeds give no cap; at the
- * 15-minute delay cap ten attempts span about 1 h 50 min of waiting).
+ * 15-minute delay cap twenty attempts span about 4 h 30 min of waiting).
  */
-export const MAX_BACKOFF_ATTEMPTS = 10;
+export const MAX_BACKOFF_ATTEMPTS = 20;
 
 /** Turns in a row with the same progress fingerprint that pause a Goal `no_progress` (GL23). */
 export const NO_PROGRESS_TURNS = 3;
