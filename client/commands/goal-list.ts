@@ -1,3 +1,4 @@
+import { cut, textTable } from '../text-table.js';
 import { ZunoError } from '../../core/errors.js';
 import { GOAL_STATUSES, type GoalStatus } from '../../core/goal/status.js';
 import type { GoalRow } from '../../activities/projection/types.js';
@@ -85,16 +86,5 @@ export function renderGoalList(rows: GoalRow[], nowMs: number): string {
     cut(r.snapshot.objective.replace(/\s+/g, ' ').trim(), 60),
   ]);
   const head = ['ID', 'STATUS', 'TURNS', 'LAST ACTIVITY', 'OBJECTIVE'];
-  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  const line = (c: string[]) =>
-    c
-      .map((v, i) => (i === c.length - 1 ? v : v.padEnd(widths[i]!)))
-      .join('  ')
-      .trimEnd();
-  return `${[head, ...cells].map(line).join('\n')}\n`;
-}
-
-function cut(s: string, n: number): string {
-  const chars = [...s];
-  return chars.length <= n ? s : `${chars.slice(0, n - 1).join('')}…`;
+  return textTable(head, cells);
 }

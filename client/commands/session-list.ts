@@ -1,3 +1,4 @@
+import { cut, textTable } from '../text-table.js';
 import { realpathSync } from 'node:fs';
 import { ZunoError } from '../../core/errors.js';
 import type { SessionRow, SessionStatus } from '../../activities/projection/types.js';
@@ -97,13 +98,7 @@ export function renderSessionList(rows: SessionRow[], nowMs: number): string {
     cut((r.title ?? '').replace(/\s+/g, ' '), 50),
   ]);
   const head = ['ID', 'STATUS', 'LAST ACTIVITY', 'MODEL', 'WORKSPACE', 'TITLE'];
-  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  const line = (c: string[]) =>
-    c
-      .map((v, i) => (i === c.length - 1 ? v : v.padEnd(widths[i]!)))
-      .join('  ')
-      .trimEnd();
-  return `${[head, ...cells].map(line).join('\n')}\n`;
+  return textTable(head, cells);
 }
 
 /** A duration in ms as people say it: `just now`, `4 min ago`, `3 h ago`, `2 days ago`. */
@@ -114,9 +109,4 @@ export function ago(ms: number): string {
   if (s < 86_400) return `${Math.round(s / 3600)} h ago`;
   const d = Math.round(s / 86_400);
   return `${d} day${d === 1 ? '' : 's'} ago`;
-}
-
-function cut(s: string, n: number): string {
-  const chars = [...s];
-  return chars.length <= n ? s : `${chars.slice(0, n - 1).join('')}…`;
 }
