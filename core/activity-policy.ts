@@ -84,3 +84,22 @@ export function backgroundCommandOptions(
     summary,
   };
 }
+
+/** Start-to-close limit of a remote observer's start, poll and stop activities, in ms (each is short: it never waits for the command). */
+const OBSERVER_STEP_TIMEOUT_MS = 60_000;
+
+/**
+ * Activity options of a remote observer's steps (SH9, GL26; workflows/observer.ts).
+ * `start` launches the command: never retried (shell is replay `Never`; a
+ * start whose worker was lost is reported lost, never re-run). `poll` and
+ * `stop` only read the task's state or signal its process group: retried
+ * (3 attempts, 1 s apart, doubling).
+ */
+export function observerStepOptions(step: 'start' | 'poll' | 'stop', summary: string): ActivityOptions {
+  return {
+    startToCloseTimeout: OBSERVER_STEP_TIMEOUT_MS,
+    summary,
+    retry:
+      step === 'start' ? { maximumAttempts: 1 } : { maximumAttempts: 3, initialInterval: 1_000, backoffCoefficient: 2 },
+  };
+}

@@ -354,6 +354,23 @@ export interface BgCommandResult {
   report: string;
 }
 
+/**
+ * One step of a remote observer (SH9, GL26) whose wait the workflow holds
+ * (`bgObserverStart` / `bgObserverPoll`): `result` once the task has
+ * settled (or was lost), absent while it still runs.
+ */
+export interface BgObserverStep {
+  result?: BgCommandResult;
+}
+
+/** Input of `bgObserverPoll` and `bgObserverStop`: names the task of the session (the call's row for its `bg.completed` event). */
+export interface BgObserverInput {
+  sessionId: string;
+  workspace: string;
+  taskID: string;
+  rowId: string;
+}
+
 /** Input of the finishTurn activity: records the final answer / failure. */
 export interface FinishSessionInput {
   sessionId: string;
@@ -407,6 +424,12 @@ export interface SessionResult {
 export interface SessionActivities {
   modelStep(input: ModelStepInput): Promise<ModelStepResult>;
   bgCommand(input: BgCommandInput): Promise<BgCommandResult>;
+  /** Starts a remote observer's command and returns at once (the workflow holds its wait, workflows/observer.ts). */
+  bgObserverStart(input: BgCommandInput): Promise<BgObserverStep>;
+  /** Reads how a remote observer's task stands now; never waits for it. */
+  bgObserverPoll(input: BgObserverInput): Promise<BgObserverStep>;
+  /** Asks a remote observer's command to stop (SH5 window); the next polls see it settle. */
+  bgObserverStop(input: BgObserverInput): Promise<void>;
   finishTurn(input: FinishSessionInput): Promise<{
     finalText: string | null;
     /** Settlements of `settled` that met an already committed result (see {@link SettlementReconciliation}). */

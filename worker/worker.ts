@@ -1,6 +1,7 @@
 import { createRecordGoal } from '../activities/goal/record-goal.js';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createBgCommand } from '../activities/session/bg-command.js';
+import { createBgObserver, type BgObserverActivities } from '../activities/session/bg-observer.js';
 import { createFinishTurn } from '../activities/session/finish-turn.js';
 import { createModelStep } from '../activities/session/model-step.js';
 import { createToolActivities } from '../activities/session/tool-activity.js';
@@ -42,15 +43,16 @@ export interface ZunoWorkerOptions {
 export async function createZunoWorker(opts: ZunoWorkerOptions): Promise<{ worker: Worker; close(): Promise<void> }> {
   const connection = await NativeConnection.connect({ address: opts.address });
   const codePath = await workflowBundlePath(opts.stateDir, undefined, opts.workflowsPath);
+  const observers = createBgObserver(opts.store);
   const worker = await Worker.create({
     ...workflowOptions(codePath),
-    ...activityOptions(opts),
+    ...activityOptions(opts, observers),
     connection,
     namespace: opts.namespace,
     taskQueue: opts.taskQueue,
     ...(opts.identity ? { identity: opts.identity } : {}),
   });
-  return { worker, close: () => connection.close() };
+  return { worker, close: () => closeAfter(observers, connection) };
 }
 
 /** What runs a routed worker pair: `run()` resolves when both stopped; `shutdown()` stops both. */
@@ -83,14 +85,19 @@ export async function createRoutedWorker(
 ): Promise<RoutedWorker> {
   const connection = await NativeConnection.connect({ address: opts.address });
   const codePath = await workflowBundlePath(opts.stateDir, undefined, opts.workflowsPath);
+  const observers = createBgObserver(opts.store);
   const common = { connection, namespace: opts.namespace, ...(opts.identity ? { identity: opts.identity } : {}) };
   const workflows = await Worker.create({
     ...common,
     ...workflowOptions(codePath),
-    ...(opts.unroutedActivities ? activityOptions(opts) : {}),
+    ...(opts.unroutedActivities ? activityOptions(opts, observers) : {}),
     taskQueue: opts.taskQueue,
   });
-  const activities = await Worker.create({ ...common, ...activityOptions(opts), taskQueue: opts.activityTaskQueue });
+  const activities = await Worker.create({
+    ...common,
+    ...activityOptions(opts, observers),
+    taskQueue: opts.activityTaskQueue,
+  });
   const shutdown = () => {
     for (const w of [workflows, activities]) if (w.getState() === 'RUNNING') w.shutdown();
   };
@@ -102,7 +109,7 @@ export async function createRoutedWorker(
       if (failed) throw failed.reason;
     },
     shutdown,
-    close: () => connection.close(),
+    close: () => closeAfter(observers, connection),
   };
 }
 
@@ -116,8 +123,22 @@ function workflowOptions(codePath: string) {
   };
 }
 
+/**
+ * Closes a stopped worker's connection, first stopping the remote observers
+ * it started that still run (in a process that outlives its worker, such as
+ * a test runner, they would run on unobserved; a worker process that exits
+ * takes them with it).
+ */
+async function closeAfter(observers: BgObserverActivities, connection: NativeConnection): Promise<void> {
+  await observers.stopAll();
+  await connection.close();
+}
+
 /** The activity side of a Zuno worker: every session activity, bound to the projection store. */
-function activityOptions(opts: Pick<ZunoWorkerOptions, 'store' | 'maxConcurrentActivities'>) {
+function activityOptions(
+  opts: Pick<ZunoWorkerOptions, 'store' | 'maxConcurrentActivities'>,
+  observers: BgObserverActivities,
+) {
   return {
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? 16,
     // TD10: a cancellation reaches a running activity only in a heartbeat response, so heartbeats
@@ -128,6 +149,7 @@ function activityOptions(opts: Pick<ZunoWorkerOptions, 'store' | 'maxConcurrentA
       finishTurn: createFinishTurn(opts.store),
       recordGoal: createRecordGoal(opts.store),
       bgCommand: createBgCommand(opts.store),
+      ...observers.activities,
       ...createToolActivities(toolImplementations, opts.store),
     },
   };

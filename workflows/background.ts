@@ -1,7 +1,8 @@
-import { ActivityFailure, CancellationScope, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, CancellationScope, patched, proxyActivities } from '@temporalio/workflow';
 import { backgroundCommandOptions } from '../core/activity-policy.js';
 import type { BgCommandResult, PlannedToolCall, SessionActivities } from '../core/session-contract.js';
 import { toolDeclarations } from '../core/tools/registry.js';
+import { observeRemoteTask, OBSERVER_PATCH } from './observer.js';
 import { onRoute, type RouteHost } from './route.js';
 
 /** What the background-task table needs from the session workflow. */
@@ -26,7 +27,9 @@ interface RunningTask {
 
 /**
  * The session's background tasks (BG1–BG6) in workflow state. Each task is
- * one `bgCommand` activity in its own cancellation scope under the
+ * one `bgCommand` activity — or, for a remote observer (SH9) under
+ * `patched('zuno-remote-observer-v1')`, a start, timers and short polls
+ * (workflows/observer.ts) — in its own cancellation scope under the
  * workflow's root, so a turn's hard interrupt leaves it running and
  * `bg cancel` stops only it. A completion is admitted to the inbox as a
  * report before any turn is requested for it — unless a `bg` read already
@@ -67,23 +70,21 @@ export class BackgroundTasks {
     const limitMs = call.args !== undefined ? bg.limitMs(call.args as never) : bg.maxLimitMs;
     const summary = `bg ${taskID}: ${call.args !== undefined ? bg.label(call.args as never) : call.name}`;
     const options = backgroundCommandOptions(meta.activityDefaults, limitMs, summary.slice(0, 200));
+    const input = { sessionId: meta.sessionId, workspace: meta.workspace, call, taskID };
+    const purpose = (call.args as { backgroundPurpose?: unknown } | undefined)?.backgroundPurpose;
+    // SH9/GL26: a remote observer's wait is held by the workflow (timers and short polls), not by an activity.
+    const heldByWorkflow = purpose === 'remoteObserver' && patched(OBSERVER_PATCH);
     const scope = new CancellationScope({ cancellable: true, parent: this.deps.root });
     const done = scope
       .run(() =>
-        onRoute(this.deps.host, (o) =>
-          proxyActivities<SessionActivities>({ ...options, ...o }).bgCommand({
-            sessionId: meta.sessionId,
-            workspace: meta.workspace,
-            call,
-            taskID,
-          }),
-        ),
+        heldByWorkflow
+          ? observeRemoteTask(this.deps.host, input, summary.slice(0, 200))
+          : onRoute(this.deps.host, (o) => proxyActivities<SessionActivities>({ ...options, ...o }).bgCommand(input)),
       )
       .then(
         (r) => this.finish(taskID, r),
         (err: unknown) => this.finish(taskID, lostReport(taskID, err)),
       );
-    const purpose = (call.args as { backgroundPurpose?: unknown } | undefined)?.backgroundPurpose;
     this.running.set(taskID, { scope, done, ...(typeof purpose === 'string' ? { purpose } : {}) });
   }
 

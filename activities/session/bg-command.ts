@@ -1,8 +1,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { EV } from '../../core/events.js';
 import { abandonedBy } from './tool-activity.js';
+import { backgroundCallArgs, recordBackgroundCompletion } from './bg-completed.js';
 import type { BgCommandInput, BgCommandResult } from '../../core/session-contract.js';
-import { validateToolCall } from '../../core/tools/registry.js';
 import type { ProjectionStore } from '../projection/types.js';
 import { runBackground } from '../tools/bg/index.js';
 import { progressDetails, type ToolProgress } from '../tools/progress.js';
@@ -26,13 +25,7 @@ export function createBgCommand(store: ProjectionStore) {
   return async function bgCommand(input: BgCommandInput): Promise<BgCommandResult> {
     const ctx = Context.current();
     const { call, sessionId, taskID } = input;
-    let args = call.args;
-    if (call.argsInProjection) {
-      const row = await store.getToolCall(sessionId, call.rowId);
-      const verdict = row ? validateToolCall(call.name, row.argsJson) : null;
-      if (!verdict?.ok) throw new Error(`tool call ${call.rowId}: stored arguments are missing or invalid`);
-      args = verdict.args;
-    }
+    const args = await backgroundCallArgs(store, input);
     const startedAtMs = Date.now();
     let progress: ToolProgress = { outputBytes: 0 };
     const beat = setInterval(
@@ -59,28 +52,7 @@ export function createBgCommand(store: ProjectionStore) {
           'worker_shutdown',
         );
       }
-      await store.appendEvent({
-        id: `${taskID}:completed`,
-        sessionId,
-        type: EV.bgCompleted,
-        data: {
-          taskID,
-          rowId: call.rowId,
-          state: done.state,
-          outcome: done.outcome,
-          exitCode: done.exitCode ?? null,
-          totalWritten: done.totalWritten,
-          durationMs: done.durationMs,
-        },
-        atMs: Date.now(),
-      });
-      return {
-        taskID,
-        state: done.state,
-        outcome: done.outcome,
-        ...(done.exitCode !== undefined ? { exitCode: done.exitCode } : {}),
-        report: done.report,
-      };
+      return await recordBackgroundCompletion(store, { sessionId, rowId: call.rowId }, done);
     } finally {
       clearInterval(beat);
     }

@@ -263,7 +263,8 @@ it('the worker is SIGKILLed during waiting_background: the lost observer is repo
   await waitFor(async () => existsSync(join(ws, 'runs.txt')), 30_000, 'the observer to start');
   await waitFor(
     async () =>
-      (await quiescent(h.client, g.workflowId)) && (await quiescent(h.client, `session/${g.sessionId}`, ['bgCommand'])),
+      (await quiescent(h.client, g.workflowId)) &&
+      (await quiescent(h.client, `session/${g.sessionId}`, ['bgObserverPoll'])),
     30_000,
     'the goal and its session to settle',
   );
@@ -283,14 +284,16 @@ it('the worker is SIGKILLed during waiting_background: the lost observer is repo
 
   // The report turn was told the observer's outcome is uncertain and that it was not re-run.
   const report = JSON.stringify(g.providerRequests[2]);
-  expect(report).toContain('Background task bg_0_0_0: outcome uncertain');
-  expect(report).toContain('It was not re-run.');
+  expect(report).toContain('Background task bg_0_0_0 was lost');
+  expect(report).toContain('UNCERTAIN: the process that ran this task');
+  expect(report).toContain('It will not be re-run.');
   // The Never work ran once: the observer started once, never ended, never started again.
   await new Promise((r) => setTimeout(r, 1_000));
   expect(readFileSync(join(ws, 'runs.txt'), 'utf8')).toBe('run\n');
   const session = await historyOf(h.client, `session/${g.sessionId}`);
   expect(startedAttempts(session, 'tool_shell')).toEqual([1]);
-  expect(startedAttempts(session, 'bgCommand')).toEqual([1]);
+  // The observer's command was started once (its wait is held by the workflow: polls, never a second start).
+  expect(startedAttempts(session, 'bgObserverStart')).toEqual([1]);
   const t = (await h.store.loadTranscript(g.sessionId))!;
   expect(t.toolCalls.map((c) => [c.callId, c.tool, c.outcome])).toEqual([
     ['call_watch', 'shell', 'ok'],
@@ -352,7 +355,8 @@ it('the dev server is restarted on the same db during waiting_background: the ob
   );
   await waitFor(
     async () =>
-      (await quiescent(h.client, g.workflowId)) && (await quiescent(h.client, `session/${g.sessionId}`, ['bgCommand'])),
+      (await quiescent(h.client, g.workflowId)) &&
+      (await quiescent(h.client, `session/${g.sessionId}`, ['bgObserverPoll'])),
     30_000,
     'the goal and its session to settle',
   );
@@ -372,10 +376,11 @@ it('the dev server is restarted on the same db during waiting_background: the ob
   expect(readFileSync(join(ws, 'runs.txt'), 'utf8')).toBe('run\ndone\n');
   const report = JSON.stringify(g.providerRequests[2]);
   expect(report).toContain('pipeline out');
-  expect(report).not.toContain('outcome uncertain');
+  expect(report).not.toContain('bg_0_0_0 was lost');
   const session = await historyOf(h.client, `session/${g.sessionId}`);
   expect(startedAttempts(session, 'tool_shell')).toEqual([1]);
-  expect(startedAttempts(session, 'bgCommand')).toEqual([1]);
+  // The observer's command was started once (its wait is held by the workflow: polls, never a second start).
+  expect(startedAttempts(session, 'bgObserverStart')).toEqual([1]);
   expect(worker.child.exitCode).toBeNull(); // the worker rode out the outage
   await worker.stop();
 }, 90_000);

@@ -226,7 +226,10 @@ describe('goal workflow determinism', () => {
       (e) => (e.data as { status: string }).status,
     );
     expect(statuses).toEqual(['active', 'backoff', 'active', 'waiting_background', 'completed']);
-    const { goal } = await replayBoth(g, 'backoff-background');
+    const { goal, session } = await replayBoth(g, 'backoff-background');
     expect(eventTypes(goal)).toContain('EVENT_TYPE_TIMER_FIRED');
+    // The observer's wait was held by the session workflow (patched('zuno-remote-observer-v1')): polls between timers.
+    expect(session).toContain('"bgObserverPoll"');
+    expect(session).not.toContain('"bgCommand"');
   }, 60_000);
 });

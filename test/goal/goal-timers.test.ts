@@ -100,6 +100,13 @@ function backoffsOf(snaps: GoalSnapshot[]): (Backoff & { delayMs: number; revisi
   return out;
 }
 
+/** How many activities of this type the workflow has scheduled. */
+async function activityCount(s: { ts: TimeSkippingServer }, workflowId: string, type: string): Promise<number> {
+  const history = await s.ts.client.workflow.getHandle(workflowId).fetchHistory();
+  return (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === type)
+    .length;
+}
+
 /** The workflow time between the goal's start and its last history event, ms (server clock). */
 async function workflowTimeMs(s: { ts: TimeSkippingServer }, workflowId: string): Promise<number> {
   const events = (await s.ts.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
@@ -328,21 +335,14 @@ describe('user input during a backoff (GL5)', () => {
 });
 
 /**
- * `waiting_background` for an hour cannot be shown without an hour of real
- * waiting, for two reasons, either one enough:
- * - the remote observer IS an activity in flight for its whole life (BG6: one
- *   `bgCommand` activity runs the background command to its end), and the
- *   test server skips no time while any activity is scheduled or running — so
- *   every timer of the goal and its session runs at real speed meanwhile;
- * - the observer is a real process (a CI poll, `sleep`): its hour is wall time,
- *   which no Temporal server can shorten.
- * What is shown instead: while the observer lives the goal waits
- * (`waiting_background`, no provider request, no continuation) and the
- * server's clock is held; its report wakes the session and the goal continues
- * and completes; then the clock skips again.
+ * `waiting_background` for an hour (GL26, SH9). A remote observer's wait is
+ * held by the session workflow — a start, then timers and short polls
+ * (workflows/observer.ts) — so no activity is in flight while it waits and
+ * the server skips the hour. The observer itself is a real process that
+ * waits for a file; the test writes it once the hour has passed.
  */
 describe('waiting_background (GL26) on the time-skipping server', () => {
-  it('does not auto-continue while the observer lives, holds the clock meanwhile, and continues on its report', async () => {
+  it('waits an hour without continuing while the observer lives, and continues on its report', async () => {
     const s = await fresh();
     // Revisions: 1 → waiting_background 2 → completed 3 (by the report turn).
     const g = await s.h.startScriptedGoal({
@@ -379,15 +379,27 @@ describe('waiting_background (GL26) on the time-skipping server', () => {
     const taskIds = (waiting.state as Extract<GoalState, { status: 'waiting_background' }>).taskIds;
     expect(g.providerRequests).toHaveLength(2);
 
-    // The observer's activity holds the clock: an hour is not skipped (the probe waits 1.5 s of wall time).
-    expect(await s.ts.timeSkips(1500)).toBe(false);
+    // An hour of server time passes in seconds: the observer is polled (a timer, then a short activity), never awaited by one.
+    const from = await s.ts.env.currentTimeMs();
+    await skipUntil(s, async () => (await s.ts.env.currentTimeMs()) - from >= HOUR, 5 * MINUTE, 2 * HOUR);
     // Meanwhile nothing continued: the same status, no further provider request, the session waits too.
     expect((await goalOf(s, g.workflowId)).state).toEqual(waiting.state);
     expect(g.providerRequests).toHaveLength(2);
     const session = await s.ts.client.workflow.getHandle(`session/${g.sessionId}`).query<SessionState>('state');
     expect(session).toMatchObject({ phase: 'waiting_background', background: taskIds });
+    // The hour was spent polling the observer: its polls back off to one a minute.
+    const polls = await activityCount(s, `session/${g.sessionId}`, 'bgObserverPoll');
+    expect(polls).toBeGreaterThanOrEqual(55);
+    expect(polls).toBeLessThanOrEqual(80);
 
     writeFileSync(join(s.workspace, 'ci-done'), '');
+    // The next poll (at most a minute of server time away) reads the report; the turn it wakes completes the goal.
+    await skipUntil(
+      s,
+      async () => (await goalOf(s, g.workflowId)).state.status !== 'waiting_background',
+      10 * SECOND,
+      5 * MINUTE,
+    );
     const final = await g.result();
     expect(final.state.status).toBe('completed');
     expect(final.revision).toBe(3);

@@ -91,71 +91,108 @@ describe('background commands in sessions (BG1–BG6)', () => {
     expect(run.providerRequests).toHaveLength(4);
   }, 90_000);
 
-  it('bg cancel stops the task and its whole process group; the session ends without a report', async () => {
-    const ws = mkdtempSync(join(tmpdir(), 'zuno-bg-cancel-'));
-    const run = await h.startScripted({
-      workspace: ws,
-      prompt: 'start and stop',
-      script: {
-        replies: [
-          { toolCalls: [{ name: 'shell', arguments: { command: 'echo $$ > pid.txt; sleep 120', background: true } }] },
-          { toolCalls: [{ name: 'bg', arguments: { action: 'wait', taskID: 'bg_0_0_0', timeoutMs: 1500 } }] },
-          { toolCalls: [{ name: 'bg', arguments: { action: 'cancel', taskID: 'bg_0_0_0' } }] },
-          { text: 'Cancelled it.' },
-        ],
-      },
-    });
-    cleanups.push(() => run.closeProvider());
-    await waitFor(async () => pidWritten(ws), 60_000, 'the task to start');
-    const pid = Number(readFileSync(join(ws, 'pid.txt'), 'utf8').trim());
-    const result = await run.result();
-    expect(result).toMatchObject({ status: 'completed', turns: 1 });
-    expect(alive(pid)).toBe(false);
-    const t = (await h.store.loadTranscript(run.sessionId))!;
-    const cancel = t.toolCalls[2]!;
-    expect(cancel.tool).toBe('bg');
-    expect(cancel.result).toMatchObject({ taskID: 'bg_0_0_0', terminal: true, state: 'cancelled' });
-    expect(t.inputs).toHaveLength(1);
-    expect(allRequestText(run.providerRequests)).not.toContain('<background_report');
-  }, 90_000);
+  /** A plain background task runs in one `bgCommand` activity; a remote observer's wait is held by the workflow (start, timers, polls). */
+  const kinds = [
+    { title: '', args: {}, activity: 'bgCommand', absent: 'bgObserverStart' },
+    {
+      title: ' (a remote observer: its wait held by the workflow)',
+      args: { backgroundPurpose: 'remoteObserver' },
+      activity: 'bgObserverStart',
+      absent: 'bgCommand',
+    },
+  ].map((k) => ({
+    ...k,
+    /** The task ran through the activities of its kind. */
+    async check(sessionId: string) {
+      const history = await h.client.workflow.getHandle(`session/${sessionId}`).fetchHistory();
+      const types = (history.events ?? []).map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name);
+      expect(types).toContain(k.activity);
+      expect(types).not.toContain(k.absent);
+    },
+  }));
+  for (const kind of kinds) {
+    it(`bg cancel stops the task and its whole process group; the session ends without a report${kind.title}`, async () => {
+      const ws = mkdtempSync(join(tmpdir(), 'zuno-bg-cancel-'));
+      const run = await h.startScripted({
+        workspace: ws,
+        prompt: 'start and stop',
+        script: {
+          replies: [
+            {
+              toolCalls: [
+                {
+                  name: 'shell',
+                  arguments: { command: 'echo $$ > pid.txt; sleep 120', background: true, ...kind.args },
+                },
+              ],
+            },
+            { toolCalls: [{ name: 'bg', arguments: { action: 'wait', taskID: 'bg_0_0_0', timeoutMs: 1500 } }] },
+            { toolCalls: [{ name: 'bg', arguments: { action: 'cancel', taskID: 'bg_0_0_0' } }] },
+            { text: 'Cancelled it.' },
+          ],
+        },
+      });
+      cleanups.push(() => run.closeProvider());
+      await waitFor(async () => pidWritten(ws), 60_000, 'the task to start');
+      const pid = Number(readFileSync(join(ws, 'pid.txt'), 'utf8').trim());
+      const result = await run.result();
+      expect(result).toMatchObject({ status: 'completed', turns: 1 });
+      expect(alive(pid)).toBe(false);
+      const t = (await h.store.loadTranscript(run.sessionId))!;
+      const cancel = t.toolCalls[2]!;
+      expect(cancel.tool).toBe('bg');
+      expect(cancel.result).toMatchObject({ taskID: 'bg_0_0_0', terminal: true, state: 'cancelled' });
+      expect(t.inputs).toHaveLength(1);
+      expect(allRequestText(run.providerRequests)).not.toContain('<background_report');
+      await kind.check(run.sessionId);
+    }, 90_000);
 
-  it('after the final answer the session waits for its task (waiting_background); an interrupt then stops it and ends the run', async () => {
-    const ws = mkdtempSync(join(tmpdir(), 'zuno-bg-idle-'));
-    const run = await h.startScripted({
-      workspace: ws,
-      prompt: 'watch it',
-      script: {
-        replies: [
-          { toolCalls: [{ name: 'shell', arguments: { command: 'echo $$ > pid.txt; sleep 120', background: true } }] },
-          { text: 'Watching bg_0_0_0; I will report when it ends.' },
-        ],
-      },
-    });
-    cleanups.push(() => run.closeProvider());
-    await waitFor(
-      async () => (await h.store.getSession(run.sessionId))?.status === 'waiting_background',
-      30_000,
-      'the session to wait for its background task',
-    );
-    // The task's activity may start a moment after the turn ended.
-    await waitFor(async () => pidWritten(ws), 30_000, 'the background command to start');
-    const pid = Number(readFileSync(join(ws, 'pid.txt'), 'utf8').trim());
-    expect(alive(pid)).toBe(true);
-    const completed = (await h.store.listEvents(run.sessionId, 0, 1000)).find((e) => e.type === 'session.completed');
-    expect(completed!.data.background).toEqual(['bg_0_0_0']);
-    const receipt = await interruptSession(h.client, run.sessionId, 'test');
-    expect(receipt).toMatchObject({ interrupted: true, phase: 'idle', backgroundCancelled: ['bg_0_0_0'] });
-    const result = await run.result();
-    expect(result.status).toBe('interrupted');
-    expect(alive(pid)).toBe(false);
-    const events = await h.store.listEvents(run.sessionId, 0, 1000);
-    expect(events.find((e) => e.type === 'bg.completed')!.data).toMatchObject({
-      taskID: 'bg_0_0_0',
-      state: 'cancelled',
-    });
-    expect(events.at(-1)!.type).toBe('session.interrupted');
-    // Stopped by the interrupt: its outcome is recorded, but no report turn followed.
-    expect((await h.store.loadTranscript(run.sessionId))!.inputs).toHaveLength(1);
-    expect(run.providerRequests).toHaveLength(2);
-  }, 90_000);
+    it(`after the final answer the session waits for its task (waiting_background); an interrupt then stops it and ends the run${kind.title}`, async () => {
+      const ws = mkdtempSync(join(tmpdir(), 'zuno-bg-idle-'));
+      const run = await h.startScripted({
+        workspace: ws,
+        prompt: 'watch it',
+        script: {
+          replies: [
+            {
+              toolCalls: [
+                {
+                  name: 'shell',
+                  arguments: { command: 'echo $$ > pid.txt; sleep 120', background: true, ...kind.args },
+                },
+              ],
+            },
+            { text: 'Watching bg_0_0_0; I will report when it ends.' },
+          ],
+        },
+      });
+      cleanups.push(() => run.closeProvider());
+      await waitFor(
+        async () => (await h.store.getSession(run.sessionId))?.status === 'waiting_background',
+        30_000,
+        'the session to wait for its background task',
+      );
+      // The task's activity may start a moment after the turn ended.
+      await waitFor(async () => pidWritten(ws), 30_000, 'the background command to start');
+      const pid = Number(readFileSync(join(ws, 'pid.txt'), 'utf8').trim());
+      expect(alive(pid)).toBe(true);
+      const completed = (await h.store.listEvents(run.sessionId, 0, 1000)).find((e) => e.type === 'session.completed');
+      expect(completed!.data.background).toEqual(['bg_0_0_0']);
+      const receipt = await interruptSession(h.client, run.sessionId, 'test');
+      expect(receipt).toMatchObject({ interrupted: true, phase: 'idle', backgroundCancelled: ['bg_0_0_0'] });
+      const result = await run.result();
+      expect(result.status).toBe('interrupted');
+      expect(alive(pid)).toBe(false);
+      const events = await h.store.listEvents(run.sessionId, 0, 1000);
+      expect(events.find((e) => e.type === 'bg.completed')!.data).toMatchObject({
+        taskID: 'bg_0_0_0',
+        state: 'cancelled',
+      });
+      expect(events.at(-1)!.type).toBe('session.interrupted');
+      // Stopped by the interrupt: its outcome is recorded, but no report turn followed.
+      expect((await h.store.loadTranscript(run.sessionId))!.inputs).toHaveLength(1);
+      expect(run.providerRequests).toHaveLength(2);
+      await kind.check(run.sessionId);
+    }, 90_000);
+  }
 });

@@ -167,6 +167,8 @@ describe('session workflow determinism', () => {
     // The goal workflow's fixtures and its sessions' (recorded by test/goal/goal-replay.test.ts) are among them.
     for (const kind of ['complete', 'uncertain-resume', 'backoff-background'])
       expect(files).toEqual(expect.arrayContaining([`goal-${kind}-v1.json`, `session-goal-${kind}-v1.json`]));
+    // A remote observer's wait held by the workflow (patched('zuno-remote-observer-v1')).
+    expect(files).toContain('session-goal-backoff-background-v2.json');
     for (const f of files) {
       const history = JSON.parse(readFileSync(join(FIXTURES, f), 'utf8'));
       expect(history.events.length, f).toBeGreaterThan(10);

@@ -85,8 +85,10 @@ const utf8Length = (s: string): number => Buffer.byteLength(s, 'utf8');
  */
 export function buildReport(r: ReportInput): string {
   const seconds = (r.durationMs / 1000).toFixed(1);
+  // A lost task's end is unknown: what is known is when it last wrote output.
+  const when = r.state === 'lost' ? `(last output ${seconds} s after its start)` : `after ${seconds} s`;
   const head = [
-    `Background task ${r.taskID} ${STATE_WORDS[r.state]} after ${seconds} s: ${cut(r.command, COMMAND_MAX)}`,
+    `Background task ${r.taskID} ${STATE_WORDS[r.state]} ${when}: ${cut(r.command, COMMAND_MAX)}`,
     r.statusLine,
     receiptLine(r.receipt),
   ];
