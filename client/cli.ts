@@ -129,6 +129,38 @@ Environment:
       setExit(await sessionInterruptCommand(id, opts));
     });
 
+  const approvals = program
+    .command('approvals')
+    .description('calls waiting for your decision (permission rules that ask, strict mode): list, approve, deny');
+  approvals
+    .command('list')
+    .description('list the approvals waiting for a decision, oldest first')
+    .option('--session <id>', 'only this session')
+    .option('--json', 'print the approvals as a JSON array')
+    .action(async (opts) => {
+      const { approvalsListCommand } = await import('./commands/approvals.js');
+      setExit(await approvalsListCommand(opts));
+    });
+  for (const verb of ['approve', 'deny'] as const) {
+    const cmd = approvals
+      .command(verb)
+      .description(
+        verb === 'approve'
+          ? 'let a waiting call run (once, or with --session-wide for the same tool and pattern in this session)'
+          : 'refuse a waiting call; the model sees the refusal and your message',
+      )
+      .argument('<id>', 'approval id (ap_…), as approvals list shows it')
+      .option('--session <id>', 'the session of the approval (needed when several sessions have one with this id)')
+      .option('--json', 'print the decision as JSON');
+    if (verb === 'approve')
+      cmd.option('--session-wide', 'also approve later calls of the same tool and pattern in this session');
+    else cmd.option('--message <text>', 'what the model is told with the refusal');
+    cmd.action(async (id: string, opts) => {
+      const { approvalsDecideCommand } = await import('./commands/approvals.js');
+      setExit(await approvalsDecideCommand(verb, id, opts));
+    });
+  }
+
   const goal = program
     .command('goal')
     .description('goals: an objective Zuno keeps working on, turn after turn, until it is met, paused or out of budget')

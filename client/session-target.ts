@@ -1,3 +1,4 @@
+import type { SessionGrant } from '../core/permission/types.js';
 import { ZunoError } from '../core/errors.js';
 import type { CarriedState } from '../core/session-contract.js';
 import type { ProjectionStore, SessionRow } from '../activities/projection/types.js';
@@ -71,7 +72,26 @@ export async function findRunTarget(
  */
 export async function reopenState(store: ProjectionStore, row: SessionRow): Promise<CarriedState> {
   const cursor = await store.sessionCursor(row.id);
-  return { ...cursor, pending: [], seenClientIds: [], lastFinalText: row.finalText ?? null };
+  const grants = await sessionGrants(store, row.id);
+  return {
+    ...cursor,
+    pending: [],
+    seenClientIds: [],
+    lastFinalText: row.finalText ?? null,
+    ...(grants.length > 0 ? { grants } : {}),
+  };
+}
+
+/** The "approve for this session" grants a session's earlier runs decided (they hold for the whole session). */
+async function sessionGrants(store: ProjectionStore, sessionId: string): Promise<SessionGrant[]> {
+  const rows = await store.listApprovals({ sessionId, limit: 1000 });
+  const grants: SessionGrant[] = [];
+  for (const r of rows) {
+    if (r.decision !== 'approve_session') continue;
+    for (const pattern of r.grantPattern?.split('\n') ?? ['*'])
+      if (!grants.some((g) => g.tool === r.tool && g.pattern === pattern)) grants.push({ tool: r.tool, pattern });
+  }
+  return grants;
 }
 
 /**

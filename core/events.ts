@@ -52,6 +52,10 @@ export const EV = {
   toolSettlementSuperseded: 'tool.settlement_superseded',
   /** BG6: a background command ended. */
   bgCompleted: 'bg.completed',
+  /** TD2/PM6: a call waits for a person's decision (the permission gate answered `ask`). */
+  approvalRequested: 'approval.requested',
+  /** PM6: how an approval ended: approved once or for the session, denied, or not run (the turn was interrupted). */
+  approvalDecided: 'approval.decided',
   /** SE10/SE27: the rule files in force for a turn (whole), read once at the turn's first model request. */
   instructionInForce: 'instruction.in_force',
   /** SE27: a warning-level notice: a rule file was skipped whole because it did not fit the remaining budget. */
@@ -273,6 +277,23 @@ export const eventSchemas = {
     exitCode: z.number().nullable(),
     totalWritten: z.number(),
     durationMs: z.number(),
+  }),
+  [EV.approvalRequested]: z.object({
+    approvalId: z.string(),
+    ...ids,
+    subjectText: z.string(),
+    reason: z.string(),
+    grantPatterns: z.array(z.string()).optional(),
+    revision: z.number(),
+    turn: z.number(),
+    step: z.number(),
+  }),
+  [EV.approvalDecided]: z.object({
+    approvalId: z.string(),
+    ...ids,
+    decision: z.enum(['approve_once', 'approve_session', 'deny', 'not_run']),
+    commandId: z.string().optional(),
+    message: z.string().optional(),
   }),
   [EV.instructionInForce]: z.object({
     turn: z.number(),

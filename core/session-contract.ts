@@ -1,3 +1,5 @@
+import type { RecordApprovalInput } from './approval-contract.js';
+import type { CallSubject, PermissionPolicy, SessionGrant } from './permission/types.js';
 import type { ActivityDefaults } from './activity-defaults.js';
 import type { FinishReason, Usage } from './messages.js';
 import type { ProviderConfig } from './provider-config.js';
@@ -33,6 +35,8 @@ export interface SessionMeta {
   route?: SessionRoute;
   /** The Goal that drives this session (`goal/<goalId>`, DESIGN.md §3); absent for ordinary sessions. */
   goal?: SessionGoalBinding;
+  /** The session's permission policy (TD2, TD7; docs/permissions.md); absent in sessions started before it existed: every call is admitted. */
+  permission?: PermissionPolicy;
 }
 
 /**
@@ -93,6 +97,8 @@ export interface CarriedState {
   lastOutcome?: TurnOutcome;
   /** A Goal-bound session: what it knows of its Goal. */
   goal?: CarriedGoalLink;
+  /** Session-wide approval grants (`approve_session`), kept across continue-as-new and reopening. */
+  grants?: SessionGrant[];
 }
 
 /** Update `submitInput` argument (SE1). */
@@ -137,7 +143,8 @@ export type SessionPhase =
  * Values of the `ZunoStatus` keyword search attribute, upserted at every
  * phase change: `idle` (waiting for input), `running` (a turn runs),
  * `interrupting` (a hard interrupt is settling the turn), `waiting_background`
- * (the turn ended, background tasks still run and will report), and the
+ * (the turn ended, background tasks still run and will report),
+ * `waiting_approval` (a call waits for a person's decision), and the
  * final values `completed`, `failed`, `paused`, `blocked`, `interrupted`.
  */
 export type ZunoStatusValue =
@@ -145,6 +152,7 @@ export type ZunoStatusValue =
   | 'running'
   | 'interrupting'
   | 'waiting_background'
+  | 'waiting_approval'
   | 'completed'
   | 'failed'
   | 'paused'
@@ -234,15 +242,19 @@ export interface SettledOutcome {
   rowId: string;
   callId: string;
   tool: string;
-  /** `uncertain` for a replay-Never call whose outcome was lost; `error` for a Safe call that kept failing. */
-  outcome: 'uncertain' | 'error';
+  /**
+   * `uncertain` for a replay-Never call whose outcome was lost; `error` for a
+   * Safe call that kept failing or one that never ran; `blocked` for a call
+   * the permission gate refused (TD8 category `denied`): nothing ran.
+   */
+  outcome: 'uncertain' | 'error' | 'blocked';
   /**
    * `lost_outcome`: the activity timed out or its worker vanished; `interrupted`:
    * a hard interrupt (TD10) forced it past the cooperative window; `failed`: a
    * Safe call kept failing; `not_run`: the turn was interrupted before the call
    * was scheduled (nothing ran).
    */
-  cause: 'lost_outcome' | 'interrupted' | 'failed' | 'not_run';
+  cause: 'lost_outcome' | 'interrupted' | 'failed' | 'not_run' | 'denied';
   /** Paths the call may have changed (from its arguments; empty when unknown, e.g. shell). */
   paths: string[];
   /** Temporal's failure type (e.g. `TimeoutFailure`, an ApplicationFailure type). */
@@ -272,6 +284,8 @@ export interface PlannedToolCall {
   summary?: string;
   /** Present when the call is rejected: nothing runs, outcome `blocked` is already persisted. */
   blocked?: { category: BlockedCategory; message: string };
+  /** What the call touches, for the permission rules (computed by modelStep; absent: nothing known). */
+  subject?: CallSubject;
 }
 
 /** Output of the modelStep activity. */
@@ -430,6 +444,8 @@ export interface SessionActivities {
   bgObserverPoll(input: BgObserverInput): Promise<BgObserverStep>;
   /** Asks a remote observer's command to stop (SH5 window); the next polls see it settle. */
   bgObserverStop(input: BgObserverInput): Promise<void>;
+  /** Writes an approval's projection row and its `approval.requested` / `approval.decided` event (idempotent). */
+  recordApproval(input: RecordApprovalInput): Promise<void>;
   finishTurn(input: FinishSessionInput): Promise<{
     finalText: string | null;
     /** Settlements of `settled` that met an already committed result (see {@link SettlementReconciliation}). */

@@ -3,6 +3,7 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { createBgCommand } from '../activities/session/bg-command.js';
 import { createBgObserver, type BgObserverActivities } from '../activities/session/bg-observer.js';
 import { createFinishTurn } from '../activities/session/finish-turn.js';
+import { createRecordApproval } from '../activities/session/approval-records.js';
 import { createModelStep } from '../activities/session/model-step.js';
 import { createToolActivities } from '../activities/session/tool-activity.js';
 import type { ProjectionStore } from '../activities/projection/types.js';
@@ -148,6 +149,7 @@ function activityOptions(
       modelStep: createModelStep({ store: opts.store, toolSpecs: toolSpecs(), goalOnly: goalOnlyTools() }),
       finishTurn: createFinishTurn(opts.store),
       recordGoal: createRecordGoal(opts.store),
+      recordApproval: createRecordApproval(opts.store),
       bgCommand: createBgCommand(opts.store),
       ...observers.activities,
       ...createToolActivities(toolImplementations, opts.store),

@@ -7,12 +7,15 @@ import {
   currentUpdateInfo,
   patched,
   proxyActivities,
+  getCurrentDetails,
   setCurrentDetails,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { GoalDirective } from '../core/goal/contract.js';
 import { ZunoStatus } from '../core/search-attributes.js';
+import { ApprovalBook } from './approvals.js';
+import { approvalLine } from './permission-gate.js';
 import {
   type AdmissionReceipt,
   type AdmittedInput,
@@ -80,6 +83,10 @@ export class SessionMachine implements TurnHost {
   waitingForWorker?: SessionState['waitingForWorker'];
   readonly inbox: AdmittedInput[];
   readonly background: BackgroundTasks;
+  /** Calls waiting for a person's decision, and the session-wide grants (issue 11). */
+  readonly approvals: ApprovalBook;
+  /** The current details an approval wait replaced, restored when none is pending. */
+  private detailsBeforeApproval: string | null = null;
   /** The session's side of the Goal that drives it (DESIGN.md §3); null for an ordinary session. */
   readonly goal: GoalLink | null;
   readonly takeSteeringAtEnd: boolean;
@@ -126,6 +133,7 @@ export class SessionMachine implements TurnHost {
     this.awaitingFirstInput = input.reopened === true;
     if (this.freshStart) this.zunoStatus = 'running';
     this.goal = this.meta.goal ? new GoalLink(this.meta.goal.goalId, c?.goal) : null;
+    this.approvals = new ApprovalBook(c?.grants);
     this.background = new BackgroundTasks({
       host: this,
       root: CancellationScope.current(),
@@ -344,6 +352,7 @@ export class SessionMachine implements TurnHost {
             lastFinalText: this.lastFinalText,
             ...(this.lastOutcome ? { lastOutcome: this.lastOutcome } : {}),
             ...(this.goal ? { goal: this.goal.toCarried() } : {}),
+            ...(this.approvals.grants().length > 0 ? { grants: this.approvals.grants() } : {}),
           },
         });
       }
@@ -529,9 +538,32 @@ export class SessionMachine implements TurnHost {
           : phase === 'interrupting' || phase === 'paused' || phase === 'blocked' || phase === 'waiting_background'
             ? phase
             : 'idle';
+    this.upsertZunoStatus(status);
+  }
+
+  private upsertZunoStatus(status: ZunoStatusValue): void {
     if (status === this.zunoStatus) return;
     this.zunoStatus = status;
     upsertSearchAttributes([{ key: ZunoStatus, value: status }]);
+  }
+
+  /**
+   * The pending approvals changed (permission-gate.ts): while any waits,
+   * ZunoStatus is `waiting_approval` and the current details name the
+   * oldest (`waiting for approval: shell: rm -rf build`); after the last,
+   * the turn's own status and details come back.
+   */
+  approvalsChanged(): void {
+    const line = approvalLine(this.approvals.list());
+    if (line !== null) {
+      if (this.detailsBeforeApproval === null) this.detailsBeforeApproval = getCurrentDetails();
+      setCurrentDetails(line);
+      this.upsertZunoStatus('waiting_approval');
+      return;
+    }
+    if (this.detailsBeforeApproval !== null) setCurrentDetails(this.detailsBeforeApproval);
+    this.detailsBeforeApproval = null;
+    this.enter(this.phase);
   }
 
   private readyToAct(): boolean {

@@ -15,6 +15,13 @@ import {
   type SubmitInputRequest,
 } from '../core/session-contract.js';
 import { GOAL_DIRECTIVE_SIGNAL, type GoalDirective } from '../core/goal/contract.js';
+import {
+  APPROVALS_QUERY,
+  DECIDE_APPROVAL_UPDATE,
+  type ApprovalDecisionRequest,
+  type ApprovalDecisionResult,
+  type ApprovalsView,
+} from '../core/approval-contract.js';
 import { SessionMachine } from './session-machine.js';
 
 /** Update: admit one input to the session inbox; returns its admission receipt (SE1). */
@@ -27,6 +34,10 @@ export const resumeUpdate = defineUpdate<ResumeReceipt, [ResumeRequest]>(RESUME_
 export const goalDirectiveSignal = defineSignal<[GoalDirective]>(GOAL_DIRECTIVE_SIGNAL);
 /** Query: the session's orchestration state. */
 export const stateQuery = defineQuery<SessionState>(STATE_QUERY);
+export const decideApprovalUpdate = defineUpdate<ApprovalDecisionResult, [ApprovalDecisionRequest]>(
+  DECIDE_APPROVAL_UPDATE,
+);
+export const approvalsQuery = defineQuery<ApprovalsView>(APPROVALS_QUERY);
 
 /**
  * The session workflow, id `session/<sessionId>` (DESIGN.md §3, SE1–SE8).
@@ -42,6 +53,10 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<Sess
   setHandler(interruptUpdate, (req) => machine.interrupt(req), { validator: (req) => machine.validateInterrupt(req) });
   setHandler(resumeUpdate, (req) => machine.resume(req), { validator: (req) => machine.validateResume(req) });
   setHandler(stateQuery, () => machine.state());
+  setHandler(decideApprovalUpdate, (req) => machine.approvals.decide(req), {
+    validator: (req) => machine.approvals.validate(req),
+  });
+  setHandler(approvalsQuery, () => machine.approvals.view());
   setHandler(goalDirectiveSignal, (d) => machine.goalDirective(d));
   return machine.run();
 }

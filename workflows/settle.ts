@@ -73,3 +73,18 @@ export function settleNotRun(call: PlannedToolCall, nowMs: number): SettledOutco
     paths: [],
   };
 }
+
+/** TD8, PM6: a call the permission gate refused (a `deny` rule or a person's denial) — nothing ran; `message` is what the model sees. Pure. */
+export function settleDenied(call: PlannedToolCall, message: string, nowMs: number): SettledOutcome {
+  return {
+    rowId: call.rowId,
+    callId: call.callId,
+    tool: call.name,
+    outcome: 'blocked',
+    cause: 'denied',
+    failureType: 'denied',
+    message,
+    observedAtMs: nowMs,
+    paths: [],
+  };
+}

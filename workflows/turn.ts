@@ -18,7 +18,8 @@ import { requestTokens } from '../core/goal/usage.js';
 import { toolDeclarations } from '../core/tools/registry.js';
 import type { BackgroundTasks } from './background.js';
 import { planBatches, runBounded } from './dispatch.js';
-import { onRoute, type RouteHost } from './route.js';
+import { onRoute } from './route.js';
+import { admitCall, type GateHost } from './permission-gate.js';
 import { classifyModelFailure } from './model-failure.js';
 import { settleForcedInterrupt, settleLostCall, settleNotRun } from './settle.js';
 import { StagnationGuard } from './stagnation-guard.js';
@@ -29,7 +30,7 @@ import { raceForced, type TurnControl } from './turn-control.js';
 export const MAX_STEPS_PER_TURN = 200;
 
 /** What a turn needs from the session it runs in. */
-export interface TurnHost extends RouteHost {
+export interface TurnHost extends GateHost {
   readonly meta: SessionMeta;
   readonly background: BackgroundTasks;
   /** The session's inbox (FIFO); steered inputs are taken from it between steps. */
@@ -116,6 +117,16 @@ export async function runTurn(
     }
   };
   const runToolCall = async (call: PlannedToolCall): Promise<void> => {
+    if (ctl.interruptedAtMs !== null) {
+      host.settled.push(settleNotRun(call, Date.now()));
+      return;
+    }
+    // TD2/TD7/PM6: the permission gate decides before anything is scheduled; an `ask` waits here for a person.
+    const gate = await admitCall(host, call, { turn, step: host.step }, () => ctl.interruptedAtMs !== null);
+    if (!gate.run) {
+      host.settled.push(gate.settled);
+      return;
+    }
     if (ctl.interruptedAtMs !== null) {
       host.settled.push(settleNotRun(call, Date.now()));
       return;

@@ -1,4 +1,5 @@
 import type {
+  Approval as DbApproval,
   Event as DbEvent,
   Goal as DbGoal,
   Input as DbInput,
@@ -12,6 +13,7 @@ import type {
 import type { GoalSnapshot } from '../../core/goal/contract.js';
 import type {
   AdmissionStatus,
+  ApprovalRow,
   EventRow,
   GoalRow,
   InputRow,
@@ -47,6 +49,17 @@ export function optJson(v: Record<string, unknown> | null | undefined): string |
 
 function parseObject(text: string | null): Record<string, unknown> | null {
   return text === null ? null : (JSON.parse(text) as Record<string, unknown>);
+}
+
+/** Database approval → ApprovalRow. */
+export function toApproval(r: DbApproval): ApprovalRow {
+  return {
+    ...r,
+    status: r.status as ApprovalRow['status'],
+    decision: r.decision as ApprovalRow['decision'],
+    requestedAtMs: Number(r.requestedAtMs),
+    decidedAtMs: r.decidedAtMs === null ? null : Number(r.decidedAtMs),
+  };
 }
 
 /** Database goal → GoalRow (the snapshot JSON is the row; the columns are its indexable copy). */

@@ -15,6 +15,7 @@ import {
   toPart,
   toSession,
   toToolCall,
+  toApproval,
   toWorkState,
   toWorkUpdate,
 } from './rows.js';
@@ -34,6 +35,7 @@ import type {
   ToolCallRow,
   Transcript,
   WorkStateRow,
+  ApprovalRow,
   WorkUpdateRow,
 } from './types.js';
 
@@ -401,6 +403,46 @@ class PrismaRows implements ProjectionWrites {
         create: { sessionId: w.sessionId, ...data },
         update: data,
       });
+    });
+  }
+
+  upsertApproval(a: ApprovalRow): Promise<void> {
+    const { sessionId, id, requestedAtMs, decidedAtMs, ...rest } = a;
+    const data = {
+      ...rest,
+      requestedAtMs: ms(requestedAtMs),
+      decidedAtMs: decidedAtMs === null ? null : ms(decidedAtMs),
+    } satisfies Prisma.ApprovalUncheckedUpdateInput;
+    return this.run(async () => {
+      await this.q.approval.upsert({
+        where: { sessionId_id: { sessionId, id } },
+        create: { sessionId, id, ...data },
+        update: data,
+      });
+    });
+  }
+
+  getApproval(sessionId: string, id: string): Promise<ApprovalRow | null> {
+    return this.run(async () => {
+      const r = await this.q.approval.findUnique({ where: { sessionId_id: { sessionId, id } } });
+      return r ? toApproval(r) : null;
+    });
+  }
+
+  listApprovals(
+    filter: { sessionId?: string; status?: ApprovalRow['status']; limit?: number } = {},
+  ): Promise<ApprovalRow[]> {
+    const take = Math.min(Math.max(filter.limit ?? 100, 1), 1000);
+    return this.run(async () => {
+      const rows = await this.q.approval.findMany({
+        where: {
+          ...(filter.sessionId !== undefined ? { sessionId: filter.sessionId } : {}),
+          ...(filter.status !== undefined ? { status: filter.status } : {}),
+        },
+        orderBy: [{ requestedAtMs: 'asc' }, { id: 'asc' }],
+        take,
+      });
+      return rows.map(toApproval);
     });
   }
 

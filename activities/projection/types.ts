@@ -91,6 +91,13 @@ export interface ProjectionStore {
   /** Records one decided work-state update; insert-if-absent by (sessionId, id): a second record keeps the first. */
   recordWorkUpdate(u: WorkUpdateRow): Promise<void>;
 
+  /** Creates or replaces an approval's row (issue 11; written by `recordApproval`). */
+  upsertApproval(a: ApprovalRow): Promise<void>;
+  /** One approval of a session, or null. */
+  getApproval(sessionId: string, id: string): Promise<ApprovalRow | null>;
+  /** Approvals, oldest asked first, at most `limit` (default 100, at most 1000); `sessionId` and `status` filter exactly. */
+  listApprovals(filter?: { sessionId?: string; status?: ApprovalRow['status']; limit?: number }): Promise<ApprovalRow[]>;
+
   /** The whole stored transcript, ordered: messages by (turn, step, role order), parts by (turn, step, position), tool calls likewise. */
   loadTranscript(sessionId: string): Promise<Transcript | null>;
 
@@ -125,6 +132,27 @@ export type SessionStatus =
   'running' | 'completed' | 'waiting_background' | 'failed' | 'paused' | 'blocked' | 'interrupted' | 'cancelled';
 
 /** A Goal's projection row: the {@link GoalSnapshot} the workflow last recorded, with its key fields as columns. */
+/** An approval as stored (see prisma/models.prisma `Approval`). */
+export interface ApprovalRow {
+  sessionId: string;
+  id: string;
+  rowId: string;
+  callId: string;
+  tool: string;
+  subjectText: string;
+  reason: string;
+  grantPattern: string | null;
+  revision: number;
+  status: 'pending' | 'approved' | 'denied' | 'not_run';
+  decision: 'approve_once' | 'approve_session' | 'deny' | 'not_run' | null;
+  commandId: string | null;
+  message: string | null;
+  turn: number;
+  step: number;
+  requestedAtMs: number;
+  decidedAtMs: number | null;
+}
+
 export interface GoalRow {
   id: string;
   sessionId: string;

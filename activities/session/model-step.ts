@@ -212,6 +212,7 @@ export function createModelStep(deps: ModelStepDeps) {
         atMs: now(),
         ...(input.toolsDisabled ? { toolsDisabled: true } : {}),
         ...(response.requestId ? { requestId: response.requestId } : {}),
+        ...(meta.permission ? { subjectsIn: meta.workspace } : {}),
       },
       response.parts,
     );

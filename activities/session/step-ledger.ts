@@ -3,6 +3,7 @@
  * output part written in provider order, each tool call validated (TD8) and
  * planned for the workflow, reasoning capsules kept on their part (PR8).
  */
+import { callSubject } from '../permission/subject.js';
 import { assistantMessageId, partId, toolCallRowId } from '../../core/ids.js';
 import { EV } from '../../core/events.js';
 import type { AssistantPart } from '../../core/messages.js';
@@ -24,6 +25,8 @@ export interface LedgerTarget {
   atMs: number;
   /** GL36: the request offered no tools — every call is blocked `unavailable` before it reaches the dispatcher. */
   toolsDisabled?: boolean;
+  /** The workspace, when the session has a permission policy: each valid call gets its subject (what the rules match). */
+  subjectsIn?: string;
 }
 
 /**
@@ -96,6 +99,8 @@ async function planToolCall(
     p.summary = verdict.declaration.summarize(verdict.args as never);
   } else if (verdict.ok) p.args = verdict.args;
   else p.blocked = { category: verdict.category, message: verdict.message };
+  if (verdict.ok && target.subjectsIn !== undefined)
+    p.subject = await callSubject(call.name, verdict.args, target.subjectsIn);
   await recordPlanned(
     store,
     { id: rowId, sessionId, turn, step, position, callId: call.callId, tool: call.name, argsJson: call.argsJson },

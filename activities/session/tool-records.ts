@@ -238,14 +238,27 @@ export async function recordSettled(
   return reconciled;
 }
 
+/** A settlement of a call that ran, or may have: everything but a permission denial. */
+type RunSettlement = SettledOutcome & {
+  outcome: 'uncertain' | 'error';
+  cause: Exclude<SettledOutcome['cause'], 'denied'>;
+};
+
+function isDenial(s: SettledOutcome): s is SettledOutcome & { outcome: 'blocked'; cause: 'denied' } {
+  return s.outcome === 'blocked';
+}
+
 async function settleOne(
   tx: ProjectionWrites,
   sessionId: string,
-  s: SettledOutcome,
+  settled: SettledOutcome,
   atMs: number,
 ): Promise<SettlementReconciliation | undefined> {
-  const row = await tx.getToolCall(sessionId, s.rowId);
+  const row = await tx.getToolCall(sessionId, settled.rowId);
   if (!row || row.outcome === 'blocked' || row.result?.settledBy === 'workflow') return undefined;
+  if (isDenial(settled))
+    return row.status === 'completed' ? undefined : settleBlocked(tx, sessionId, row, settled, atMs);
+  const s = settled as RunSettlement;
   const workflowSaw = {
     outcome: s.outcome,
     cause: s.cause,
@@ -288,6 +301,38 @@ async function settleOne(
     sessionId,
     type: EV.toolCompleted,
     data: { ...ids, outcome: s.outcome, cause: s.cause, settledBy: 'workflow', started: row.status !== 'pending' },
+    atMs,
+  });
+  return undefined;
+}
+
+/**
+ * TD8: a call the workflow's permission gate refused: the row becomes
+ * `blocked` with category `denied` (nothing ran), as modelStep records a
+ * call rejected before dispatch, with `tool.dispatch.blocked`.
+ */
+async function settleBlocked(
+  tx: ProjectionWrites,
+  sessionId: string,
+  row: ToolCallRow,
+  s: SettledOutcome,
+  atMs: number,
+): Promise<undefined> {
+  await tx.upsertToolCall({
+    ...row,
+    status: 'completed',
+    outcome: 'blocked',
+    blockedCategory: 'denied',
+    errorCode: 'denied',
+    output: `Blocked (denied): ${s.message}`,
+    result: { settledBy: 'workflow' },
+    endedAtMs: s.observedAtMs,
+  });
+  await tx.appendEvent({
+    id: `${s.rowId}:blocked`,
+    sessionId,
+    type: EV.toolBlocked,
+    data: { rowId: s.rowId, callId: s.callId, tool: s.tool, category: 'denied', message: s.message },
     atMs,
   });
   return undefined;

@@ -1,3 +1,4 @@
+import type { PermissionPolicy } from '../../core/permission/types.js';
 import type { ProviderConfig } from '../../core/provider-config.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -51,6 +52,8 @@ export interface RunSessionOptions {
   route?: SessionRoute;
   /** The session's id (default: a new one) — a script that cites a receipt (derived from it) needs it up front. */
   sessionId?: string;
+  /** The session's permission policy (default: none — every call is admitted, as in sessions before permissions). */
+  permission?: PermissionPolicy;
 }
 
 /** What a Goal adds to a session start. */
@@ -139,6 +142,7 @@ export async function createHarness(opts: {
     toolConcurrency: o.toolConcurrency ?? 8,
     activityDefaults: o.activityDefaults ?? DEFAULT_ACTIVITY_DEFAULTS,
     ...(o.route ? { route: o.route } : {}),
+    ...(o.permission ? { permission: o.permission } : {}),
   });
   const startScriptedGoal = async (o: RunSessionOptions & GoalStartOptions): Promise<StartedGoalRun> => {
     const provider = await startLocalProvider({ script: o.script });

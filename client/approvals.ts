@@ -1,0 +1,93 @@
+import { randomUUID } from 'node:crypto';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import {
+  APPROVAL_ERRORS,
+  DECIDE_APPROVAL_UPDATE,
+  type ApprovalDecisionKind,
+  type ApprovalDecisionRequest,
+  type ApprovalDecisionResult,
+} from '../core/approval-contract.js';
+import { ZunoError } from '../core/errors.js';
+import { sessionWorkflowId } from '../core/ids.js';
+import type { ApprovalRow, ProjectionStore } from '../activities/projection/types.js';
+
+/** `ap_<turn>_<step>_<position>`. */
+const APPROVAL_ID = /^ap_\d+_\d+_\d+$/;
+
+/**
+ * The approval a person names: by id, in `sessionId` when given, else the
+ * only pending approval with that id in Zuno's home.
+ * @throws ZunoError `usage_error` (malformed id), `approval_not_found`,
+ *   `approval_ambiguous` (several sessions have one: names them), and
+ *   `approval_already_decided` (names how it ended).
+ */
+export async function findApproval(store: ProjectionStore, id: string, sessionId?: string): Promise<ApprovalRow> {
+  if (!APPROVAL_ID.test(id))
+    throw new ZunoError('usage_error', `${JSON.stringify(id.slice(0, 60))} is not an approval id (ap_<n>_<n>_<n>)`);
+  if (sessionId !== undefined) {
+    const row = await store.getApproval(sessionId, id);
+    if (!row) throw new ZunoError(APPROVAL_ERRORS.notFound, `session ${sessionId} has no approval ${id}`);
+    if (row.status !== 'pending')
+      throw new ZunoError(
+        APPROVAL_ERRORS.alreadyDecided,
+        `approval ${id} of session ${sessionId} is already ${row.status}${row.decision ? ` (${row.decision})` : ''}`,
+      );
+    return row;
+  }
+  const rows = (await store.listApprovals({ status: 'pending', limit: 1000 })).filter((r) => r.id === id);
+  if (rows.length === 1) return rows[0]!;
+  if (rows.length === 0)
+    throw new ZunoError(APPROVAL_ERRORS.notFound, `no pending approval ${id}: list them with zuno approvals list`);
+  throw new ZunoError(
+    'approval_ambiguous',
+    `sessions ${rows.map((r) => r.sessionId).join(', ')} each have a pending ${id}: add --session <id>`,
+  );
+}
+
+/** A person's decision on one approval. */
+export interface Decision {
+  decision: ApprovalDecisionKind;
+  message?: string;
+  /** Default: a new random id (one decision per command invocation). */
+  commandId?: string;
+}
+
+/**
+ * Sends a decision to the session workflow (the `decideApproval` Update),
+ * bound to the approval's revision as stored.
+ * @returns the workflow's result (`duplicate` when the same command was applied before).
+ * @throws ZunoError with the workflow's typed refusal (`approval_stale_revision`,
+ *   `approval_already_decided`, `approval_command_conflict`, `approval_invalid`,
+ *   `approval_not_found`), or `session_not_running` when the session's workflow has ended.
+ */
+export async function decideApproval(
+  client: Client,
+  row: Pick<ApprovalRow, 'sessionId' | 'id' | 'revision'>,
+  d: Decision,
+): Promise<ApprovalDecisionResult> {
+  const req: ApprovalDecisionRequest = {
+    approvalId: row.id,
+    commandId: d.commandId ?? randomUUID(),
+    expectedRevision: row.revision,
+    decision: d.decision,
+    ...(d.message !== undefined ? { message: d.message } : {}),
+  };
+  const handle = client.workflow.getHandle(sessionWorkflowId(row.sessionId));
+  try {
+    return await handle.executeUpdate<ApprovalDecisionResult, [ApprovalDecisionRequest]>(DECIDE_APPROVAL_UPDATE, {
+      args: [req],
+      updateId: `approval:${req.commandId}`,
+    });
+  } catch (err) {
+    if (err instanceof WorkflowUpdateFailedError) {
+      const cause = err.cause as { type?: string; message?: string } | undefined;
+      throw new ZunoError(cause?.type ?? APPROVAL_ERRORS.invalid, `approval ${row.id}: ${cause?.message ?? err.message}`);
+    }
+    if (err instanceof WorkflowNotFoundError || /already completed|not found/i.test(String(err)))
+      throw new ZunoError(
+        'session_not_running',
+        `session ${row.sessionId} is no longer running: approval ${row.id} can no longer be decided`,
+      );
+    throw err;
+  }
+}

@@ -1,0 +1,116 @@
+import type { ApprovalRow } from '../../activities/projection/types.js';
+import { APPROVAL_MESSAGE_MAX } from '../../core/approval-contract.js';
+import { ZunoError } from '../../core/errors.js';
+import { decideApproval, findApproval } from '../approvals.js';
+import { connectTemporal, resolvePaths } from '../context.js';
+import { processSink, type Sink } from '../render.js';
+import { checkSessionId } from '../session-start.js';
+import { openExistingStore } from '../session-target.js';
+import { cut, textTable } from '../text-table.js';
+import { ago } from './session-list.js';
+
+/**
+ * `zuno approvals list [--session S] [--json]`: the approvals waiting for a
+ * decision, oldest first, from the projection (no Temporal server needed):
+ * id, session, tool, what it would do, why it asks, how long it has waited.
+ * `--json` prints an array of the stored rows.
+ * @throws ZunoError `session_id_invalid` for a malformed `--session`.
+ */
+export async function approvalsListCommand(
+  opts: { session?: string; json?: boolean },
+  sink: Sink = processSink,
+): Promise<number> {
+  if (opts.session !== undefined) checkSessionId(opts.session);
+  const store = await openExistingStore(resolvePaths());
+  try {
+    const rows = store
+      ? await store.listApprovals({
+          status: 'pending',
+          ...(opts.session !== undefined ? { sessionId: opts.session } : {}),
+          limit: 1000,
+        })
+      : [];
+    if (opts.json) sink.out(`${JSON.stringify(rows, null, 2)}\n`);
+    else if (rows.length === 0) sink.out('no approvals are waiting\n');
+    else sink.out(renderApprovals(rows, Date.now()));
+  } finally {
+    await store?.close();
+  }
+  return 0;
+}
+
+/** The `approvals list` table. Pure. */
+export function renderApprovals(rows: ApprovalRow[], nowMs: number): string {
+  return textTable(
+    ['APPROVAL', 'SESSION', 'TOOL', 'WOULD RUN', 'WHY', 'WAITING'],
+    rows.map((r) => [
+      r.id,
+      r.sessionId,
+      r.tool,
+      cut(r.subjectText, 60),
+      cut(r.reason, 40),
+      ago(nowMs - r.requestedAtMs),
+    ]),
+  );
+}
+
+/** Options of `zuno approvals approve|deny`. */
+export interface DecideOptions {
+  session?: string;
+  sessionWide?: boolean;
+  message?: string;
+  json?: boolean;
+}
+
+/**
+ * `zuno approvals approve <id> [--session S] [--session-wide]` and
+ * `zuno approvals deny <id> [--session S] [--message M]`: decides a pending
+ * approval from any terminal (the session's workflow gets the decision by
+ * Update; the call then runs, or is refused with the message the model sees).
+ * @throws ZunoError `usage_error` (`--session-wide` on deny, `--message` on
+ *   approve, a message too long), `approval_not_found`, `approval_ambiguous`,
+ *   `approval_already_decided`, `approval_stale_revision`, `session_not_running`.
+ */
+export async function approvalsDecideCommand(
+  verb: 'approve' | 'deny',
+  id: string,
+  opts: DecideOptions,
+  sink: Sink = processSink,
+): Promise<number> {
+  if (opts.session !== undefined) checkSessionId(opts.session);
+  if (verb === 'deny' && opts.sessionWide)
+    throw new ZunoError('usage_error', '--session-wide applies to approve only');
+  if (verb === 'approve' && opts.message !== undefined)
+    throw new ZunoError('usage_error', '--message applies to deny only (the model sees it)');
+  if (opts.message !== undefined && opts.message.length > APPROVAL_MESSAGE_MAX)
+    throw new ZunoError('usage_error', `--message is longer than ${APPROVAL_MESSAGE_MAX} characters`);
+  const paths = resolvePaths();
+  const store = await openExistingStore(paths);
+  if (!store) throw new ZunoError('approval_not_found', `no pending approval ${id}: Zuno's home has no sessions yet`);
+  try {
+    const row = await findApproval(store, id, opts.session);
+    const temporal = await connectTemporal(paths, opts.json ? null : (line) => sink.err(`${line}\n`));
+    try {
+      const result = await decideApproval(temporal.client, row, {
+        decision: verb === 'deny' ? 'deny' : opts.sessionWide ? 'approve_session' : 'approve_once',
+        ...(opts.message !== undefined ? { message: opts.message } : {}),
+      });
+      if (opts.json) sink.out(`${JSON.stringify({ sessionId: row.sessionId, ...result })}\n`);
+      else sink.out(`${describeDecision(row, result.decision)}\n`);
+      return 0;
+    } finally {
+      await temporal.connection.close();
+    }
+  } finally {
+    await store.close();
+  }
+}
+
+/** The line a decision prints. Pure. */
+export function describeDecision(row: Pick<ApprovalRow, 'id' | 'tool' | 'subjectText' | 'sessionId'>, decision: string) {
+  const what = `${row.tool}: ${cut(row.subjectText, 80)}`;
+  if (decision === 'deny') return `denied ${row.id} (${what}); the model is told`;
+  if (decision === 'approve_session')
+    return `approved ${row.id} (${what}); session ${row.sessionId} no longer asks for the same ${row.tool} pattern`;
+  return `approved ${row.id} (${what}) once`;
+}

@@ -1,0 +1,164 @@
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { decideApproval } from '../../client/approvals.js';
+import { interruptSession } from '../../client/session-start.js';
+import { APPROVALS_QUERY, type ApprovalsView } from '../../core/approval-contract.js';
+import { EV } from '../../core/events.js';
+import type { PermissionPolicy } from '../../core/permission/types.js';
+import type { ApprovalRow } from '../../activities/projection/types.js';
+import { createHarness, type Harness, type StartedRun } from '../helpers/harness.js';
+import { useCleanups } from '../helpers/session.js';
+import { waitFor } from '../helpers/worker-process.js';
+
+/**
+ * Approvals as durable waits (issue 11; TD2, PM6): a call the policy asks
+ * about waits in the session workflow until a person decides by Update —
+ * approve once, approve for the session, deny with a message — and nothing
+ * else decides it. Real dev server, real worker, real shell.
+ */
+const cleanups = useCleanups();
+let h: Harness;
+beforeAll(async () => {
+  h = await createHarness({ address: inject('temporalAddress') });
+  cleanups.push(() => h.close());
+});
+
+const ASK_SHELL: PermissionPolicy = { mode: 'standard', rules: [{ tool: 'shell', action: 'ask' }] };
+
+function workspace(): string {
+  return mkdtempSync(join(tmpdir(), 'zuno-approvals-'));
+}
+
+/** A shell call that appends a line to runs.txt: how often it ran is how many lines there are. */
+const appendRun = (id: string, line = 'ran') => ({
+  id,
+  name: 'shell',
+  arguments: { command: `echo ${line} >> runs.txt` },
+});
+
+function runsOf(ws: string): string[] {
+  const f = join(ws, 'runs.txt');
+  return existsSync(f) ? readFileSync(f, 'utf8').trim().split('\n') : [];
+}
+
+/** The pending approvals of a session, once there are `n`. */
+async function pendingOf(run: StartedRun, n = 1): Promise<ApprovalRow[]> {
+  return waitFor(
+    async () => {
+      const rows = await h.store.listApprovals({ sessionId: run.sessionId, status: 'pending' });
+      return rows.length >= n ? rows : null;
+    },
+    30_000,
+    `${n} pending approval(s)`,
+  );
+}
+
+async function searchAttribute(run: StartedRun, key: string): Promise<unknown> {
+  const d = await h.client.workflow.getHandle(`session/${run.sessionId}`).describe();
+  return (d.searchAttributes as Record<string, unknown[]>)[key]?.[0];
+}
+
+describe('a call the policy asks about waits for a person (PM6)', () => {
+  it('waits, visible in the projection, the approvals query, ZunoStatus and the current details; approved once it runs once', async () => {
+    const ws = workspace();
+    const run = await h.startScripted({
+      workspace: ws,
+      prompt: 'record a run',
+      permission: ASK_SHELL,
+      script: { replies: [{ toolCalls: [appendRun('call_1')] }, { text: 'Recorded.' }] },
+    });
+    cleanups.push(() => run.closeProvider());
+    const [row] = await pendingOf(run);
+    expect(row).toMatchObject({ id: 'ap_0_0_0', tool: 'shell', status: 'pending', callId: 'call_1' });
+    expect(row!.subjectText).toContain('echo ran');
+    expect(runsOf(ws)).toEqual([]); // nothing ran while it waits
+    const view = await h.client.workflow.getHandle(`session/${run.sessionId}`).query<ApprovalsView>(APPROVALS_QUERY);
+    expect(view.pending.map((p) => p.approvalId)).toEqual(['ap_0_0_0']);
+    await waitFor(
+      async () => (await searchAttribute(run, 'ZunoStatus')) === 'waiting_approval',
+      10_000,
+      'ZunoStatus=waiting_approval',
+    );
+    const described = await h.client.workflow.getHandle(`session/${run.sessionId}`).describe();
+    expect(JSON.stringify(described.raw)).toContain('waiting for approval: shell: echo ran');
+
+    const result = await decideApproval(h.client, row!, { decision: 'approve_once' });
+    expect(result).toMatchObject({ approvalId: 'ap_0_0_0', decision: 'approve_once', duplicate: false });
+    expect(await run.result()).toMatchObject({ status: 'completed' });
+    expect(runsOf(ws)).toEqual(['ran']);
+    expect(await h.store.getApproval(run.sessionId, 'ap_0_0_0')).toMatchObject({
+      status: 'approved',
+      decision: 'approve_once',
+    });
+    const types = (await h.store.listEvents(run.sessionId, 0, 1000)).map((e) => e.type);
+    expect(types).toEqual(expect.arrayContaining([EV.approvalRequested, EV.approvalDecided]));
+  }, 60_000);
+
+  it('denied with a message: a blocked `denied` result the model sees; nothing ran', async () => {
+    const ws = workspace();
+    const run = await h.startScripted({
+      workspace: ws,
+      prompt: 'record a run',
+      permission: ASK_SHELL,
+      script: { replies: [{ toolCalls: [appendRun('call_1')] }, { text: 'Understood, not recording.' }] },
+    });
+    cleanups.push(() => run.closeProvider());
+    const [row] = await pendingOf(run);
+    await decideApproval(h.client, row!, { decision: 'deny', message: 'not on this branch' });
+    expect(await run.result()).toMatchObject({ status: 'completed' });
+    expect(runsOf(ws)).toEqual([]);
+    const call = (await h.store.loadTranscript(run.sessionId))!.toolCalls[0]!;
+    expect(call).toMatchObject({ outcome: 'blocked', blockedCategory: 'denied' });
+    expect(JSON.stringify(run.providerRequests[1])).toContain('not on this branch');
+  }, 60_000);
+
+  it('the same command twice is one decision; a stale revision and a second decision are typed refusals', async () => {
+    const ws = workspace();
+    const run = await h.startScripted({
+      workspace: ws,
+      prompt: 'record a run',
+      permission: ASK_SHELL,
+      script: { replies: [{ toolCalls: [appendRun('call_1')] }, { text: 'Recorded.' }] },
+    });
+    cleanups.push(() => run.closeProvider());
+    const [row] = await pendingOf(run);
+    await expect(decideApproval(h.client, { ...row!, revision: row!.revision + 5 }, { decision: 'approve_once' }))
+      .rejects.toMatchObject({ code: 'approval_stale_revision' });
+    const first = await decideApproval(h.client, row!, { decision: 'approve_once', commandId: 'cmd-1' });
+    const again = await decideApproval(h.client, row!, { decision: 'approve_once', commandId: 'cmd-1' });
+    expect(again).toEqual({ ...first, duplicate: true });
+    await expect(
+      decideApproval(h.client, row!, { decision: 'deny', commandId: 'cmd-1' }),
+    ).rejects.toMatchObject({ code: 'approval_command_conflict' });
+    await expect(decideApproval(h.client, row!, { decision: 'deny', commandId: 'cmd-2' })).rejects.toMatchObject({
+      code: 'approval_already_decided',
+    });
+    expect(await run.result()).toMatchObject({ status: 'completed' });
+    expect(runsOf(ws)).toEqual(['ran']);
+    // The session has ended: a decision now is a typed error, not a hang.
+    await expect(decideApproval(h.client, row!, { decision: 'approve_once' })).rejects.toMatchObject({
+      code: 'session_not_running',
+    });
+  }, 60_000);
+
+  it('an interrupt while it waits settles the call not_run; nothing ran', async () => {
+    const ws = workspace();
+    const run = await h.startScripted({
+      workspace: ws,
+      prompt: 'record a run',
+      permission: ASK_SHELL,
+      script: { replies: [{ toolCalls: [appendRun('call_1')] }, { text: 'unused' }] },
+    });
+    cleanups.push(() => run.closeProvider());
+    const [row] = await pendingOf(run);
+    await interruptSession(h.client, run.sessionId, 'test');
+    expect((await run.result()).status).toBe('interrupted');
+    expect(runsOf(ws)).toEqual([]);
+    expect(await h.store.getApproval(run.sessionId, row!.id)).toMatchObject({ status: 'not_run' });
+    await expect(decideApproval(h.client, row!, { decision: 'approve_once' })).rejects.toMatchObject({
+      code: expect.stringMatching(/^(approval_already_decided|session_not_running)$/),
+    });
+  }, 60_000);
+});
