@@ -70,9 +70,7 @@ export interface ToolDeclaration<Args = unknown> {
  * deletes, updates or moves to).
  */
 export type SubjectSource =
-  | { kind: 'paths'; paths: string[] }
-  | { kind: 'command'; command: string }
-  | { kind: 'patch'; patch: string };
+  { kind: 'paths'; paths: string[] } | { kind: 'command'; command: string } | { kind: 'patch'; patch: string };
 
 /** What an argument field listed in {@link ToolDeclaration.changeArgs} holds. */
 export type ChangeArg = 'patch' | 'content';
