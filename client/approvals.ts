@@ -81,7 +81,10 @@ export async function decideApproval(
   } catch (err) {
     if (err instanceof WorkflowUpdateFailedError) {
       const cause = err.cause as { type?: string; message?: string } | undefined;
-      throw new ZunoError(cause?.type ?? APPROVAL_ERRORS.invalid, `approval ${row.id}: ${cause?.message ?? err.message}`);
+      throw new ZunoError(
+        cause?.type ?? APPROVAL_ERRORS.invalid,
+        `approval ${row.id}: ${cause?.message ?? err.message}`,
+      );
     }
     if (err instanceof WorkflowNotFoundError || /already completed|not found/i.test(String(err)))
       throw new ZunoError(

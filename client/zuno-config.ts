@@ -10,6 +10,8 @@ import {
 } from '../core/provider-config.js';
 import { formatZodIssues } from '../core/zod-issues.js';
 import { BUDGET_MAX } from '../core/goal/budgets.js';
+import type { PermissionPolicy } from '../core/permission/types.js';
+import { PermissionConfigSchema } from './permission-config.js';
 
 const RetrySchema = z.strictObject({
   max_attempts: z.number().int().min(1).max(20).default(DEFAULT_PROVIDER_RETRY.maxAttempts),
@@ -128,6 +130,8 @@ const ZunoConfigSchema = z.strictObject({
   goal: z
     .strictObject({ default_token_budget: z.number().int().min(1).max(BUDGET_MAX.tokens).optional() })
     .prefault({}),
+  /** The permission gate (docs/permissions.md): `mode` and ordered `rules`; absent: standard, no rules. */
+  permission: PermissionConfigSchema.prefault({}),
 });
 
 /** Validated `zuno.json` (provider and session settings; temporal.yaml holds the Temporal side). */
@@ -222,6 +226,17 @@ export function loadZunoConfig(dir: string, explicitPath?: string): ZunoConfig {
     }
   }
   return parsed.data;
+}
+
+/**
+ * The permission policy of a workspace (PM, TD2, TD7; docs/permissions.md):
+ * `zuno.json` `permission`, found like {@link loadZunoConfig} finds the file.
+ * Default (no file, no `permission` key): mode `standard`, no rules.
+ * @throws ZunoError `config_invalid` naming the file and each bad key (e.g.
+ *   `permission.rules.shel: unknown tool "shel" …`); `config_missing` as loadZunoConfig.
+ */
+export function loadPermissionPolicy(dir: string, explicitPath?: string): PermissionPolicy {
+  return loadZunoConfig(dir, explicitPath).permission;
 }
 
 /**

@@ -1,9 +1,9 @@
 import { CancellationScope, condition, proxyActivities } from '@temporalio/workflow';
 import type { PendingApproval, RecordApprovalInput } from '../core/approval-contract.js';
+import { callEffect } from '../core/permission/effect.js';
 import { evaluatePermission } from '../core/permission/evaluate.js';
 import type { PermissionDecision } from '../core/permission/types.js';
 import type { PlannedToolCall, SessionActivities, SettledOutcome } from '../core/session-contract.js';
-import { toolDeclarations } from '../core/tools/registry.js';
 import type { ApprovalBook, ApprovalVerdict } from './approvals.js';
 import { onRoute, type RouteHost } from './route.js';
 import { settleDenied, settleNotRun } from './settle.js';
@@ -46,7 +46,7 @@ export async function admitCall(
 ): Promise<GateResult> {
   const policy = host.meta.permission;
   if (!policy) return { run: true };
-  const effect = toolDeclarations[call.name]?.effect ?? 'SideEffecting';
+  const effect = callEffect(call.name, call.args);
   const decision = evaluatePermission(
     policy,
     { tool: call.name, effect, subject: call.subject ?? { kind: 'none' } },

@@ -96,7 +96,11 @@ export interface ProjectionStore {
   /** One approval of a session, or null. */
   getApproval(sessionId: string, id: string): Promise<ApprovalRow | null>;
   /** Approvals, oldest asked first, at most `limit` (default 100, at most 1000); `sessionId` and `status` filter exactly. */
-  listApprovals(filter?: { sessionId?: string; status?: ApprovalRow['status']; limit?: number }): Promise<ApprovalRow[]>;
+  listApprovals(filter?: {
+    sessionId?: string;
+    status?: ApprovalRow['status'];
+    limit?: number;
+  }): Promise<ApprovalRow[]>;
 
   /** The whole stored transcript, ordered: messages by (turn, step, role order), parts by (turn, step, position), tool calls likewise. */
   loadTranscript(sessionId: string): Promise<Transcript | null>;

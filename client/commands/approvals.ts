@@ -78,8 +78,7 @@ export async function approvalsDecideCommand(
   sink: Sink = processSink,
 ): Promise<number> {
   if (opts.session !== undefined) checkSessionId(opts.session);
-  if (verb === 'deny' && opts.sessionWide)
-    throw new ZunoError('usage_error', '--session-wide applies to approve only');
+  if (verb === 'deny' && opts.sessionWide) throw new ZunoError('usage_error', '--session-wide applies to approve only');
   if (verb === 'approve' && opts.message !== undefined)
     throw new ZunoError('usage_error', '--message applies to deny only (the model sees it)');
   if (opts.message !== undefined && opts.message.length > APPROVAL_MESSAGE_MAX)
@@ -107,7 +106,10 @@ export async function approvalsDecideCommand(
 }
 
 /** The line a decision prints. Pure. */
-export function describeDecision(row: Pick<ApprovalRow, 'id' | 'tool' | 'subjectText' | 'sessionId'>, decision: string) {
+export function describeDecision(
+  row: Pick<ApprovalRow, 'id' | 'tool' | 'subjectText' | 'sessionId'>,
+  decision: string,
+) {
   const what = `${row.tool}: ${cut(row.subjectText, 80)}`;
   if (decision === 'deny') return `denied ${row.id} (${what}); the model is told`;
   if (decision === 'approve_session')

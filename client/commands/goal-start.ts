@@ -1,3 +1,4 @@
+import { sessionPermission } from '../permission-config.js';
 import { ZunoError } from '../../core/errors.js';
 import { DEFAULT_TASK_QUEUE, type SessionMeta } from '../../core/session-contract.js';
 import type { ProjectionStore } from '../../activities/projection/types.js';
@@ -154,6 +155,7 @@ async function startAndFollow(
     toolConcurrency: zcfg.concurrency.tool_calls,
     activityDefaults: temporal.cfg.activities,
     route,
+    ...sessionPermission(zcfg.permission),
   };
   const stopped = () => new ZunoError('interrupted', 'interrupted before the goal started');
   if (early.aborted) throw stopped(); // nothing written yet

@@ -1,3 +1,4 @@
+import { sessionPermission } from '../permission-config.js';
 import { realpathSync, statSync } from 'node:fs';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { sessionWorkflowId } from '../../core/ids.js';
@@ -326,6 +327,7 @@ async function runSession(
     toolConcurrency: zcfg.concurrency.tool_calls,
     activityDefaults: temporal.cfg.activities,
     route,
+    ...sessionPermission(zcfg.permission),
   };
   progress.sessionId = sessionId;
   progress.scripted = script !== undefined;

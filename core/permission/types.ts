@@ -1,49 +1,103 @@
+/**
+ * Types of the permission gate (PM1, TD2, TD7, TD8): the policy read from
+ * `zuno.json` `permission`, the subject of one call, the "approve for this
+ * session" grants and the decision. Decisions where the seeds are silent
+ * (PM10): docs/permissions.md. Deterministic: the session workflow imports it.
+ */
 import type { ToolEffect } from '../tools/types.js';
 
-/** What a rule or mode decides for one call (TD2, TD7, PM5). */
+/** What a rule or a decision says about a call. */
 export type PermissionAction = 'allow' | 'ask' | 'deny';
-/** `permission.mode` (PM10 SEED-GAP, decided in docs/permissions.md). */
+
+/**
+ * `standard`: the rules decide, no matching rule allows (a tool Zuno does not
+ * declare asks). `strict`: every SideEffecting or Delegating call asks unless
+ * a rule denies (TD2). `allow_all`: nothing asks; a deny still denies.
+ */
 export type PermissionMode = 'standard' | 'strict' | 'allow_all';
 
-/** What a call touches, computed by the modelStep activity (it has the filesystem and the shell parser) and carried to the workflow. */
+/**
+ * What a call touches, computed by the modelStep activity (it has the
+ * filesystem and the shell parser: activities/permission/subject.ts
+ * `callSubject`) and carried to the workflow.
+ *
+ * - `paths`: workspace-relative normalized real paths (`..` resolved,
+ *   symlinks resolved, `/`-separated, `.` for the root); a path outside the
+ *   workspace is its absolute real path.
+ * - `commands`: each simple command of a shell call, its words unquoted and
+ *   joined by single spaces (`bash -c '…'`, `sh -c`, `eval` and `$(…)` recursed
+ *   into; pipelines, lists, subshells split into their simple commands; a word
+ *   the shell would expand keeps its source text). `unwrapped`: for a command
+ *   behind leading assignments or a wrapper (`env`, `sudo`, `timeout`, …), the
+ *   command it runs (`sudo rm -rf /` → `rm -rf /`); matched like `commands`.
+ * - `none`: a call with nothing to match patterns on (matched as the empty text).
+ */
 export type CallSubject =
   | { kind: 'paths'; paths: string[] }
-  | { kind: 'commands'; commands: string[] }
+  | { kind: 'commands'; commands: string[]; unwrapped?: string[] }
   | { kind: 'none' };
 
-/** One rule: a tool name (or a group key such as `edit`, or `*`), an optional subject pattern, an action. */
+/**
+ * One rule, in config order. `tool`: a tool name, a group key (`edit` = write
+ * + apply_patch, see rules.ts `PERMISSION_GROUPS`) or `*` (every tool).
+ * `pattern`: a glob over the subject text (rules.ts `globMatch`); absent: the
+ * whole tool.
+ */
 export interface PermissionRule {
   tool: string;
   pattern?: string;
   action: PermissionAction;
 }
 
-/** A session's permission policy: the mode and the rules in config order (last match wins). */
+/** `zuno.json` `permission`, parsed (client/permission-config.ts). Rules in config order; the last match wins. */
 export interface PermissionPolicy {
   mode: PermissionMode;
   rules: PermissionRule[];
 }
 
-/** "Approve for this session": the same tool and subject pattern stop asking. */
+/**
+ * "Approve for this session": turns a later `ask` of the same tool (the exact
+ * name, never a group) whose subject matches `pattern` (a glob, like rule
+ * patterns) into `allow`. Never overrides a deny.
+ */
 export interface SessionGrant {
   tool: string;
   pattern: string;
 }
 
-/** The verdict on one call. */
-export interface PermissionDecision {
-  action: PermissionAction;
-  /** Plain words: which rule or mode decided. */
-  reason: string;
-  /** The subject as a person reads it in an approval prompt (`rm -rf build`, `src/a.ts`). */
-  subjectText: string;
-  /** For `ask`: the pattern an "approve for this session" grant stores. */
-  grantPattern?: string;
-}
-
-/** The call facts {@link PermissionDecision}s are made on. */
+/** The call {@link evaluatePermission} decides on. */
 export interface PermissionCall {
+  /** The tool name as the model sent it. */
   tool: string;
+  /** The call's TD1 effect (`callEffect` in effect.ts); ignored for a tool Zuno does not declare (SideEffecting). */
   effect: ToolEffect;
   subject: CallSubject;
+}
+
+/** What the gate decided for one call. */
+export interface PermissionDecision {
+  action: PermissionAction;
+  /**
+   * Plain words for people and the model: which rule or mode decided, e.g.
+   * `rule shell "rm -rf*" → deny`, `strict mode: shell changes things`.
+   */
+  reason: string;
+  /**
+   * The subject text shown in an approval prompt: the subjects that decided
+   * (for an ask: those that ask), joined by `; ` — e.g. `rm -rf build` or
+   * `src/a.ts`; the tool name for a call without a subject.
+   */
+  subjectText: string;
+  /**
+   * For action `ask`: the pattern an "approve for this session" grant stores
+   * for the first asking subject — its exact text with `*`, `?` and `\`
+   * escaped, so the grant covers that subject only. Equal to `grantPatterns[0]`.
+   */
+  grantPattern?: string;
+  /**
+   * For action `ask`: one exact pattern per asking subject (a pipeline can ask
+   * for several commands). Store one {@link SessionGrant} `{ tool, pattern }`
+   * per entry; together they stop asking for this call's subjects.
+   */
+  grantPatterns?: string[];
 }

@@ -91,6 +91,7 @@ export const applyPatchDeclaration: ToolDeclaration<ApplyPatchArgs> = {
   replay: 'Never',
   concurrency: 'Exclusive',
   args: applyPatchArgs,
+  subjectOf: (args) => ({ kind: 'patch', patch: args.patch }),
   summarize(args) {
     const paths = patchFilePaths(args.patch);
     if (paths.length === 0) return summaryLine('apply_patch: (no files)');

@@ -34,6 +34,7 @@ export const globDeclaration: ToolDeclaration<GlobArgs> = {
   replay: 'Safe',
   concurrency: 'ParallelSafe',
   args: globArgs,
+  subjectOf: (args) => ({ kind: 'paths', paths: [args.path ?? '.'] }),
   summarize(args) {
     return summaryLine(`glob: ${args.pattern}${args.path !== undefined ? ` in ${args.path}` : ''}`);
   },

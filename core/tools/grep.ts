@@ -47,6 +47,7 @@ export const grepDeclaration: ToolDeclaration<GrepArgs> = {
   replay: 'Safe',
   concurrency: 'ParallelSafe',
   args: grepArgs,
+  subjectOf: (args) => ({ kind: 'paths', paths: [args.path ?? '.'] }),
   summarize(args) {
     const where = args.path !== undefined ? ` in ${args.path}` : '';
     const incl = args.include !== undefined ? ` (${args.include})` : '';

@@ -65,6 +65,7 @@ export const readDeclaration: ToolDeclaration<ReadArgs> = {
   replay: 'Safe',
   concurrency: 'ParallelSafe',
   args: readArgs,
+  subjectOf: (args) => ({ kind: 'paths', paths: [args.path] }),
   summarize(args) {
     const range = args.offset !== undefined ? `:${args.offset}` : '';
     return summaryLine(`read: ${args.path}${range}`);

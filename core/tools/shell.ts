@@ -106,6 +106,7 @@ export const shellDeclaration: ToolDeclaration<ShellArgs> = {
   replay: 'Never',
   concurrency: 'Exclusive',
   args: shellArgs,
+  subjectOf: (args) => ({ kind: 'command', command: args.command }),
   summarize(args) {
     const first = args.command.split('\n', 1)[0] ?? '';
     const label = args.background === true ? 'shell (background)' : 'shell';

@@ -48,7 +48,29 @@ export interface ToolDeclaration<Args = unknown> {
    * that diff instead of these fields. Absent: no such fields.
    */
   changeArgs?: Readonly<Record<string, ChangeArg>>;
+  /**
+   * TD1 effect of one validated call, for a tool whose calls differ by
+   * action (`bg cancel` SideEffecting, the other actions ReadOnly). Absent:
+   * every call has {@link ToolDeclaration.effect}.
+   */
+  effectOf?(args: Args): ToolEffect;
+  /**
+   * What a call's permission rules match on (docs/permissions.md), taken from
+   * its validated arguments as written; activities/permission/subject.ts
+   * normalizes it (real paths, parsed commands). Absent: the call has no
+   * subject and only whole-tool rules (and `*`) speak for it.
+   */
+  subjectOf?(args: Args): SubjectSource;
 }
+
+/**
+ * The raw material of a call's permission subject (see
+ * {@link ToolDeclaration.subjectOf}): `paths` as the arguments spell them,
+ * `command` bash source, `patch` an apply_patch text (every file it adds,
+ * deletes, updates or moves to).
+ */
+export type SubjectSource =
+  { kind: 'paths'; paths: string[] } | { kind: 'command'; command: string } | { kind: 'patch'; patch: string };
 
 /** What an argument field listed in {@link ToolDeclaration.changeArgs} holds. */
 export type ChangeArg = 'patch' | 'content';

@@ -34,6 +34,7 @@ export const writeDeclaration: ToolDeclaration<WriteArgs> = {
   replay: 'Never',
   concurrency: 'Exclusive',
   args: writeArgs,
+  subjectOf: (args) => ({ kind: 'paths', paths: [args.path] }),
   summarize(args) {
     return summaryLine(`write: ${args.path}`);
   },

@@ -124,14 +124,15 @@ describe('a call the policy asks about waits for a person (PM6)', () => {
     });
     cleanups.push(() => run.closeProvider());
     const [row] = await pendingOf(run);
-    await expect(decideApproval(h.client, { ...row!, revision: row!.revision + 5 }, { decision: 'approve_once' }))
-      .rejects.toMatchObject({ code: 'approval_stale_revision' });
+    await expect(
+      decideApproval(h.client, { ...row!, revision: row!.revision + 5 }, { decision: 'approve_once' }),
+    ).rejects.toMatchObject({ code: 'approval_stale_revision' });
     const first = await decideApproval(h.client, row!, { decision: 'approve_once', commandId: 'cmd-1' });
     const again = await decideApproval(h.client, row!, { decision: 'approve_once', commandId: 'cmd-1' });
     expect(again).toEqual({ ...first, duplicate: true });
-    await expect(
-      decideApproval(h.client, row!, { decision: 'deny', commandId: 'cmd-1' }),
-    ).rejects.toMatchObject({ code: 'approval_command_conflict' });
+    await expect(decideApproval(h.client, row!, { decision: 'deny', commandId: 'cmd-1' })).rejects.toMatchObject({
+      code: 'approval_command_conflict',
+    });
     await expect(decideApproval(h.client, row!, { decision: 'deny', commandId: 'cmd-2' })).rejects.toMatchObject({
       code: 'approval_already_decided',
     });

@@ -8,11 +8,13 @@ import type { ShNode } from './syntax.js';
 /** Unquoted characters that make a word subject to globbing, brace or tilde expansion. */
 const EXPANDING = /[*?[{~]/;
 
-function unescapeUnquoted(text: string): string {
+/** An unquoted word's value: backslash-newline removed, a backslash before any other character dropped. */
+export function unescapeUnquoted(text: string): string {
   return text.replace(/\\\n/g, '').replace(/\\(.)/gs, '$1');
 }
 
-function unescapeDouble(text: string): string {
+/** Double-quoted text's value: backslash-newline removed, a backslash before a backslash, `"`, `$` or a backquote dropped. */
+export function unescapeDouble(text: string): string {
   return text.replace(/\\\n/g, '').replace(/\\([\\"$`])/g, '$1');
 }
 
@@ -60,7 +62,7 @@ export function programBase(name: string): string {
 }
 
 /** Wrappers that run their first non-option argument as the program. */
-const WRAPPERS = new Set([
+export const WRAPPERS: ReadonlySet<string> = new Set([
   'env',
   'sudo',
   'doas',
@@ -76,7 +78,7 @@ const WRAPPERS = new Set([
   'builtin',
 ]);
 /** A wrapper's numeric parameter (`timeout 10s …`, `nice -n 5 …`), never a program name. */
-const NUMERIC_PARAM = /^\d+(\.\d+)?[smhd]?$/;
+export const NUMERIC_PARAM = /^\d+(\.\d+)?[smhd]?$/;
 
 /** The words of a simple command: its name node and argument nodes, in order. */
 export function commandWords(command: ShNode): { name: ShNode | null; args: ShNode[] } {

@@ -1,0 +1,76 @@
+/**
+ * Which rule of a policy speaks for one subject of a call (PM10 SEED-GAP,
+ * docs/permissions.md): rules are read in config order and the LAST rule that
+ * matches wins. A rule matches when its tool key covers the call's tool and,
+ * if it has a pattern, the pattern matches the subject text.
+ */
+import { declaredTools } from '../tools/registry.js';
+import { globMatch } from './glob.js';
+import type { PermissionRule } from './types.js';
+
+/**
+ * Rule keys that name several tools. `edit`: the tools that change workspace
+ * files, `write` and `apply_patch`. `report_write` is not in it: the seeds
+ * keep report publishing separate from edit (tools.zh.md, report_write;
+ * PM5 "report_write has its own permission rules").
+ */
+export const PERMISSION_GROUPS: Readonly<Record<string, readonly string[]>> = {
+  edit: ['write', 'apply_patch'],
+};
+
+/** The key of a rule for every tool. */
+export const ANY_TOOL = '*';
+
+/**
+ * The tool keys a rule may name: every declared tool, every group key and
+ * `*`. Config validation refuses any other key (client/permission-config.ts).
+ */
+export function permissionRuleKeys(): string[] {
+  return [...Object.keys(declaredTools), ...Object.keys(PERMISSION_GROUPS), ANY_TOOL];
+}
+
+/** true when a rule keyed `key` speaks for calls of `tool`. */
+export function ruleCoversTool(key: string, tool: string): boolean {
+  if (key === ANY_TOOL || key === tool) return true;
+  return PERMISSION_GROUPS[key]?.includes(tool) ?? false;
+}
+
+/**
+ * A path pattern in the spelling subjects use: a leading `./` and `/./`
+ * segments dropped, repeated `/` collapsed (`./src//*` → `src/*`). `..` is
+ * left alone (a pattern is not a path on disk).
+ */
+export function normalizePathPattern(pattern: string): string {
+  let p = pattern.replace(/\/{2,}/g, '/');
+  while (p.includes('/./')) p = p.replace('/./', '/');
+  while (p.startsWith('./')) p = p.slice(2);
+  if (p.endsWith('/.')) p = p.slice(0, -2);
+  return p === '' ? '.' : p;
+}
+
+/**
+ * The last rule of `rules` that matches `text`, a subject of a call of
+ * `tool`, or undefined. `isPath`: the subject is a path, so rule patterns are
+ * read through {@link normalizePathPattern}. Pure.
+ */
+export function lastMatchingRule(
+  rules: readonly PermissionRule[],
+  tool: string,
+  text: string,
+  isPath: boolean,
+): PermissionRule | undefined {
+  for (let i = rules.length - 1; i >= 0; i--) {
+    const rule = rules[i]!;
+    if (!ruleCoversTool(rule.tool, tool)) continue;
+    if (rule.pattern === undefined) return rule;
+    const pattern = isPath ? normalizePathPattern(rule.pattern) : rule.pattern;
+    if (globMatch(pattern, text)) return rule;
+  }
+  return undefined;
+}
+
+/** A rule in plain words: `rule shell "rm -rf*" → deny`, `rule edit → ask`. */
+export function describeRule(rule: PermissionRule): string {
+  const pattern = rule.pattern !== undefined ? ` ${JSON.stringify(rule.pattern)}` : '';
+  return `rule ${rule.tool}${pattern} → ${rule.action}`;
+}
