@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import {
   APPROVAL_ERRORS,
@@ -76,7 +76,9 @@ export async function decideApproval(
   try {
     return await handle.executeUpdate<ApprovalDecisionResult, [ApprovalDecisionRequest]>(DECIDE_APPROVAL_UPDATE, {
       args: [req],
-      updateId: `approval:${req.commandId}`,
+      // The same command with the same content is one Update (Temporal answers it again); the same command
+      // with other content is another Update, which the workflow refuses (approval_command_conflict).
+      updateId: `approval:${req.commandId}:${digest(req)}`,
     });
   } catch (err) {
     if (err instanceof WorkflowUpdateFailedError) {
@@ -93,4 +95,9 @@ export async function decideApproval(
       );
     throw err;
   }
+}
+
+function digest(req: ApprovalDecisionRequest): string {
+  const content = JSON.stringify([req.approvalId, req.expectedRevision, req.decision, req.message ?? null]);
+  return createHash('sha256').update(content).digest('hex').slice(0, 16);
 }

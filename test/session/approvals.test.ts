@@ -4,7 +4,13 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { decideApproval } from '../../client/approvals.js';
 import { interruptSession } from '../../client/session-start.js';
-import { APPROVALS_QUERY, type ApprovalsView } from '../../core/approval-contract.js';
+import {
+  APPROVALS_QUERY,
+  DECIDE_APPROVAL_UPDATE,
+  type ApprovalDecisionRequest,
+  type ApprovalDecisionResult,
+  type ApprovalsView,
+} from '../../core/approval-contract.js';
 import { EV } from '../../core/events.js';
 import type { PermissionPolicy } from '../../core/permission/types.js';
 import type { ApprovalRow } from '../../activities/projection/types.js';
@@ -71,24 +77,31 @@ describe('a call the policy asks about waits for a person (PM6)', () => {
     });
     cleanups.push(() => run.closeProvider());
     const [row] = await pendingOf(run);
-    expect(row).toMatchObject({ id: 'ap_0_0_0', tool: 'shell', status: 'pending', callId: 'call_1' });
+    expect(row).toMatchObject({
+      id: expect.stringMatching(/^ap_0_0_\d+$/),
+      tool: 'shell',
+      status: 'pending',
+      callId: 'call_1',
+    });
     expect(row!.subjectText).toContain('echo ran');
     expect(runsOf(ws)).toEqual([]); // nothing ran while it waits
     const view = await h.client.workflow.getHandle(`session/${run.sessionId}`).query<ApprovalsView>(APPROVALS_QUERY);
-    expect(view.pending.map((p) => p.approvalId)).toEqual(['ap_0_0_0']);
+    expect(view.pending.map((p) => p.approvalId)).toEqual([row!.id]);
     await waitFor(
       async () => (await searchAttribute(run, 'ZunoStatus')) === 'waiting_approval',
       10_000,
       'ZunoStatus=waiting_approval',
     );
-    const described = await h.client.workflow.getHandle(`session/${run.sessionId}`).describe();
-    expect(JSON.stringify(described.raw)).toContain('waiting for approval: shell: echo ran');
+    const meta = await h.client.workflow
+      .getHandle(`session/${run.sessionId}`)
+      .query<{ currentDetails?: string }>('__temporal_workflow_metadata');
+    expect(meta.currentDetails).toContain('waiting for approval: shell: echo ran');
 
     const result = await decideApproval(h.client, row!, { decision: 'approve_once' });
-    expect(result).toMatchObject({ approvalId: 'ap_0_0_0', decision: 'approve_once', duplicate: false });
+    expect(result).toMatchObject({ approvalId: row!.id, decision: 'approve_once', duplicate: false });
     expect(await run.result()).toMatchObject({ status: 'completed' });
     expect(runsOf(ws)).toEqual(['ran']);
-    expect(await h.store.getApproval(run.sessionId, 'ap_0_0_0')).toMatchObject({
+    expect(await h.store.getApproval(run.sessionId, row!.id)).toMatchObject({
       status: 'approved',
       decision: 'approve_once',
     });
@@ -128,7 +141,15 @@ describe('a call the policy asks about waits for a person (PM6)', () => {
       decideApproval(h.client, { ...row!, revision: row!.revision + 5 }, { decision: 'approve_once' }),
     ).rejects.toMatchObject({ code: 'approval_stale_revision' });
     const first = await decideApproval(h.client, row!, { decision: 'approve_once', commandId: 'cmd-1' });
-    const again = await decideApproval(h.client, row!, { decision: 'approve_once', commandId: 'cmd-1' });
+    // Resent by the same client: Temporal answers the same Update id with the first result.
+    expect(await decideApproval(h.client, row!, { decision: 'approve_once', commandId: 'cmd-1' })).toEqual(first);
+    // Resent under another Update id (another client, a retry after a lost reply): the workflow knows the command.
+    const again = await h.client.workflow
+      .getHandle(`session/${run.sessionId}`)
+      .executeUpdate<ApprovalDecisionResult, [ApprovalDecisionRequest]>(DECIDE_APPROVAL_UPDATE, {
+        args: [{ approvalId: row!.id, commandId: 'cmd-1', expectedRevision: row!.revision, decision: 'approve_once' }],
+        updateId: 'another-client',
+      });
     expect(again).toEqual({ ...first, duplicate: true });
     await expect(decideApproval(h.client, row!, { decision: 'deny', commandId: 'cmd-1' })).rejects.toMatchObject({
       code: 'approval_command_conflict',
