@@ -184,3 +184,76 @@ describe('a call the policy asks about waits for a person (PM6)', () => {
     });
   }, 60_000);
 });
+
+describe('strict mode and rules (TD2, PM3)', () => {
+  it('strict: every SideEffecting call asks, no ReadOnly call asks; approve for the session stops asking for the same tool and pattern only', async () => {
+    const ws = workspace();
+    const run = await h.startScripted({
+      workspace: ws,
+      prompt: 'record runs',
+      permission: { mode: 'strict', rules: [] },
+      script: {
+        replies: [
+          // A read (ReadOnly) and a shell call (SideEffecting) in one step: only the shell call asks.
+          { toolCalls: [{ id: 'call_read', name: 'read', arguments: { path: '.' } }, appendRun('call_a', 'a')] },
+          // The same command again: granted for the session, it runs without asking; another command asks.
+          { toolCalls: [appendRun('call_a2', 'a')] },
+          { toolCalls: [appendRun('call_b', 'b')] },
+          { text: 'Done.' },
+        ],
+      },
+    });
+    cleanups.push(() => run.closeProvider());
+    const [first] = await pendingOf(run);
+    expect(first).toMatchObject({ callId: 'call_a', tool: 'shell' });
+    await decideApproval(h.client, first!, { decision: 'approve_session' });
+    const second = await waitFor(
+      async () =>
+        (await h.store.listApprovals({ sessionId: run.sessionId, status: 'pending' })).find(
+          (a) => a.callId !== 'call_a',
+        ),
+      30_000,
+      'the approval of the other command',
+    );
+    expect(second).toMatchObject({ callId: 'call_b' });
+    expect(runsOf(ws)).toEqual(['a', 'a']);
+    await decideApproval(h.client, second!, { decision: 'approve_once' });
+    expect(await run.result()).toMatchObject({ status: 'completed' });
+    expect(runsOf(ws)).toEqual(['a', 'a', 'b']);
+    const asked = (await h.store.listApprovals({ sessionId: run.sessionId })).map((a) => a.callId);
+    expect(asked).toEqual(['call_a', 'call_b']);
+    const view = await h.client.workflow.getHandle(`session/${run.sessionId}`).query<ApprovalsView>(APPROVALS_QUERY);
+    // Redirections are not part of a command subject (docs/permissions.md).
+    expect(view.grants).toEqual([{ tool: 'shell', pattern: 'echo a' }]);
+  }, 60_000);
+
+  it('a deny rule refuses the call before anything is scheduled: blocked denied, no tool activity', async () => {
+    const ws = workspace();
+    const run = await h.startScripted({
+      workspace: ws,
+      prompt: 'clean up',
+      permission: {
+        mode: 'standard',
+        rules: [
+          { tool: 'shell', pattern: '*', action: 'allow' },
+          { tool: 'shell', pattern: 'rm -rf*', action: 'deny' },
+        ],
+      },
+      script: {
+        replies: [
+          { toolCalls: [{ id: 'call_rm', name: 'shell', arguments: { command: 'bash -c "rm -rf build"' } }] },
+          { text: 'Refused, as it should be.' },
+        ],
+      },
+    });
+    cleanups.push(() => run.closeProvider());
+    expect(await run.result()).toMatchObject({ status: 'completed' });
+    const call = (await h.store.loadTranscript(run.sessionId))!.toolCalls[0]!;
+    expect(call).toMatchObject({ outcome: 'blocked', blockedCategory: 'denied' });
+    expect(call.output).toContain('rm -rf');
+    const history = await h.client.workflow.getHandle(`session/${run.sessionId}`).fetchHistory();
+    const scheduled = (history.events ?? []).map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name);
+    expect(scheduled).not.toContain('tool_shell');
+    expect(await h.store.listApprovals({ sessionId: run.sessionId })).toEqual([]);
+  }, 60_000);
+});
