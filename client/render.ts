@@ -5,6 +5,14 @@ import { readsFailed } from './commands/tool-record-view.js';
 import { notInForceLine } from './commands/rules-view.js';
 import { LiveProgress, streamSink, type PendingActivitiesReader, type ProgressTiming } from './live-progress.js';
 
+/** How an approval ended, in words. */
+const DECIDED: Record<string, string> = {
+  approve_once: 'approved once',
+  approve_session: 'approved for this session',
+  deny: 'denied',
+  not_run: 'not run (the turn was interrupted)',
+};
+
 /** Where rendered output goes; injectable for tests. */
 export interface Sink {
   out(text: string): void;
@@ -146,6 +154,17 @@ export class HumanRenderer {
         if (note) this.line(note);
         break;
       }
+      case EV.approvalRequested:
+        this.line(
+          `? ${e.data.tool} waits for your approval (${e.data.approvalId}): ${e.data.subjectText} — ` +
+            `zuno approvals approve|deny ${e.data.approvalId}`,
+        );
+        break;
+      case EV.approvalDecided:
+        this.line(
+          `${e.data.decision === 'deny' ? '✗' : e.data.decision === 'not_run' ? '·' : '✓'} ${e.data.approvalId} ${DECIDED[e.data.decision]}`,
+        );
+        break;
       case EV.bgCompleted:
         this.line(
           `${e.data.outcome !== 'ok' ? '?' : e.data.exitCode !== null && e.data.exitCode !== 0 ? '✗' : '✓'} background ${e.data.taskID} ${e.data.state}` +

@@ -1,3 +1,4 @@
+import { promptApproval } from '../approval-prompt.js';
 import { sessionPermission } from '../permission-config.js';
 import { realpathSync, statSync } from 'node:fs';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
@@ -353,9 +354,11 @@ async function runSession(
   progress.interrupt = () => interruptSession(temporal.client, sessionId, 'cli:ctrl-c', CTRL_C_DELIVERY_MS);
   const resultPromise = started.result();
   progress.settled = resultPromise.catch(() => undefined);
+  const askHere = opts.json !== true && process.stdin.isTTY === true;
   const result = await followSession(store, sessionId, resultPromise, opts.json === true, sink, {
     after,
     pendingActivities: pendingActivitiesOf(temporal.client, started.workflowId),
+    ...(askHere ? { onApproval: (e: EventRow) => promptApproval(e, { client: temporal.client, store, sink }) } : {}),
   });
   progress.finished = true;
   return exitFor(result, sessionId, sink, servesHere ? 'run' : route.servedBy);
@@ -568,7 +571,12 @@ export async function followSession(
   resultPromise: Promise<SessionResult>,
   json: boolean,
   sink: Sink,
-  opts: { after?: number; pendingActivities?: PendingActivitiesReader } = {},
+  opts: {
+    after?: number;
+    pendingActivities?: PendingActivitiesReader;
+    /** Asks the person at the terminal about an `approval.requested` event (client/approval-prompt.ts). */
+    onApproval?: (e: EventRow) => Promise<void>;
+  } = {},
 ): Promise<SessionResult> {
   const { pendingActivities } = opts;
   let after = opts.after ?? 0;
@@ -594,6 +602,7 @@ export async function followSession(
       if (json) sink.out(eventToJsonLine(e));
       else human.render(e);
       if (isTerminalEvent(e.type)) sawTerminal = true;
+      if (e.type === EV.approvalRequested && opts.onApproval) await opts.onApproval(e);
       // A paused session keeps its workflow open (waiting for \`zuno session resume\`): following ends here.
       if (e.type === EV.paused) return pausedResult(sessionId, e);
     }
