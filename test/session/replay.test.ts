@@ -1,3 +1,5 @@
+import { decideApproval } from '../../client/approvals.js';
+import { waitFor } from '../helpers/worker-process.js';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -161,6 +163,63 @@ describe('session workflow determinism', () => {
       writeFileSync(join(FIXTURES, `session-resume-${Date.now()}.json`), json);
   }, 60_000);
 
+  it('replays a history with a permission gate: a deny rule, an approval asked and approved, one asked and denied', async () => {
+    const workspace = mkdtempSync(join(tmpdir(), 'zuno-replay-ws-'));
+    const run = await h.startScripted({
+      workspace,
+      prompt: 'record runs',
+      permission: {
+        mode: 'standard',
+        rules: [
+          { tool: 'shell', action: 'ask' },
+          { tool: 'shell', pattern: 'rm *', action: 'deny' },
+        ],
+      },
+      script: {
+        replies: [
+          {
+            toolCalls: [
+              { name: 'shell', arguments: { command: 'rm -f nothing' } },
+              { name: 'shell', arguments: { command: 'echo one >> runs.txt' } },
+            ],
+          },
+          { toolCalls: [{ name: 'shell', arguments: { command: 'echo two >> runs.txt' } }] },
+          { text: 'One ran, one was denied, one refused.' },
+        ],
+      },
+    });
+    const decided = new Set<string>();
+    const decide = async (decision: 'approve_once' | 'deny') => {
+      const row = await waitFor(
+        async () =>
+          (await h.store.listApprovals({ sessionId: run.sessionId, status: 'pending' })).find(
+            (a) => !decided.has(a.id),
+          ),
+        30_000,
+        'a pending approval',
+      );
+      decided.add(row.id);
+      await decideApproval(h.client, row, { decision, ...(decision === 'deny' ? { message: 'no' } : {}) });
+    };
+    try {
+      await decide('approve_once');
+      await decide('deny');
+      expect((await run.result()).status).toBe('completed');
+    } finally {
+      await run.closeProvider();
+    }
+    const json = execFileSync(
+      TEMPORAL_BIN,
+      ['workflow', 'show', '--workflow-id', run.workflowId, '--address', h.address, '--output', 'json'],
+      { encoding: 'utf8' },
+    );
+    expect(json).toContain('"recordApproval"');
+    await Worker.runReplayHistory({ workflowBundle: { codePath } }, JSON.parse(json), run.workflowId);
+    if (process.env.ZUNO_RECORD_HISTORY === '1') {
+      writeFileSync(join(FIXTURES, `session-approvals-${Date.now()}.json`), json);
+    }
+  });
+
   it('replays every checked-in history fixture', async () => {
     const files = readdirSync(FIXTURES).filter((f) => f.endsWith('.json'));
     expect(files.length).toBeGreaterThan(0);
@@ -169,6 +228,8 @@ describe('session workflow determinism', () => {
       expect(files).toEqual(expect.arrayContaining([`goal-${kind}-v1.json`, `session-goal-${kind}-v1.json`]));
     // A remote observer's wait held by the workflow (patched('zuno-remote-observer-v1')).
     expect(files).toContain('session-goal-backoff-background-v2.json');
+    // The permission gate: a deny rule, approvals asked, approved and denied (issue 11).
+    expect(files).toContain('session-approvals-v1.json');
     for (const f of files) {
       const history = JSON.parse(readFileSync(join(FIXTURES, f), 'utf8'));
       expect(history.events.length, f).toBeGreaterThan(10);
