@@ -61,6 +61,23 @@ async function pendingOf(run: StartedRun, n = 1): Promise<ApprovalRow[]> {
   );
 }
 
+/**
+ * Starts a session whose shell calls ask (ASK_SHELL): one call appending `ran` to runs.txt, then `answer`;
+ * returns the run, its workspace and its first pending approval.
+ */
+async function askingRun(answer: string): Promise<{ run: StartedRun; ws: string; row: ApprovalRow }> {
+  const ws = workspace();
+  const run = await h.startScripted({
+    workspace: ws,
+    prompt: 'record a run',
+    permission: ASK_SHELL,
+    script: { replies: [{ toolCalls: [appendRun('call_1')] }, { text: answer }] },
+  });
+  cleanups.push(() => run.closeProvider());
+  const [row] = await pendingOf(run);
+  return { run, ws, row: row! };
+}
+
 async function searchAttribute(run: StartedRun, key: string): Promise<unknown> {
   const d = await h.client.workflow.getHandle(`session/${run.sessionId}`).describe();
   return (d.searchAttributes as Record<string, unknown[]>)[key]?.[0];
@@ -68,25 +85,17 @@ async function searchAttribute(run: StartedRun, key: string): Promise<unknown> {
 
 describe('a call the policy asks about waits for a person (PM6)', () => {
   it('waits, visible in the projection, the approvals query, ZunoStatus and the current details; approved once it runs once', async () => {
-    const ws = workspace();
-    const run = await h.startScripted({
-      workspace: ws,
-      prompt: 'record a run',
-      permission: ASK_SHELL,
-      script: { replies: [{ toolCalls: [appendRun('call_1')] }, { text: 'Recorded.' }] },
-    });
-    cleanups.push(() => run.closeProvider());
-    const [row] = await pendingOf(run);
+    const { run, ws, row } = await askingRun('Recorded.');
     expect(row).toMatchObject({
       id: expect.stringMatching(/^ap_0_0_\d+$/),
       tool: 'shell',
       status: 'pending',
       callId: 'call_1',
     });
-    expect(row!.subjectText).toContain('echo ran');
+    expect(row.subjectText).toContain('echo ran');
     expect(runsOf(ws)).toEqual([]); // nothing ran while it waits
     const view = await h.client.workflow.getHandle(`session/${run.sessionId}`).query<ApprovalsView>(APPROVALS_QUERY);
-    expect(view.pending.map((p) => p.approvalId)).toEqual([row!.id]);
+    expect(view.pending.map((p) => p.approvalId)).toEqual([row.id]);
     await waitFor(
       async () => (await searchAttribute(run, 'ZunoStatus')) === 'waiting_approval',
       10_000,
@@ -97,11 +106,11 @@ describe('a call the policy asks about waits for a person (PM6)', () => {
       .query<{ currentDetails?: string }>('__temporal_workflow_metadata');
     expect(meta.currentDetails).toContain('waiting for approval: shell: echo ran');
 
-    const result = await decideApproval(h.client, row!, { decision: 'approve_once' });
-    expect(result).toMatchObject({ approvalId: row!.id, decision: 'approve_once', duplicate: false });
+    const result = await decideApproval(h.client, row, { decision: 'approve_once' });
+    expect(result).toMatchObject({ approvalId: row.id, decision: 'approve_once', duplicate: false });
     expect(await run.result()).toMatchObject({ status: 'completed' });
     expect(runsOf(ws)).toEqual(['ran']);
-    expect(await h.store.getApproval(run.sessionId, row!.id)).toMatchObject({
+    expect(await h.store.getApproval(run.sessionId, row.id)).toMatchObject({
       status: 'approved',
       decision: 'approve_once',
     });
@@ -110,16 +119,8 @@ describe('a call the policy asks about waits for a person (PM6)', () => {
   }, 60_000);
 
   it('denied with a message: a blocked `denied` result the model sees; nothing ran', async () => {
-    const ws = workspace();
-    const run = await h.startScripted({
-      workspace: ws,
-      prompt: 'record a run',
-      permission: ASK_SHELL,
-      script: { replies: [{ toolCalls: [appendRun('call_1')] }, { text: 'Understood, not recording.' }] },
-    });
-    cleanups.push(() => run.closeProvider());
-    const [row] = await pendingOf(run);
-    await decideApproval(h.client, row!, { decision: 'deny', message: 'not on this branch' });
+    const { run, ws, row } = await askingRun('Understood, not recording.');
+    await decideApproval(h.client, row, { decision: 'deny', message: 'not on this branch' });
     expect(await run.result()).toMatchObject({ status: 'completed' });
     expect(runsOf(ws)).toEqual([]);
     const call = (await h.store.loadTranscript(run.sessionId))!.toolCalls[0]!;
@@ -128,58 +129,42 @@ describe('a call the policy asks about waits for a person (PM6)', () => {
   }, 60_000);
 
   it('the same command twice is one decision; a stale revision and a second decision are typed refusals', async () => {
-    const ws = workspace();
-    const run = await h.startScripted({
-      workspace: ws,
-      prompt: 'record a run',
-      permission: ASK_SHELL,
-      script: { replies: [{ toolCalls: [appendRun('call_1')] }, { text: 'Recorded.' }] },
-    });
-    cleanups.push(() => run.closeProvider());
-    const [row] = await pendingOf(run);
+    const { run, ws, row } = await askingRun('Recorded.');
     await expect(
-      decideApproval(h.client, { ...row!, revision: row!.revision + 5 }, { decision: 'approve_once' }),
+      decideApproval(h.client, { ...row, revision: row.revision + 5 }, { decision: 'approve_once' }),
     ).rejects.toMatchObject({ code: 'approval_stale_revision' });
-    const first = await decideApproval(h.client, row!, { decision: 'approve_once', commandId: 'cmd-1' });
+    const first = await decideApproval(h.client, row, { decision: 'approve_once', commandId: 'cmd-1' });
     // Resent by the same client: Temporal answers the same Update id with the first result.
-    expect(await decideApproval(h.client, row!, { decision: 'approve_once', commandId: 'cmd-1' })).toEqual(first);
+    expect(await decideApproval(h.client, row, { decision: 'approve_once', commandId: 'cmd-1' })).toEqual(first);
     // Resent under another Update id (another client, a retry after a lost reply): the workflow knows the command.
     const again = await h.client.workflow
       .getHandle(`session/${run.sessionId}`)
       .executeUpdate<ApprovalDecisionResult, [ApprovalDecisionRequest]>(DECIDE_APPROVAL_UPDATE, {
-        args: [{ approvalId: row!.id, commandId: 'cmd-1', expectedRevision: row!.revision, decision: 'approve_once' }],
+        args: [{ approvalId: row.id, commandId: 'cmd-1', expectedRevision: row.revision, decision: 'approve_once' }],
         updateId: 'another-client',
       });
     expect(again).toEqual({ ...first, duplicate: true });
-    await expect(decideApproval(h.client, row!, { decision: 'deny', commandId: 'cmd-1' })).rejects.toMatchObject({
+    await expect(decideApproval(h.client, row, { decision: 'deny', commandId: 'cmd-1' })).rejects.toMatchObject({
       code: 'approval_command_conflict',
     });
-    await expect(decideApproval(h.client, row!, { decision: 'deny', commandId: 'cmd-2' })).rejects.toMatchObject({
+    await expect(decideApproval(h.client, row, { decision: 'deny', commandId: 'cmd-2' })).rejects.toMatchObject({
       code: 'approval_already_decided',
     });
     expect(await run.result()).toMatchObject({ status: 'completed' });
     expect(runsOf(ws)).toEqual(['ran']);
     // The session has ended: a decision now is a typed error, not a hang.
-    await expect(decideApproval(h.client, row!, { decision: 'approve_once' })).rejects.toMatchObject({
+    await expect(decideApproval(h.client, row, { decision: 'approve_once' })).rejects.toMatchObject({
       code: 'session_not_running',
     });
   }, 60_000);
 
   it('an interrupt while it waits settles the call not_run; nothing ran', async () => {
-    const ws = workspace();
-    const run = await h.startScripted({
-      workspace: ws,
-      prompt: 'record a run',
-      permission: ASK_SHELL,
-      script: { replies: [{ toolCalls: [appendRun('call_1')] }, { text: 'unused' }] },
-    });
-    cleanups.push(() => run.closeProvider());
-    const [row] = await pendingOf(run);
+    const { run, ws, row } = await askingRun('unused');
     await interruptSession(h.client, run.sessionId, 'test');
     expect((await run.result()).status).toBe('interrupted');
     expect(runsOf(ws)).toEqual([]);
-    expect(await h.store.getApproval(run.sessionId, row!.id)).toMatchObject({ status: 'not_run' });
-    await expect(decideApproval(h.client, row!, { decision: 'approve_once' })).rejects.toMatchObject({
+    expect(await h.store.getApproval(run.sessionId, row.id)).toMatchObject({ status: 'not_run' });
+    await expect(decideApproval(h.client, row, { decision: 'approve_once' })).rejects.toMatchObject({
       code: expect.stringMatching(/^(approval_already_decided|session_not_running)$/),
     });
   }, 60_000);
