@@ -336,7 +336,12 @@ export class SessionMachine implements TurnHost {
         continue;
       }
       if (!this.inboxRunnable() || this.mayContinueAsNew()) {
-        if (!this.inboxRunnable() && !this.mayContinueAsNew()) continue; // background work ended without a report
+        if (!this.inboxRunnable() && !this.mayContinueAsNew()) {
+          // Background work ended without a report (an idle interrupt consumed it): leave waiting_background first,
+          // or readyToAct() stays true and this loop never yields (a goal's session: the worker dies of it).
+          this.betweenTurns();
+          continue;
+        }
         await condition(allHandlersFinished);
         await continueAsNew<(i: SessionWorkflowInput) => Promise<SessionResult>>({
           ...this.input,
