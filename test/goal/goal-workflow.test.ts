@@ -269,3 +269,49 @@ describe('a goal cancelled from Temporal (the UI, `temporal workflow cancel`)', 
     }
   });
 });
+
+describe('an interrupt while a goal waits for its remote observer', () => {
+  it('stops the observer; with no report to wait for the session leaves waiting_background and stays responsive', async () => {
+    const workspace = mkdtempSync(join(tmpdir(), 'zuno-goal-ws-'));
+    const g = await h.startScriptedGoal({
+      workspace,
+      prompt: 'Watch CI',
+      script: {
+        replies: [
+          {
+            toolCalls: [
+              {
+                name: 'shell',
+                arguments: { command: 'sleep 120', background: true, backgroundPurpose: 'remoteObserver' },
+              },
+            ],
+          },
+          { text: 'Waiting for CI.' },
+          { text: 'unused' },
+        ],
+      },
+    });
+    try {
+      await vi.waitFor(async () => expect((await goalOf(g.workflowId)).state.status).toBe('waiting_background'), {
+        timeout: 30_000,
+        interval: 200,
+      });
+      const session = h.client.workflow.getHandle(`session/${g.sessionId}`);
+      const receipt = await interruptSession(h.client, g.sessionId, 'test');
+      expect(receipt.backgroundCancelled).toEqual(['bg_0_0_0']);
+      // The interrupt consumed the observer's completion: no report comes, so the session is idle again —
+      // before the fix its run loop spun without yielding and the worker's deadlock detector killed it.
+      await vi.waitFor(async () => expect((await session.query<{ phase: string }>('state')).phase).toBe('idle'), {
+        timeout: 15_000,
+        interval: 200,
+      });
+      const history = (await session.fetchHistory()).events ?? [];
+      expect(history.some((e) => e.workflowTaskTimedOutEventAttributes || e.workflowTaskFailedEventAttributes)).toBe(
+        false,
+      );
+    } finally {
+      await g.goal.cancel().catch(() => undefined);
+      await g.closeProvider();
+    }
+  }, 60_000);
+});
