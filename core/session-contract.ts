@@ -563,5 +563,11 @@ export const INTERRUPT_FORCE_AFTER_V1_MS = 5_000;
 
 /** Name of the session state query. */
 export const STATE_QUERY = 'state';
+/**
+ * Signal a worker sends the session when a remote observer's command it runs
+ * has ended (its taskID): the workflow polls at once instead of at its next
+ * timer. A hint only — the poll decides; a lost signal costs one poll interval.
+ */
+export const BG_SETTLED_SIGNAL = 'bgSettled';
 /** Task queue default (temporal.yaml `taskQueue`). */
 export const DEFAULT_TASK_QUEUE = 'zuno';

@@ -40,6 +40,8 @@ export class BackgroundTasks {
   private readonly running = new Map<string, RunningTask>();
   /** Tasks whose final state the model has already seen through a `bg` read. */
   private readonly consumed = new Set<string>();
+  /** Remote observers whose worker signalled that their command ended (poll now). */
+  private readonly settledHints = new Set<string>();
 
   constructor(private readonly deps: BackgroundDeps) {}
 
@@ -78,7 +80,10 @@ export class BackgroundTasks {
     const done = scope
       .run(() =>
         heldByWorkflow
-          ? observeRemoteTask(this.deps.host, input, summary.slice(0, 200))
+          ? observeRemoteTask(this.deps.host, input, summary.slice(3, 203), {
+              has: () => this.settledHints.has(taskID),
+              clear: () => this.settledHints.delete(taskID),
+            })
           : onRoute(this.deps.host, (o) => proxyActivities<SessionActivities>({ ...options, ...o }).bgCommand(input)),
       )
       .then(
@@ -86,6 +91,11 @@ export class BackgroundTasks {
         (err: unknown) => this.finish(taskID, lostReport(taskID, err)),
       );
     this.running.set(taskID, { scope, done, ...(typeof purpose === 'string' ? { purpose } : {}) });
+  }
+
+  /** The worker running remote observer `taskID` says its command ended: its next poll is now. Unknown ids are ignored. */
+  hintSettled(taskID: string): void {
+    if (this.running.has(taskID)) this.settledHints.add(taskID);
   }
 
   /** Asks a running task to stop (SH5 cooperative window in the activity); no-op for an unknown or ended task. */

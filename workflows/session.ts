@@ -1,6 +1,7 @@
 import { defineQuery, defineSignal, defineUpdate, setHandler } from '@temporalio/workflow';
 import {
   type AdmissionReceipt,
+  BG_SETTLED_SIGNAL,
   INTERRUPT_UPDATE,
   type InterruptReceipt,
   type InterruptRequest,
@@ -32,6 +33,7 @@ export const interruptUpdate = defineUpdate<InterruptReceipt, [InterruptRequest]
 export const resumeUpdate = defineUpdate<ResumeReceipt, [ResumeRequest]>(RESUME_UPDATE);
 /** Signal (goal → session): the driving Goal's status and revision, and a continuation to run (GL19). */
 export const goalDirectiveSignal = defineSignal<[GoalDirective]>(GOAL_DIRECTIVE_SIGNAL);
+export const bgSettledSignal = defineSignal<[string]>(BG_SETTLED_SIGNAL);
 /** Query: the session's orchestration state. */
 export const stateQuery = defineQuery<SessionState>(STATE_QUERY);
 export const decideApprovalUpdate = defineUpdate<ApprovalDecisionResult, [ApprovalDecisionRequest]>(
@@ -58,5 +60,6 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<Sess
   });
   setHandler(approvalsQuery, () => machine.approvals.view());
   setHandler(goalDirectiveSignal, (d) => machine.goalDirective(d));
+  setHandler(bgSettledSignal, (taskID) => machine.background.hintSettled(taskID));
   return machine.run();
 }

@@ -1,4 +1,14 @@
-import type { BgCommandInput, BgObserverInput, BgObserverStep } from '../../core/session-contract.js';
+import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Context } from '@temporalio/activity';
+import { sessionWorkflowId } from '../../core/ids.js';
+import {
+  BG_SETTLED_SIGNAL,
+  type BgCommandInput,
+  type BgObserverInput,
+  type BgObserverStep,
+} from '../../core/session-contract.js';
 import type { ProjectionStore } from '../projection/types.js';
 import { COOPERATIVE_WINDOW_MS } from '../tools/shell/guard-run.js';
 import { getLiveTask, readStatus, runBackground, taskDir, viewTask, type BgCompletion } from '../tools/bg/index.js';
@@ -38,16 +48,21 @@ export interface BgObserverActivities {
  * has.
  * - `bgObserverStart` claims and starts the task and returns once its
  *   status is on disk (or at once with the result when nothing could run).
- *   A task that already exists is never started again.
+ *   A task that already exists is never started again. When the command
+ *   ends, this worker signals the session (`bgSettled`) so it polls at once.
  * - `bgObserverPoll` reads the task's state (live registry, else its
  *   `status.json`); once it is settled or lost it appends `bg.completed`
  *   (idempotent) and returns the completion. An unknown task reads as lost.
  * - `bgObserverStop` asks the command to stop (SIGTERM to its group, SIGKILL
  *   after the SH5 window); polls then see it settle.
+ * A worker that closes stops the commands it still runs; their polls report
+ * them lost ("its worker shut down"), never cancelled.
  */
 export function createBgObserver(store: ProjectionStore): BgObserverActivities {
-  /** Tasks this worker started: `sessionId\0taskID` → their completion. */
-  const started = new Map<string, Promise<BgCompletion>>();
+  /** Tasks this worker started and still runs: `sessionId\0taskID` → their completion and where they are. */
+  const started = new Map<string, { done: Promise<BgCompletion>; where: TaskPlace }>();
+  /** Set once the worker stops: its tasks are stopped, not ended, and no hint goes out. */
+  let stopping = false;
 
   async function settled(input: BgObserverInput, done: SettledTask): Promise<BgObserverStep> {
     return { result: await recordBackgroundCompletion(store, input, done) };
@@ -61,8 +76,17 @@ export function createBgObserver(store: ProjectionStore): BgObserverActivities {
     const args = await backgroundCallArgs(store, input);
     const done = runBackground(args, { workspace, sessionId, callId: call.callId, taskID });
     const key = `${sessionId}\0${taskID}`;
-    started.set(key, done);
-    void done.finally(() => started.delete(key));
+    started.set(key, { done, where: { workspace, sessionId, taskID } });
+    const client = Context.current().client;
+    void done.finally(() => {
+      started.delete(key);
+      // The hint that makes the session poll now; lost (this worker gone), its next timed poll finds the end.
+      if (!stopping)
+        void client.workflow
+          .getHandle(sessionWorkflowId(sessionId))
+          .signal(BG_SETTLED_SIGNAL, taskID)
+          .catch(() => undefined);
+    });
     const dir = taskDir(workspace, sessionId, taskID);
     let finished: BgCompletion | undefined;
     void done.then((c) => (finished = c));
@@ -76,7 +100,7 @@ export function createBgObserver(store: ProjectionStore): BgObserverActivities {
 
   async function bgObserverPoll(input: BgObserverInput): Promise<BgObserverStep> {
     const view = await viewTask(input.workspace, input.sessionId, input.taskID);
-    if (view?.completion) return settled(input, view.completion);
+    if (view?.completion) return settled(input, await stoppedByShutdown(input, view.completion));
     if (view) return {};
     return settled(input, unknownTask(input));
   }
@@ -95,10 +119,44 @@ export function createBgObserver(store: ProjectionStore): BgObserverActivities {
   return {
     activities: { bgObserverStart, bgObserverPoll, bgObserverStop },
     async stopAll() {
-      const running = [...started];
-      for (const [key] of running) getLiveTask(...(key.split('\0') as [string, string]))?.cancel();
-      await Promise.allSettled(running.map(([, done]) => done));
+      stopping = true;
+      const running = [...started.values()];
+      for (const { where } of running) {
+        await writeFile(shutdownMarker(where), '').catch(() => undefined);
+        getLiveTask(where.sessionId, where.taskID)?.cancel();
+      }
+      await Promise.allSettled(running.map((t) => t.done));
     },
+  };
+}
+
+/** Where one task lives. */
+interface TaskPlace {
+  workspace: string;
+  sessionId: string;
+  taskID: string;
+}
+
+/** The file a stopping worker leaves in the directory of each task it stopped. */
+function shutdownMarker(t: TaskPlace): string {
+  return join(taskDir(t.workspace, t.sessionId, t.taskID), 'stopped-by-worker-shutdown');
+}
+
+/**
+ * A task its worker stopped because the worker shut down reads as lost —
+ * nobody cancelled it, and what it did is unknown — never as "cancelled"
+ * (as a `bgCommand` stopped by its worker's shutdown is reported).
+ */
+async function stoppedByShutdown(t: TaskPlace, done: BgCompletion): Promise<BgCompletion> {
+  if (done.state !== 'cancelled' || !existsSync(shutdownMarker(t))) return done;
+  return {
+    ...done,
+    state: 'lost',
+    outcome: 'uncertain',
+    uncertainCause: 'lost',
+    report:
+      `Background task ${t.taskID}: outcome uncertain — the worker running it shut down and stopped it (nobody cancelled it). ` +
+      `It will not be re-run; inspect the authoritative state before relying on it.\n${done.report}`,
   };
 }
 
