@@ -10,6 +10,7 @@ import {
 } from '../core/provider-config.js';
 import { formatZodIssues } from '../core/zod-issues.js';
 import { BUDGET_MAX } from '../core/goal/budgets.js';
+import { SandboxSchema } from './sandbox-config.js';
 
 const RetrySchema = z.strictObject({
   max_attempts: z.number().int().min(1).max(20).default(DEFAULT_PROVIDER_RETRY.maxAttempts),
@@ -128,6 +129,8 @@ const ZunoConfigSchema = z.strictObject({
   goal: z
     .strictObject({ default_token_budget: z.number().int().min(1).max(BUDGET_MAX.tokens).optional() })
     .prefault({}),
+  /** The shell sandbox (SH10, SB1; docs/sandbox.md): absent = the auto default. */
+  sandbox: SandboxSchema.optional(),
 });
 
 /** Validated `zuno.json` (provider and session settings; temporal.yaml holds the Temporal side). */

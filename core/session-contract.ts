@@ -4,6 +4,7 @@ import type { ProviderConfig } from './provider-config.js';
 import type { BlockedCategory, ToolActivityFacts, ToolOutcome } from './tools/types.js';
 import { RULE_FILE_UNREADABLE } from './rule-budget.js';
 import type { CarriedGoalLink, SessionGoalBinding } from './goal/contract.js';
+import type { SandboxPolicy } from './sandbox.js';
 
 /**
  * The contract between the session workflow and its activities, and between
@@ -33,6 +34,13 @@ export interface SessionMeta {
   route?: SessionRoute;
   /** The Goal that drives this session (`goal/<goalId>`, DESIGN.md §3); absent for ordinary sessions. */
   goal?: SessionGoalBinding;
+  /**
+   * What the session's shell commands can reach (SH10, SB1), resolved from
+   * `zuno.json` at start; handed to every tool and background activity.
+   * Absent in sessions started before the sandbox existed: the auto default
+   * (`DEFAULT_SANDBOX_POLICY`).
+   */
+  sandbox?: SandboxPolicy;
 }
 
 /**
@@ -309,6 +317,8 @@ export interface ToolActivityInput {
   call: PlannedToolCall;
   /** The Goal driving the session (goal tools reach it through its workflow). */
   goalId?: string;
+  /** The session's sandbox policy (`SessionMeta.sandbox`; absent: the auto default). */
+  sandbox?: SandboxPolicy;
 }
 
 /** Output of a tool activity: small; the output text is in the projection. */
@@ -341,6 +351,8 @@ export interface BgCommandInput {
   workspace: string;
   call: PlannedToolCall;
   taskID: string;
+  /** The session's sandbox policy (`SessionMeta.sandbox`; absent: the auto default). */
+  sandbox?: SandboxPolicy;
 }
 
 /** Output of the `bgCommand` activity: small; the output itself stays on disk under `.zuno/bg/`. */

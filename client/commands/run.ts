@@ -39,6 +39,7 @@ import {
 } from '../session-start.js';
 import { findRunTarget, openExistingStore, reopenState, type RunTarget } from '../session-target.js';
 import { loadZunoConfig, resolveModel } from '../zuno-config.js';
+import { sandboxPolicy } from '../sandbox-config.js';
 
 /** Options of `zuno run`. */
 export interface RunOptions {
@@ -326,6 +327,7 @@ async function runSession(
     toolConcurrency: zcfg.concurrency.tool_calls,
     activityDefaults: temporal.cfg.activities,
     route,
+    sandbox: sandboxPolicy(zcfg.sandbox, workspace),
   };
   progress.sessionId = sessionId;
   progress.scripted = script !== undefined;
