@@ -6,6 +6,7 @@ import { expect, vi } from 'vitest';
 import type { Client, Connection } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
 import { DEFAULT_ACTIVITY_DEFAULTS, type ActivityDefaults } from '../../core/activity-defaults.js';
+import type { SandboxPolicy } from '../../core/sandbox.js';
 import type { SessionMeta, SessionResult, SessionRoute, SessionState } from '../../core/session-contract.js';
 import { openProjectionStore } from '../../activities/projection/open.js';
 import type { ProjectionStore } from '../../activities/projection/types.js';
@@ -51,6 +52,8 @@ export interface RunSessionOptions {
   route?: SessionRoute;
   /** The session's id (default: a new one) — a script that cites a receipt (derived from it) needs it up front. */
   sessionId?: string;
+  /** The session's sandbox policy (default: none recorded — the auto default). */
+  sandbox?: SandboxPolicy;
 }
 
 /** What a Goal adds to a session start. */
@@ -139,6 +142,7 @@ export async function createHarness(opts: {
     toolConcurrency: o.toolConcurrency ?? 8,
     activityDefaults: o.activityDefaults ?? DEFAULT_ACTIVITY_DEFAULTS,
     ...(o.route ? { route: o.route } : {}),
+    ...(o.sandbox ? { sandbox: o.sandbox } : {}),
   });
   const startScriptedGoal = async (o: RunSessionOptions & GoalStartOptions): Promise<StartedGoalRun> => {
     const provider = await startLocalProvider({ script: o.script });
