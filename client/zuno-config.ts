@@ -12,6 +12,7 @@ import { formatZodIssues } from '../core/zod-issues.js';
 import { BUDGET_MAX } from '../core/goal/budgets.js';
 import type { PermissionPolicy } from '../core/permission/types.js';
 import { PermissionConfigSchema } from './permission-config.js';
+import { SandboxSchema } from './sandbox-config.js';
 
 const RetrySchema = z.strictObject({
   max_attempts: z.number().int().min(1).max(20).default(DEFAULT_PROVIDER_RETRY.maxAttempts),
@@ -132,6 +133,8 @@ const ZunoConfigSchema = z.strictObject({
     .prefault({}),
   /** The permission gate (docs/permissions.md): `mode` and ordered `rules`; absent: standard, no rules. */
   permission: PermissionConfigSchema.prefault({}),
+  /** The shell sandbox (SH10, SB1; docs/sandbox.md): absent = the auto default. */
+  sandbox: SandboxSchema.optional(),
 });
 
 /** Validated `zuno.json` (provider and session settings; temporal.yaml holds the Temporal side). */

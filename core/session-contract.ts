@@ -6,6 +6,7 @@ import type { ProviderConfig } from './provider-config.js';
 import type { BlockedCategory, ToolActivityFacts, ToolOutcome } from './tools/types.js';
 import { RULE_FILE_UNREADABLE } from './rule-budget.js';
 import type { CarriedGoalLink, SessionGoalBinding } from './goal/contract.js';
+import type { SandboxPolicy } from './sandbox.js';
 
 /**
  * The contract between the session workflow and its activities, and between
@@ -37,6 +38,13 @@ export interface SessionMeta {
   goal?: SessionGoalBinding;
   /** The session's permission policy (TD2, TD7; docs/permissions.md); absent in sessions started before it existed: every call is admitted. */
   permission?: PermissionPolicy;
+  /**
+   * What the session's shell commands can reach (SH10, SB1), resolved from
+   * `zuno.json` at start; handed to every tool and background activity.
+   * Absent in sessions started before the sandbox existed: the auto default
+   * (`DEFAULT_SANDBOX_POLICY`).
+   */
+  sandbox?: SandboxPolicy;
 }
 
 /**
@@ -323,6 +331,8 @@ export interface ToolActivityInput {
   call: PlannedToolCall;
   /** The Goal driving the session (goal tools reach it through its workflow). */
   goalId?: string;
+  /** The session's sandbox policy (`SessionMeta.sandbox`; absent: the auto default). */
+  sandbox?: SandboxPolicy;
 }
 
 /** Output of a tool activity: small; the output text is in the projection. */
@@ -355,6 +365,8 @@ export interface BgCommandInput {
   workspace: string;
   call: PlannedToolCall;
   taskID: string;
+  /** The session's sandbox policy (`SessionMeta.sandbox`; absent: the auto default). */
+  sandbox?: SandboxPolicy;
 }
 
 /** Output of the `bgCommand` activity: small; the output itself stays on disk under `.zuno/bg/`. */

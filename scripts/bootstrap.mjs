@@ -2,8 +2,10 @@
 // One step that makes a fresh clone runnable, and is fast (~0.2 s) when
 // nothing changed: (1) checks Node, (2) installs npm packages when
 // node_modules is missing or package-lock.json changed, (3) installs the pinned
-// tool binaries (Temporal CLI, rg) into .tools/, (4) generates the Prisma
-// clients, (5) compiles the sources to dist/ for a fast `zuno` start
+// tool binaries (Temporal CLI, rg) into .tools/, (4) makes sure the shell
+// sandbox's bubblewrap is there (scripts/setup-sandbox.mjs: apt-get installs it
+// as root, else it says what to install and carries on), (5) generates the
+// Prisma clients, (6) compiles the sources to dist/ for a fast `zuno` start
 // (scripts/build.mjs; a no-op when dist/ is fresh). Used by `npm run setup`,
 // `demo`, `test` and `bench`. Plain Node, no dependencies.
 import { execFileSync } from 'node:child_process';
@@ -33,6 +35,7 @@ if (!existsSync(stamp) || readFileSync(stamp, 'utf8') !== want) {
   writeFileSync(stamp, want);
 }
 run(process.execPath, [join(root, 'scripts', 'setup-tools.mjs')]);
+run(process.execPath, [join(root, 'scripts', 'setup-sandbox.mjs')]);
 run(process.execPath, [join(root, 'scripts', 'prisma-generate.mjs')]);
 // After prisma-generate: the generated clients are compiled too.
 run(process.execPath, [join(root, 'scripts', 'build.mjs')]);

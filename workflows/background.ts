@@ -1,6 +1,6 @@
 import { ActivityFailure, CancellationScope, patched, proxyActivities } from '@temporalio/workflow';
 import { backgroundCommandOptions } from '../core/activity-policy.js';
-import type { BgCommandResult, PlannedToolCall, SessionActivities } from '../core/session-contract.js';
+import type { BgCommandInput, BgCommandResult, PlannedToolCall, SessionActivities } from '../core/session-contract.js';
 import { toolDeclarations } from '../core/tools/registry.js';
 import { observeRemoteTask, OBSERVER_PATCH } from './observer.js';
 import { onRoute, type RouteHost } from './route.js';
@@ -72,7 +72,13 @@ export class BackgroundTasks {
     const limitMs = call.args !== undefined ? bg.limitMs(call.args as never) : bg.maxLimitMs;
     const summary = `bg ${taskID}: ${call.args !== undefined ? bg.label(call.args as never) : call.name}`;
     const options = backgroundCommandOptions(meta.activityDefaults, limitMs, summary.slice(0, 200));
-    const input = { sessionId: meta.sessionId, workspace: meta.workspace, call, taskID };
+    const input: BgCommandInput = {
+      sessionId: meta.sessionId,
+      workspace: meta.workspace,
+      call,
+      taskID,
+      ...(meta.sandbox ? { sandbox: meta.sandbox } : {}),
+    };
     const purpose = (call.args as { backgroundPurpose?: unknown } | undefined)?.backgroundPurpose;
     // SH9/GL26: a remote observer's wait is held by the workflow (timers and short polls), not by an activity.
     const heldByWorkflow = purpose === 'remoteObserver' && patched(OBSERVER_PATCH);

@@ -144,6 +144,7 @@ export async function runTurn(
       step: host.step,
       call,
       ...(meta.goal ? { goalId: meta.goal.goalId } : {}),
+      ...(meta.sandbox ? { sandbox: meta.sandbox } : {}),
     };
     const outcome = await raceForced(
       ctl,

@@ -38,6 +38,7 @@ export function createBgCommand(store: ProjectionStore) {
         sessionId,
         callId: call.callId,
         taskID,
+        ...(input.sandbox ? { sandbox: input.sandbox } : {}),
         signal: ctx.cancellationSignal,
         onProgress: (totalWritten, lastLine) => {
           progress = { outputBytes: totalWritten, ...(lastLine !== undefined ? { lastLine } : {}) };

@@ -74,7 +74,13 @@ export function createBgObserver(store: ProjectionStore): BgObserverActivities {
     const known = await viewTask(workspace, sessionId, taskID);
     if (known) return known.completion ? settled(where, known.completion) : {};
     const args = await backgroundCallArgs(store, input);
-    const done = runBackground(args, { workspace, sessionId, callId: call.callId, taskID });
+    const done = runBackground(args, {
+      workspace,
+      sessionId,
+      callId: call.callId,
+      taskID,
+      ...(input.sandbox ? { sandbox: input.sandbox } : {}),
+    });
     const key = `${sessionId}\0${taskID}`;
     started.set(key, { done, where: { workspace, sessionId, taskID } });
     const client = Context.current().client;

@@ -88,6 +88,7 @@ async function runToolActivity(
       callId: call.callId,
       backgroundTaskID: backgroundTaskId(turn, step, call.index ?? call.position),
       onProgress: (p) => (progress = p),
+      ...(input.sandbox ? { sandbox: input.sandbox } : {}),
       ...(tool.body.needsReadCredentials ? { credentials: await sessionCredentials(store, sessionId) } : {}),
       ...(tool.body.needsGoal && input.goalId
         ? {

@@ -1,6 +1,7 @@
 /**
  * What a tool implementation receives besides its arguments.
  */
+import type { SandboxPolicy } from '../../core/sandbox.js';
 import type { ReadCredential } from '../../core/tools/read.js';
 import type { GoalPort } from '../goal/goal-port.js';
 import type { ToolProgress } from './progress.js';
@@ -30,4 +31,6 @@ export interface ToolContext {
   workState?: WorkStatePort;
   /** Progress of a long-running call (output bytes, newest line); the activity heartbeats it. */
   onProgress?: (p: ToolProgress) => void;
+  /** The session's sandbox policy for `shell` (SH10; absent: the auto default). */
+  sandbox?: SandboxPolicy;
 }

@@ -15,6 +15,7 @@ import { hostId, routeFor } from '../routing.js';
 import { serveInProcess, standaloneServes } from '../serve.js';
 import { newSessionId, titleOf } from '../session-start.js';
 import { loadZunoConfig, resolveModel } from '../zuno-config.js';
+import { sandboxPolicy } from '../sandbox-config.js';
 import { apiKeyMissing, recordSessionStart, resolveWorkspace, standaloneExpected } from './run.js';
 
 /** Options of `zuno goal start`. */
@@ -156,6 +157,7 @@ async function startAndFollow(
     activityDefaults: temporal.cfg.activities,
     route,
     ...sessionPermission(zcfg.permission),
+    sandbox: sandboxPolicy(zcfg.sandbox, workspace),
   };
   const stopped = () => new ZunoError('interrupted', 'interrupted before the goal started');
   if (early.aborted) throw stopped(); // nothing written yet

@@ -41,6 +41,7 @@ import {
 } from '../session-start.js';
 import { findRunTarget, openExistingStore, reopenState, type RunTarget } from '../session-target.js';
 import { loadZunoConfig, resolveModel } from '../zuno-config.js';
+import { sandboxPolicy } from '../sandbox-config.js';
 
 /** Options of `zuno run`. */
 export interface RunOptions {
@@ -329,6 +330,7 @@ async function runSession(
     activityDefaults: temporal.cfg.activities,
     route,
     ...sessionPermission(zcfg.permission),
+    sandbox: sandboxPolicy(zcfg.sandbox, workspace),
   };
   progress.sessionId = sessionId;
   progress.scripted = script !== undefined;

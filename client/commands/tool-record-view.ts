@@ -1,6 +1,6 @@
 /**
  * What `zuno session show` says about one tool-call row's structured result:
- * the shell receipt, an uncertain record (GP9) and, when the workflow's
+ * the shell receipt and how it was confined, an uncertain record (GP9) and, when the workflow's
  * settlement met a result that had already committed, which result stands
  * and why. Parsed with zod from the stored JSON (never cast): a row with
  * other or older fields simply shows less.
@@ -16,6 +16,7 @@ const viewSchema = z.object({
       exitCode: z.number().optional(),
       signal: z.string().optional(),
       authority: z.string().optional(),
+      sandbox: z.object({ backend: z.string(), mode: z.string(), network: z.string() }).optional().catch(undefined),
     })
     .optional()
     .catch(undefined),
@@ -53,7 +54,7 @@ const cause = (c: string) => CAUSE[c] ?? c;
 
 /**
  * Lines (without indentation) describing a tool-call row's stored result, in
- * plain words and without internal ids: the receipt's verdict, why the
+ * plain words and without internal ids: the receipt's verdict and sandbox (SH10), why the
  * outcome is uncertain and which paths it may have changed, which result
  * stands after a settlement.
  * @param result the row's `result` JSON (null/absent: no lines). Pure.
@@ -69,6 +70,13 @@ export function toolRecordFacts(result: Record<string, unknown> | null | undefin
         `${receipt.exitCode !== undefined ? `, exit ${receipt.exitCode}` : ''}` +
         `${receipt.signal ? `, signal ${receipt.signal}` : ''}, authority ${receipt.authority ?? 'unknown'}`,
     );
+    const box = receipt.sandbox;
+    if (box)
+      lines.push(
+        box.backend === 'bubblewrap'
+          ? `sandbox: bubblewrap ${box.mode}, network ${box.network === 'deny' ? 'denied' : 'allowed'}`
+          : `sandbox: none, ran unconfined (${box.backend})`,
+      );
   }
   if (uncertain === true)
     lines.push(`uncertain: ${uncertainCause ? cause(uncertainCause) : 'the tool could not settle the outcome'}`);

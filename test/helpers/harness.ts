@@ -7,6 +7,7 @@ import { expect, vi } from 'vitest';
 import type { Client, Connection } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
 import { DEFAULT_ACTIVITY_DEFAULTS, type ActivityDefaults } from '../../core/activity-defaults.js';
+import type { SandboxPolicy } from '../../core/sandbox.js';
 import type { SessionMeta, SessionResult, SessionRoute, SessionState } from '../../core/session-contract.js';
 import { openProjectionStore } from '../../activities/projection/open.js';
 import type { ProjectionStore } from '../../activities/projection/types.js';
@@ -54,6 +55,8 @@ export interface RunSessionOptions {
   sessionId?: string;
   /** The session's permission policy (default: none — every call is admitted, as in sessions before permissions). */
   permission?: PermissionPolicy;
+  /** The session's sandbox policy (default: none recorded — the auto default). */
+  sandbox?: SandboxPolicy;
 }
 
 /** What a Goal adds to a session start. */
@@ -143,6 +146,7 @@ export async function createHarness(opts: {
     activityDefaults: o.activityDefaults ?? DEFAULT_ACTIVITY_DEFAULTS,
     ...(o.route ? { route: o.route } : {}),
     ...(o.permission ? { permission: o.permission } : {}),
+    ...(o.sandbox ? { sandbox: o.sandbox } : {}),
   });
   const startScriptedGoal = async (o: RunSessionOptions & GoalStartOptions): Promise<StartedGoalRun> => {
     const provider = await startLocalProvider({ script: o.script });

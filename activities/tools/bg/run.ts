@@ -11,6 +11,7 @@
  * SH7 written paths are not reported for background commands.
  */
 import { randomBytes } from 'node:crypto';
+import type { SandboxPolicy } from '../../../core/sandbox.js';
 import { mkdir, open, stat, type FileHandle } from 'node:fs/promises';
 import { ensureRealDir } from '../state-dir.js';
 import { resolve } from 'node:path';
@@ -49,6 +50,8 @@ export interface BackgroundContext {
   envHook?: (env: Record<string, string>) => Record<string, string>;
   /** Interpreter (default `bash`). */
   interpreter?: string;
+  /** The session's sandbox policy (SH10; absent: the auto default), the same as for foreground calls. */
+  sandbox?: SandboxPolicy;
 }
 
 function withBackground(rawArgs: unknown): unknown {

@@ -6,6 +6,14 @@
  * cooperative window, then SIGKILL to the group. When the command ends on
  * its own the guard reports and kills the group itself, so a forked
  * grandchild never outlives the call.
+ *
+ * Sandboxed (SH10): bubblewrap runs the guard itself — `bwrap … --new-session
+ * --info-fd 4 -- node guard.mjs` — so the guard is still the leader of the
+ * command's group (bwrap's `--new-session`) and still the reporter, while
+ * bwrap's own monitor process stays outside that group: a SIGTERM to the
+ * group would kill the monitor at once (and, with `--die-with-parent`, the
+ * command with it), losing the cooperative window and the command's own
+ * status. The group id is the guard's pid, read from bwrap's info fd.
  */
 import { spawn } from 'node:child_process';
 import { writeSync } from 'node:fs';
@@ -42,8 +50,10 @@ export interface GuardedSpec {
   signal?: AbortSignal;
   /** Called once when the guard reports the command's end (before the group is gone). */
   onCommandExit?: (status: CommandStatus) => void;
-  /** Called once with the guard's pid (= the process group id) right after it is spawned. */
+  /** Called once with the guard's pid (= the process group id) right after it is spawned (sandboxed: once bwrap names it). */
   onStart?: (guardPid: number) => void;
+  /** Run the guard inside bubblewrap: the helper and its options (without `--info-fd` and `--`). */
+  sandbox?: { bwrap: string; args: string[] };
 }
 
 /** What happened to one guarded run. */
@@ -70,6 +80,18 @@ function parseStatus(line: string): CommandStatus | null {
     // a torn line: treated as no report
   }
   return null;
+}
+
+/** The `child-pid` of bwrap's info JSON once it is complete, else undefined. */
+function childPidOf(text: string): number | undefined {
+  const end = text.indexOf('}');
+  if (end < 0) return undefined;
+  try {
+    const pid = (JSON.parse(text.slice(0, end + 1)) as { 'child-pid'?: unknown })['child-pid'];
+    return typeof pid === 'number' && Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function killGroup(pgid: number, signal: NodeJS.Signals): void {
@@ -106,27 +128,59 @@ export function runGuarded(spec: GuardedSpec): Promise<GuardedRun> {
     };
 
     let child: ReturnType<typeof spawn>;
+    const box = spec.sandbox;
     try {
-      child = spawn(process.execPath, [GUARD_PATH], {
-        cwd: spec.cwd,
-        detached: true,
-        env: {},
-        stdio: ['pipe', spec.outFd, spec.outFd, 'pipe'],
-      });
+      child = box
+        ? spawn(box.bwrap, [...box.args, '--info-fd', '4', '--', process.execPath, GUARD_PATH], {
+            cwd: spec.cwd,
+            detached: true,
+            env: {},
+            stdio: ['pipe', spec.outFd, spec.outFd, 'pipe', 'pipe'],
+          })
+        : spawn(process.execPath, [GUARD_PATH], {
+            cwd: spec.cwd,
+            detached: true,
+            env: {},
+            stdio: ['pipe', spec.outFd, spec.outFd, 'pipe'],
+          });
     } catch (err) {
-      guardFailedToStart(`could not start the guard: ${err instanceof Error ? err.message : String(err)}`);
+      guardFailedToStart(
+        `could not start the ${box ? 'sandbox' : 'guard'}: ${err instanceof Error ? err.message : String(err)}`,
+      );
       return;
     }
-    if (child.pid !== undefined) spec.onStart?.(child.pid);
+    // The command's process group: the guard's pid (sandboxed: once bwrap's info fd names it).
+    let group = box ? undefined : child.pid;
+    let pending: NodeJS.Signals | undefined;
+    const signalGroup = (signal: NodeJS.Signals): void => {
+      if (group !== undefined) return killGroup(group, signal);
+      // Not known yet (bwrap is still setting up, a matter of milliseconds): sent as soon as it is.
+      pending = signal;
+    };
+    if (group !== undefined) spec.onStart?.(group);
+    if (box) {
+      let info = '';
+      const infoFd = child.stdio[4];
+      infoFd?.on('data', (chunk: Buffer) => {
+        if (group !== undefined) return;
+        info += chunk.toString('utf8');
+        const pid = childPidOf(info);
+        if (pid === undefined) return;
+        group = pid;
+        spec.onStart?.(pid);
+        if (pending) killGroup(pid, pending);
+      });
+      infoFd?.on('error', () => {});
+    }
 
     const requestStop = (reason: ShellStop['reason']): void => {
       if (stop || settled) return;
       stop = { reason, mode: 'cooperative', commandHadExited: status !== null };
       if (status !== null || child.pid === undefined) return; // the guard is already taking the group down
-      killGroup(child.pid, 'SIGTERM');
+      signalGroup('SIGTERM');
       killTimer = setTimeout(() => {
         if (stop) stop.mode = 'forced';
-        if (child.pid !== undefined) killGroup(child.pid, 'SIGKILL');
+        signalGroup('SIGKILL');
       }, COOPERATIVE_WINDOW_MS);
     };
     const onAbort = (): void => requestStop('cancelled');
@@ -153,13 +207,18 @@ export function runGuarded(spec: GuardedSpec): Promise<GuardedRun> {
     child.stdin?.on('error', () => {}); // EPIPE when the guard is already gone
 
     child.on('error', (err) => guardFailedToStart(`could not start the guard: ${err.message}`));
-    child.on('close', () => {
+    child.on('close', (code) => {
       if (settled) return;
+      // bwrap ended before it started the guard (a mount it could not make): the guard's own failure, 125.
+      if (box && group === undefined && status === null)
+        return guardFailedToStart(
+          `the sandbox (bubblewrap) could not start the command (bwrap exit ${code ?? 'signal'})`,
+        );
       settled = true;
       cleanup();
       // A guard that died without reporting may leave the command running in
       // its group (which keeps the group id alive): stop it.
-      if (status === null && child.pid !== undefined) killGroup(child.pid, 'SIGKILL');
+      if (status === null && group !== undefined) killGroup(group, 'SIGKILL');
       resolve(stop ? { status, stop } : { status });
     });
 

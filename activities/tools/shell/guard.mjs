@@ -4,8 +4,9 @@
  * command. Plain JavaScript so it starts with `node guard.mjs` (no loader).
  *
  * Protocol (see guard-run.ts):
- * - Zuno starts it detached (setsid), so the guard leads a new process group
- *   and session; the command and everything it forks stay in that group.
+ * - Zuno starts it detached (setsid) — or, sandboxed (SH10), bubblewrap starts
+ *   it with `--new-session` — so the guard leads a new process group and
+ *   session; the command and everything it forks stay in that group.
  * - stdin: one JSON line `{ file, args, cwd, env, nonce }`, then kept open.
  *   EOF on stdin means Zuno is gone: the whole group is killed.
  * - stdout/stderr: the capture file, inherited by the command as-is.

@@ -16,6 +16,8 @@ export { analyzeCommand, analyzeParsed, KNOWN_PIPEFAIL_SHELLS } from './analyze.
 export { shellEnv, isZunoPrivate } from './env.js';
 export { COOPERATIVE_WINDOW_MS, type CommandStatus } from './guard-run.js';
 export { receiptId } from './receipt.js';
+export { planSandbox, SANDBOX_UNAVAILABLE, type SandboxPlan } from './sandbox.js';
+export { BWRAP_ENV, BWRAP_INSTALL_HINT, discoverBubblewrap } from './sandbox-probe.js';
 export { receiptLine } from './render.js';
 export { defaultArtifactDir, interpreterArgs, runShell, type ShellRunContext } from './run.js';
 export {
@@ -79,6 +81,7 @@ export async function runShellTool(
         sessionId: ctx.sessionId,
         callId: ctx.callId,
         ...(ctx.signal ? { signal: ctx.signal } : {}),
+        ...(ctx.sandbox ? { sandbox: ctx.sandbox } : {}),
       },
       ctx.backgroundTaskID,
       shellToolResult,
@@ -90,6 +93,7 @@ export async function runShellTool(
     artifactDir: defaultArtifactDir(ctx.workspace),
     ...(ctx.signal ? { signal: ctx.signal } : {}),
     ...(ctx.onProgress ? { onProgress: ctx.onProgress } : {}),
+    ...(ctx.sandbox ? { sandbox: ctx.sandbox } : {}),
     ...extra,
   });
   return shellToolResult(outcome);

@@ -1,12 +1,14 @@
 /**
  * The steps every shell run shares, foreground (`runShell`) or background
  * (`runBackground`, activities/tools/bg/): validate the arguments, resolve
- * the working directory, read and analyze the command text (SH1, SH2), and
- * start the command behind the guard with the stripped environment (SH4–SH6).
+ * the working directory, read and analyze the command text (SH1, SH2), choose
+ * the sandbox (SH10), and start the command behind the guard with the
+ * stripped environment (SH4–SH6) — inside bubblewrap when the plan says so.
  */
 import { performance } from 'node:perf_hooks';
 import { resolve } from 'node:path';
 import { shellArgs, shellTimeoutMs, type ShellArgs, type ShellExitPolicy } from '../../../core/tools/shell.js';
+import type { SandboxPolicy } from '../../../core/sandbox.js';
 import { formatArgIssues } from '../../../core/tools/registry.js';
 import { resolveWorkspacePath } from '../paths.js';
 import { KNOWN_PIPEFAIL_SHELLS, analyzeParsed } from './analyze.js';
@@ -14,6 +16,7 @@ import { shellEnv } from './env.js';
 import { runGuarded, type CommandStatus, type GuardedRun } from './guard-run.js';
 import { receiptId } from './receipt.js';
 import { receiptLine } from './render.js';
+import { planSandbox, type SandboxPlan } from './sandbox.js';
 import { parseCommand, type ParseResult } from './syntax.js';
 import type { CommandAnalysis, ShellOutcome, VerificationReceipt } from './types.js';
 import { programBase } from './words.js';
@@ -30,6 +33,8 @@ export interface PrepareContext {
   /** Interpreter (name or path; default `bash`). */
   interpreter?: string;
   signal?: AbortSignal;
+  /** The session's sandbox policy (SH10; absent: the auto default). */
+  sandbox?: SandboxPolicy;
 }
 
 /** A validated call, ready to start. */
@@ -44,6 +49,8 @@ export interface PreparedRun {
   analysis: CommandAnalysis;
   /** Hard limit, in milliseconds ({@link shellTimeoutMs}). */
   timeoutMs: number;
+  /** How the run is confined (its facts are also on `base.sandbox`). */
+  sandbox: SandboxPlan;
 }
 
 /** How the command gets its environment and is observed while it runs. */
@@ -94,7 +101,8 @@ export function notRun(errorCode: string, message: string, base: ReceiptBase, st
  * @returns `{ ok: true, prep }`, or `{ ok: false, outcome }` with an `error`
  *   {@link ShellOutcome} (nothing ran): `invalid_arguments`, `cancelled`
  *   (signal already aborted), `path_outside_workspace`/`not_found`/
- *   `not_a_directory` for `workdir`. Never throws.
+ *   `not_a_directory` for `workdir`, `sandbox_unavailable` (the policy asks
+ *   for confinement this host cannot give, SB1). Never throws.
  */
 export async function prepareRun(
   rawArgs: unknown,
@@ -130,18 +138,31 @@ export async function prepareRun(
       return fail('not_a_directory', `workdir "${args.workdir}" is not a directory; nothing ran.`);
     cwd = r.value.abs;
   }
+  const decision = await planSandbox(ctx.sandbox, { workspace: ctx.workspace, cwd });
+  if (!decision.ok) return fail(decision.errorCode, decision.message);
+  const sandbox = decision.plan;
   const parsed = await parseCommand(command);
   const analysis = analyzeParsed(parsed, exitPolicy, interpreter);
   return {
     ok: true,
-    prep: { args, base, interpreter, cwd, parsed, analysis, timeoutMs: shellTimeoutMs(args) },
+    prep: {
+      args,
+      base: { ...base, sandbox: sandbox.facts },
+      interpreter,
+      cwd,
+      parsed,
+      analysis,
+      timeoutMs: shellTimeoutMs(args),
+      sandbox,
+    },
   };
 }
 
 /**
  * Starts a prepared command behind the guard in its own process group, its
  * stdout and stderr going to `outFd`, and waits until the group is gone
- * (SH4, SH5, TD10). Never throws.
+ * (SH4, SH5, TD10); the guard runs inside bubblewrap when `prep.sandbox`
+ * has a helper (SH10). Never throws.
  *
  * @param io.nonce this run's secret token (the guard's diagnostic line carries it).
  * @param io.onStart called with the guard's pid (= its process group id) once it is spawned.
@@ -162,5 +183,6 @@ export function startGuarded(
     ...(ctx.signal ? { signal: ctx.signal } : {}),
     ...(ctx.onCommandExit ? { onCommandExit: ctx.onCommandExit } : {}),
     ...(io.onStart ? { onStart: io.onStart } : {}),
+    ...(prep.sandbox.bwrap ? { sandbox: { bwrap: prep.sandbox.bwrap.file, args: prep.sandbox.bwrap.args } } : {}),
   });
 }

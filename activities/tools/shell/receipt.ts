@@ -5,7 +5,14 @@
 import { createHash } from 'node:crypto';
 import type { ShellExitPolicy } from '../../../core/tools/shell.js';
 import type { CommandStatus } from './guard-run.js';
-import type { CommandAnalysis, Limitation, ShellStop, UncertainCause, VerificationReceipt } from './types.js';
+import type {
+  CommandAnalysis,
+  Limitation,
+  SandboxFacts,
+  ShellStop,
+  UncertainCause,
+  VerificationReceipt,
+} from './types.js';
 
 /**
  * The receipt id of a call (SH3): `rcp_` + the first 16 hex digits of
@@ -44,6 +51,8 @@ export interface SettleInput {
   stop?: ShellStop;
   /** Whether the guard's own diagnostic line (with this run's nonce) is in the captured output. */
   guardLineSeen: boolean;
+  /** How the run was confined (SH10), copied onto the receipt. */
+  sandbox?: SandboxFacts;
 }
 
 function runLimitation(ending: RunEnding): Limitation | null {
@@ -120,6 +129,7 @@ function readEnding(input: SettleInput): RunEnding {
  * - 125 with the guard's line, or no report at all → uncertain;
  * - killed by a signal → no exit code, the signal named, `unknown`/`none`;
  * - cancelled or timed out while running → `unknown`, no exit code, uncertain.
+ * The run's sandbox facts (SH10), when given, are copied onto the receipt.
  */
 export function settleRun(input: SettleInput): Settlement {
   const ending = readEnding(input);
@@ -133,6 +143,7 @@ export function settleRun(input: SettleInput): Settlement {
     verdict: 'unknown',
     authority: 'none',
     limitations,
+    ...(input.sandbox ? { sandbox: input.sandbox } : {}),
   };
   let uncertainCause: UncertainCause | undefined;
   switch (ending.kind) {

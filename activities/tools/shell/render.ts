@@ -6,6 +6,8 @@
  */
 import { COOPERATIVE_WINDOW_MS, type CommandStatus } from './guard-run.js';
 import type { RunEnding } from './receipt.js';
+import type { SandboxPlan } from './sandbox.js';
+import { sandboxLine, sandboxTag } from './sandbox-words.js';
 import type { VerificationReceipt } from './types.js';
 
 function observed(status: CommandStatus | null): string {
@@ -45,12 +47,16 @@ export function statusLine(ending: RunEnding, timeoutMs: number): string {
   }
 }
 
-/** The receipt line, e.g. `[verification rcp_…] failed · exit 1 · authoritative (bash, pipefail)`. */
+/**
+ * The receipt line, e.g. `[verification rcp_…] failed · exit 1 · authoritative (bash, pipefail) · sandbox
+ * bubblewrap workspace-write, network allowed` (the sandbox tag when the receipt records one, SH10).
+ */
 export function receiptLine(r: VerificationReceipt): string {
   const code = r.exitCode !== undefined ? `exit ${r.exitCode}` : r.signal ? `signal ${r.signal}` : 'no exit code';
   const authority = r.authority === 'none' ? 'no authority' : r.authority;
   const cancelled = r.cancelled ? ' · cancelled' : '';
-  return `[verification ${r.id}] ${r.verdict} · ${code} · ${authority} (${r.interpreter}, ${r.exitPolicy})${cancelled}`;
+  const sandbox = r.sandbox ? ` · ${sandboxTag(r.sandbox)}` : '';
+  return `[verification ${r.id}] ${r.verdict} · ${code} · ${authority} (${r.interpreter}, ${r.exitPolicy})${cancelled}${sandbox}`;
 }
 
 /** Assembles the whole model-visible text. */
@@ -60,8 +66,11 @@ export function renderResult(parts: {
   timeoutMs: number;
   writtenPaths: string[];
   body: string;
+  /** How the run was confined: adds the `Sandbox: …` line after the receipt. */
+  sandbox?: SandboxPlan;
 }): string {
   const lines = [statusLine(parts.ending, parts.timeoutMs), receiptLine(parts.receipt)];
+  if (parts.sandbox) lines.push(sandboxLine(parts.sandbox));
   for (const l of parts.receipt.limitations) lines.push(`Limitation (${l.kind}): ${l.note} Remedy: ${l.remedy}`);
   if (parts.writtenPaths.length > 0) lines.push(`Written: ${parts.writtenPaths.join(', ')}`);
   return `${lines.join('\n')}\n\n${parts.body}`;

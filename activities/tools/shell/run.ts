@@ -6,6 +6,7 @@
  * no Temporal, no projection store.
  */
 import { randomBytes } from 'node:crypto';
+import type { SandboxPolicy } from '../../../core/sandbox.js';
 import { stat } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { join, relative, resolve } from 'node:path';
@@ -49,6 +50,8 @@ export interface ShellRunContext {
   onCommandExit?: (status: CommandStatus) => void;
   /** Observer: the capture's size and newest line, about once a second while the command runs. */
   onProgress?: (p: ToolProgress) => void;
+  /** The session's sandbox policy (SH10; absent: the auto default — bubblewrap workspace-write when it works). */
+  sandbox?: SandboxPolicy;
 }
 
 /** How often a running command's capture is measured for `onProgress`, in ms. */
@@ -67,7 +70,8 @@ export function defaultArtifactDir(workspace: string): string {
  * @returns a settled {@link ShellOutcome}; never throws for anything the
  *   command or the guard does. `error` outcomes mean nothing ran
  *   (`invalid_arguments`, `path_outside_workspace`/`not_found`/`not_a_directory`
- *   for `workdir`, `cancelled` before start, `output_capture_failed`,
+ *   for `workdir`, `cancelled` before start, `sandbox_unavailable` (an
+ *   explicit sandbox policy this host cannot honour), `output_capture_failed`,
  *   `background_not_routed` for `background: true`, which belongs to
  *   `runBackground` in activities/tools/bg/).
  */
@@ -174,7 +178,14 @@ export async function runShell(rawArgs: unknown, ctx: ShellRunContext): Promise<
     markUnsettled(receipt, captureError);
     uncertainCause = 'capture_failed';
   }
-  const rendered = renderResult({ ending, receipt, timeoutMs, writtenPaths, body: presented.body });
+  const rendered = renderResult({
+    ending,
+    receipt,
+    timeoutMs,
+    writtenPaths,
+    body: presented.body,
+    sandbox: prep.sandbox,
+  });
   const output =
     captureError === undefined
       ? rendered

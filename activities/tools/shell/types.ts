@@ -3,9 +3,10 @@
  * the settled outcome of one run (SH1–SH7, TD9, TD10). Plain data, safe to
  * store as JSON.
  */
+import type { SandboxFacts } from '../../../core/sandbox.js';
 import type { ShellExitPolicy } from '../../../core/tools/shell.js';
 
-export type { ShellExitPolicy };
+export type { SandboxFacts, ShellExitPolicy };
 
 /**
  * Why a receipt is not authoritative. Analysis kinds (SH1, SH2) come from
@@ -90,6 +91,8 @@ export interface VerificationReceipt {
   limitations: Limitation[];
   /** Set when the call was cancelled (SH5): the receipt is the command's own when it had already exited. */
   cancelled?: boolean;
+  /** How the command was confined (SH10): backend, mode, network. Absent when nothing ran, and in receipts recorded before the sandbox existed. */
+  sandbox?: SandboxFacts;
 }
 
 /** TD9: output over a cap, kept whole in an artifact instead of inline. */
@@ -139,7 +142,7 @@ export type UncertainCause = 'guard_failed' | 'guard_lost' | 'cancelled' | 'time
  */
 export interface ShellOutcome {
   outcome: 'ok' | 'error' | 'uncertain';
-  /** Stable code when `outcome` is `error`: `invalid_arguments`, `path_outside_workspace`, `not_found`, `not_a_directory`, `cancelled`, `output_capture_failed`. */
+  /** Stable code when `outcome` is `error`: `invalid_arguments`, `path_outside_workspace`, `not_found`, `not_a_directory`, `cancelled`, `sandbox_unavailable`, `output_capture_failed`. */
   errorCode?: string;
   uncertainCause?: UncertainCause;
   /** The model-visible text: a status line, the receipt, limitations, written paths, then the output or the withheld-output notice. */
