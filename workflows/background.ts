@@ -23,6 +23,8 @@ interface RunningTask {
   done: Promise<void>;
   /** SH9: the call's `backgroundPurpose` (`remoteObserver`: it observes remote work — CI, a deploy). */
   purpose?: string;
+  /** What it runs, in one line (the declaration's label: the command's first line). */
+  label: string;
 }
 
 /**
@@ -55,6 +57,14 @@ export class BackgroundTasks {
     return [...this.running].filter(([, t]) => t.purpose === 'remoteObserver').map(([id]) => id);
   }
 
+  /** What each running task runs, by id, for the current details (`remote observer · sh ci/run`). */
+  labels(): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const [id, t] of this.running)
+      out[id] = t.purpose === 'remoteObserver' ? `remote observer · ${t.label}` : t.label;
+    return out;
+  }
+
   /** true while any task runs (the session neither exits when idle nor continues-as-new). */
   busy(): boolean {
     return this.running.size > 0;
@@ -70,7 +80,8 @@ export class BackgroundTasks {
     const bg = toolDeclarations[call.name]?.background;
     if (!bg) throw new Error(`tool ${call.name} declares no background work`);
     const limitMs = call.args !== undefined ? bg.limitMs(call.args as never) : bg.maxLimitMs;
-    const summary = `bg ${taskID}: ${call.args !== undefined ? bg.label(call.args as never) : call.name}`;
+    const label = call.args !== undefined ? bg.label(call.args as never) : call.name;
+    const summary = `bg ${taskID}: ${label}`;
     const options = backgroundCommandOptions(meta.activityDefaults, limitMs, summary.slice(0, 200));
     const input: BgCommandInput = {
       sessionId: meta.sessionId,
@@ -96,7 +107,7 @@ export class BackgroundTasks {
         (r) => this.finish(taskID, r),
         (err: unknown) => this.finish(taskID, lostReport(taskID, err)),
       );
-    this.running.set(taskID, { scope, done, ...(typeof purpose === 'string' ? { purpose } : {}) });
+    this.running.set(taskID, { scope, done, label, ...(typeof purpose === 'string' ? { purpose } : {}) });
   }
 
   /** The worker running remote observer `taskID` says its command ended: its next poll is now. Unknown ids are ignored. */

@@ -528,7 +528,9 @@ export class SessionMachine implements TurnHost {
   /** Between turns: `waiting_background` while background tasks still run (they will report), else `idle`. */
   private betweenTurns(): void {
     this.enter(this.background.busy() ? 'waiting_background' : 'idle');
-    setCurrentDetails(statusLine.idle(this.turn, this.lastOutcome, this.background.ids(), Date.now()));
+    setCurrentDetails(
+      statusLine.idle(this.turn, this.lastOutcome, this.background.ids(), Date.now(), this.background.labels()),
+    );
   }
 
   /** Moves to `phase` and, in sessions under {@link STATE_MACHINE_PATCH}, upserts `ZunoStatus` when it changes. */

@@ -23,11 +23,18 @@ export const statusLine = {
   interrupting(turn: number, nowMs: number): string {
     return `turn ${turn + 1} · interrupting: waiting for running calls to stop · since ${clock(nowMs)}`;
   },
-  /** Between turns. `taskIds`: background tasks still running. */
-  idle(turns: number, last: TurnOutcome | null, taskIds: string[], nowMs: number): string {
+  /** Between turns. `taskIds`: background tasks still running; `labels`: what each one runs (`remote observer · sh ci/run`). */
+  idle(
+    turns: number,
+    last: TurnOutcome | null,
+    taskIds: string[],
+    nowMs: number,
+    labels: Readonly<Record<string, string>> = {},
+  ): string {
     const after = last ? ` · last turn: ${md(describeOutcome(last))}` : '';
     if (taskIds.length > 0) {
-      const ids = taskIds.slice(0, 3).join(', ') + (taskIds.length > 3 ? ', …' : '');
+      const named = (id: string) => (labels[id] ? `${id}: ${md(labels[id].slice(0, 80))}` : id);
+      const ids = taskIds.slice(0, 3).map(named).join(', ') + (taskIds.length > 3 ? ', …' : '');
       return `waiting for ${taskIds.length} background task${taskIds.length === 1 ? '' : 's'} (${ids})${after} · since ${clock(nowMs)}`;
     }
     return `idle after ${turns} turn${turns === 1 ? '' : 's'}${after} · since ${clock(nowMs)}`;

@@ -168,6 +168,10 @@ describe('status lines (Temporal current details)', () => {
     expect(statusLine.idle(2, null, ['bg_0_0_0'], at)).toBe(
       'waiting for 1 background task (bg_0_0_0) · since 06:41:05 UTC',
     );
+    // What an operator needs to know of a remote observer: that it is one, and what it runs.
+    expect(statusLine.idle(2, null, ['bg_0_0_0'], at, { bg_0_0_0: 'remote observer · sh ci/run' })).toBe(
+      'waiting for 1 background task (bg_0_0_0: remote observer · sh ci/run) · since 06:41:05 UTC',
+    );
     expect(
       describeOutcome({
         kind: 'failed',
