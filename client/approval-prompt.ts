@@ -42,7 +42,12 @@ export async function promptApproval(e: EventRow, deps: ApprovalPromptDeps): Pro
     let decision: Decision | null = null;
     while (!decision) {
       const answer = (
-        await rl.question('Allow? [y] yes, once · [a] always, for this session · [n] no: ', { signal: abort.signal })
+        await rl.question(
+          'Allow? [y] yes, once · [a] yes, and this exact call for the rest of the session · [n] no: ',
+          {
+            signal: abort.signal,
+          },
+        )
       )
         .trim()
         .toLowerCase();

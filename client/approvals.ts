@@ -36,8 +36,16 @@ export async function findApproval(store: ProjectionStore, id: string, sessionId
   }
   const rows = (await store.listApprovals({ status: 'pending', limit: 1000 })).filter((r) => r.id === id);
   if (rows.length === 1) return rows[0]!;
-  if (rows.length === 0)
+  if (rows.length === 0) {
+    const ended = (await store.listApprovals({ limit: 1000 })).filter((r) => r.id === id);
+    if (ended.length > 0)
+      throw new ZunoError(
+        APPROVAL_ERRORS.alreadyDecided,
+        `no approval ${id} is pending; already decided: ` +
+          ended.map((r) => `${r.sessionId} (${r.decision ?? r.status})`).join(', '),
+      );
     throw new ZunoError(APPROVAL_ERRORS.notFound, `no pending approval ${id}: list them with zuno approvals list`);
+  }
   throw new ZunoError(
     'approval_ambiguous',
     `sessions ${rows.map((r) => r.sessionId).join(', ')} each have a pending ${id}: add --session <id>`,
@@ -52,6 +60,11 @@ export interface Decision {
   commandId?: string;
 }
 
+/** How long a decision waits for a worker to take it before the CLI gives up saying so, in ms. */
+export const DECISION_WAIT_MS = 20_000;
+/** After this long without an answer the CLI says it is waiting for a worker, in ms. */
+const DECISION_NOTICE_MS = 3_000;
+
 /**
  * Sends a decision to the session workflow (the `decideApproval` Update),
  * bound to the approval's revision as stored.
@@ -64,6 +77,7 @@ export async function decideApproval(
   client: Client,
   row: Pick<ApprovalRow, 'sessionId' | 'id' | 'revision'>,
   d: Decision,
+  opts: { waitMs?: number; notify?: (line: string) => void } = {},
 ): Promise<ApprovalDecisionResult> {
   const req: ApprovalDecisionRequest = {
     approvalId: row.id,
@@ -73,14 +87,27 @@ export async function decideApproval(
     ...(d.message !== undefined ? { message: d.message } : {}),
   };
   const handle = client.workflow.getHandle(sessionWorkflowId(row.sessionId));
+  const waitMs = opts.waitMs ?? DECISION_WAIT_MS;
+  const notice = setTimeout(
+    () => opts.notify?.(`waiting for a worker of session ${row.sessionId} to take the decision…`),
+    DECISION_NOTICE_MS,
+  );
   try {
-    return await handle.executeUpdate<ApprovalDecisionResult, [ApprovalDecisionRequest]>(DECIDE_APPROVAL_UPDATE, {
-      args: [req],
-      // The same command with the same content is one Update (Temporal answers it again); the same command
-      // with other content is another Update, which the workflow refuses (approval_command_conflict).
-      updateId: `approval:${req.commandId}:${digest(req)}`,
-    });
+    return await client.withDeadline(Date.now() + waitMs, () =>
+      handle.executeUpdate<ApprovalDecisionResult, [ApprovalDecisionRequest]>(DECIDE_APPROVAL_UPDATE, {
+        args: [req],
+        // The same command with the same content is one Update (Temporal answers it again); the same command
+        // with other content is another Update, which the workflow refuses (approval_command_conflict).
+        updateId: `approval:${req.commandId}:${digest(req)}`,
+      }),
+    );
   } catch (err) {
+    if (isDeadline(err))
+      throw new ZunoError(
+        'no_worker',
+        `no worker took the decision on ${row.id} within ${waitMs / 1000} s: start \`zuno worker\` (or \`zuno session resume ${row.sessionId}\`); ` +
+          'the server may still deliver it when a worker comes — `zuno approvals list` shows whether it applied',
+      );
     if (err instanceof WorkflowUpdateFailedError) {
       const cause = err.cause as { type?: string; message?: string } | undefined;
       throw new ZunoError(
@@ -94,7 +121,18 @@ export async function decideApproval(
         `session ${row.sessionId} is no longer running: approval ${row.id} can no longer be decided`,
       );
     throw err;
+  } finally {
+    clearTimeout(notice);
   }
+}
+
+/** true for a gRPC DEADLINE_EXCEEDED (code 4), however the SDK wraps it. */
+function isDeadline(err: unknown): boolean {
+  for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause) {
+    if ((e as { code?: unknown }).code === 4 || /deadline exceeded/i.test(String((e as Error).message ?? '')))
+      return true;
+  }
+  return false;
 }
 
 function digest(req: ApprovalDecisionRequest): string {

@@ -146,15 +146,15 @@ Environment:
       .command(verb)
       .description(
         verb === 'approve'
-          ? 'let a waiting call run (once, or with --session-wide for the same tool and pattern in this session)'
+          ? 'let a waiting call run (once; with --session-wide also the same tool with this exact subject, e.g. the same command, for the rest of the session)'
           : 'refuse a waiting call; the model sees the refusal and your message',
       )
       .argument('<id>', 'approval id (ap_…), as approvals list shows it')
       .option('--session <id>', 'the session of the approval (needed when several sessions have one with this id)')
       .option('--json', 'print the decision as JSON');
     if (verb === 'approve')
-      cmd.option('--session-wide', 'also approve later calls of the same tool and pattern in this session');
-    else cmd.option('--message <text>', 'what the model is told with the refusal');
+      cmd.option('--session-wide', 'also approve later calls of the same tool with this exact subject in this session');
+    else cmd.option('--message <text>', 'what the model is told with the refusal (at most 2000 characters)');
     cmd.action(async (id: string, opts) => {
       const { approvalsDecideCommand } = await import('./commands/approvals.js');
       setExit(await approvalsDecideCommand(verb, id, opts));

@@ -1,5 +1,6 @@
 import type { EventRow } from '../activities/projection/types.js';
 import { messageWithoutCode } from '../core/errors.js';
+import { plainTerminalLine } from '../core/terminal-text.js';
 import { EV, parseEvent, TURN_END_EVENTS, type TypedEvent } from '../core/events.js';
 import { readsFailed } from './commands/tool-record-view.js';
 import { notInForceLine } from './commands/rules-view.js';
@@ -142,7 +143,7 @@ export class HumanRenderer {
       }
       case EV.toolBlocked:
         this.live.ended(e.data.rowId);
-        this.line(`✗ ${e.data.tool} blocked (${e.data.category}): ${e.data.message}`);
+        this.line(`✗ ${e.data.tool} blocked (${e.data.category}): ${plainTerminalLine(e.data.message)}`);
         break;
       case EV.completed: {
         this.live.stop();
@@ -156,7 +157,7 @@ export class HumanRenderer {
       }
       case EV.approvalRequested:
         this.line(
-          `? ${e.data.tool} waits for your approval (${e.data.approvalId}): ${e.data.subjectText} — ` +
+          `? ${e.data.tool} waits for your approval (${e.data.approvalId}): ${plainTerminalLine(e.data.subjectText)} — ` +
             `zuno approvals approve|deny ${e.data.approvalId}`,
         );
         break;

@@ -6,6 +6,7 @@ import type { PermissionDecision } from '../core/permission/types.js';
 import type { PlannedToolCall, SessionActivities, SettledOutcome } from '../core/session-contract.js';
 import type { ApprovalBook, ApprovalVerdict } from './approvals.js';
 import { onRoute, type RouteHost } from './route.js';
+import { markdownLiteral as md } from '../core/ui-text.js';
 import { settleDenied, settleNotRun } from './settle.js';
 
 /** What the permission gate needs from the session workflow. */
@@ -117,10 +118,17 @@ function record(host: RouteHost, input: RecordApprovalInput): Promise<void> {
   );
 }
 
-/** The Temporal current-details line of the oldest pending approval, e.g. `waiting for approval: shell: rm -rf build`. */
+/**
+ * The Temporal current-details line of the oldest pending approval, e.g.
+ * `turn 1 · waiting for approval ap_0_0_1: shell: rm -rf build · since 16:32:31 UTC · zuno approvals approve|deny ap_0_0_1`.
+ */
 export function approvalLine(pending: PendingApproval[]): string | null {
   const first = pending[0];
   if (!first) return null;
   const more = pending.length > 1 ? ` (+${pending.length - 1} more)` : '';
-  return `waiting for approval: ${first.tool}: ${first.subjectText.slice(0, 160)}${more}`;
+  const since = new Date(first.requestedAtMs).toISOString().slice(11, 19);
+  return (
+    `turn ${first.turn + 1} · waiting for approval ${first.approvalId}: ${first.tool}: ${md(first.subjectText.slice(0, 160))}${more}` +
+    ` · since ${since} UTC · zuno approvals approve|deny ${first.approvalId}`
+  );
 }

@@ -27,6 +27,13 @@ const VALUE_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   exec: ['-a'],
 };
 
+/**
+ * Wrappers the permission subjects also look through, beyond the shell
+ * analyzer's list, with the positional arguments they take before the
+ * command (`flock LOCKFILE cmd`, `chrt PRIO cmd`).
+ */
+const MORE_WRAPPERS: Readonly<Record<string, number>> = { ionice: 0, chrt: 1, flock: 1, busybox: 0, watch: 0 };
+
 /** How deep `bash -c` / `eval` texts are recursed into. */
 const MAX_DEPTH = 8;
 
@@ -59,7 +66,7 @@ function programIndex(words: Word[]): number | null {
     const w = words[i];
     if (!w || w.literal === null) return w ? null : i;
     const base = programBase(w.literal);
-    if (!WRAPPERS.has(base)) return i;
+    if (!WRAPPERS.has(base) && !(base in MORE_WRAPPERS)) return i;
     i++;
     while (i < words.length) {
       const a = words[i]!.literal;
@@ -69,9 +76,10 @@ function programIndex(words: Word[]): number | null {
         break;
       }
       if (a.startsWith('-')) i += VALUE_OPTIONS[base]?.includes(a) ? 2 : 1;
-      else if (NUMERIC_PARAM.test(a) || (base === 'env' && a.includes('='))) i++;
+      else if (!(base in MORE_WRAPPERS) && (NUMERIC_PARAM.test(a) || (base === 'env' && a.includes('=')))) i++;
       else break;
     }
+    i += MORE_WRAPPERS[base] ?? 0;
   }
 }
 
@@ -106,6 +114,11 @@ async function addCommand(node: ShNode, out: Collected, depth: number): Promise<
   const inner = runs.map((w) => w.text).join(' ');
   if (inner !== full) out.unwrapped.add(inner);
   const program = programBase(runs[0]!.literal!);
+  const rest = runs.slice(1).map((w) => w.text);
+  // `/bin/rm x` is `rm x` to a rule; what `xargs` runs gets arguments from its input (`xargs rm` runs `rm …`).
+  if (program !== runs[0]!.literal) out.unwrapped.add([program, ...rest].join(' '));
+  if (words.slice(0, at).some((w) => w.literal !== null && programBase(w.literal) === 'xargs'))
+    out.unwrapped.add([program, ...rest, '<input>'].join(' '));
   const nested = program === 'eval' ? evalText(runs.slice(1)) : shellCText(program, runs.slice(1));
   if (nested !== null && depth < MAX_DEPTH) await collect(nested, out, depth + 1);
 }

@@ -90,10 +90,15 @@ export async function approvalsDecideCommand(
     const row = await findApproval(store, id, opts.session);
     const temporal = await connectTemporal(paths, opts.json ? null : (line) => sink.err(`${line}\n`));
     try {
-      const result = await decideApproval(temporal.client, row, {
-        decision: verb === 'deny' ? 'deny' : opts.sessionWide ? 'approve_session' : 'approve_once',
-        ...(opts.message !== undefined ? { message: opts.message } : {}),
-      });
+      const result = await decideApproval(
+        temporal.client,
+        row,
+        {
+          decision: verb === 'deny' ? 'deny' : opts.sessionWide ? 'approve_session' : 'approve_once',
+          ...(opts.message !== undefined ? { message: opts.message } : {}),
+        },
+        opts.json ? {} : { notify: (line) => sink.err(`${line}\n`) },
+      );
       if (opts.json) sink.out(`${JSON.stringify({ sessionId: row.sessionId, ...result })}\n`);
       else sink.out(`${describeDecision(row, result.decision)}\n`);
       return 0;
@@ -113,6 +118,6 @@ export function describeDecision(
   const what = `${row.tool}: ${cut(row.subjectText, 80)}`;
   if (decision === 'deny') return `denied ${row.id} (${what}); the model is told`;
   if (decision === 'approve_session')
-    return `approved ${row.id} (${what}); session ${row.sessionId} no longer asks for the same ${row.tool} pattern`;
+    return `approved ${row.id} (${what}); session ${row.sessionId} no longer asks for this exact ${row.tool} call (${cut(row.subjectText, 60)})`;
   return `approved ${row.id} (${what}) once`;
 }

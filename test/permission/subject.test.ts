@@ -145,7 +145,17 @@ describe('shell: the simple commands of a call', () => {
       ['env -i A=1 timeout 10 bash -c rm -rf /', 'rm -rf /'],
       ['bash -c rm -rf /'],
     ],
-    ['find . | xargs -n 1 rm -f', ['find .', 'xargs -n 1 rm -f'], ['rm -f']],
+    ['find . | xargs -n 1 rm -f', ['find .', 'xargs -n 1 rm -f'], ['rm -f', 'rm -f <input>']],
+    // `xargs rm` runs `rm` with arguments from its input: a rule `rm *` must see them.
+    ['echo x | xargs rm', ['echo x', 'xargs rm'], ['rm', 'rm <input>']],
+    // A path-qualified program is its base name to a rule.
+    ['/bin/rm x', ['/bin/rm x'], ['rm x']],
+    ['sudo /usr/bin/rm -rf y', ['sudo /usr/bin/rm -rf y'], ['/usr/bin/rm -rf y', 'rm -rf y']],
+    // Wrappers only the permission subjects look through, with their positional arguments.
+    ['ionice rm x', ['ionice rm x'], ['rm x']],
+    ['flock /tmp/lk rm x', ['flock /tmp/lk rm x'], ['rm x']],
+    ['chrt 0 rm x', ['chrt 0 rm x'], ['rm x']],
+    ['busybox rm x', ['busybox rm x'], ['rm x']],
     ['ls &&', ['ls &&']],
   ])('%j', async (command, commands, unwrapped = []) => {
     expect(await subjectCommands(command)).toEqual({ commands, unwrapped });

@@ -2,8 +2,8 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { decideApproval } from '../../client/approvals.js';
-import { interruptSession } from '../../client/session-start.js';
+import { decideApproval, findApproval } from '../../client/approvals.js';
+import { interruptSession, newSessionId } from '../../client/session-start.js';
 import {
   APPROVALS_QUERY,
   DECIDE_APPROVAL_UPDATE,
@@ -104,7 +104,7 @@ describe('a call the policy asks about waits for a person (PM6)', () => {
     const meta = await h.client.workflow
       .getHandle(`session/${run.sessionId}`)
       .query<{ currentDetails?: string }>('__temporal_workflow_metadata');
-    expect(meta.currentDetails).toContain('waiting for approval: shell: echo ran');
+    expect(meta.currentDetails).toContain(`waiting for approval ${row.id}: shell: echo ran`);
 
     const result = await decideApproval(h.client, row, { decision: 'approve_once' });
     expect(result).toMatchObject({ approvalId: row.id, decision: 'approve_once', duplicate: false });
@@ -240,5 +240,51 @@ describe('strict mode and rules (TD2, PM3)', () => {
     const scheduled = (history.events ?? []).map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name);
     expect(scheduled).not.toContain('tool_shell');
     expect(await h.store.listApprovals({ sessionId: run.sessionId })).toEqual([]);
+  }, 60_000);
+});
+
+describe('deciding from the CLI side', () => {
+  it('a decision no worker takes ends in a typed no_worker error after the bounded wait, naming what to start', async () => {
+    const sessionId = newSessionId();
+    const handle = await h.client.workflow.start('sessionWorkflow', {
+      workflowId: `session/${sessionId}`,
+      taskQueue: `nobody-serves-${sessionId}`,
+      args: [{}],
+    });
+    cleanups.push(() => handle.terminate('test over'));
+    const notices: string[] = [];
+    await expect(
+      decideApproval(
+        h.client,
+        { sessionId, id: 'ap_0_0_1', revision: 1 },
+        { decision: 'approve_once' },
+        { waitMs: 4_000, notify: (l) => notices.push(l) },
+      ),
+    ).rejects.toMatchObject({ code: 'no_worker', message: expect.stringContaining('zuno worker') });
+    expect(notices).toEqual([`waiting for a worker of session ${sessionId} to take the decision…`]);
+  }, 30_000);
+
+  it('an id already decided, named without --session, is approval_already_decided, not "not found"', async () => {
+    const { run, row } = await askingRun('Recorded.');
+    await decideApproval(h.client, row, { decision: 'approve_once' });
+    expect(await run.result()).toMatchObject({ status: 'completed' });
+    await waitFor(
+      async () => (await h.store.getApproval(run.sessionId, row.id))?.status === 'approved',
+      10_000,
+      'the decision to be recorded',
+    );
+    // Every approval with this id in the home is decided (ids repeat across sessions): the lookup says so.
+    await waitFor(
+      async () => (await h.store.listApprovals({ status: 'pending' })).every((r) => r.id !== row.id),
+      10_000,
+      'no other session to have this id pending',
+    );
+    await expect(findApproval(h.store, row.id)).rejects.toMatchObject({
+      code: 'approval_already_decided',
+      message: expect.stringContaining(`${run.sessionId} (approve_once)`),
+    });
+    await expect(findApproval(h.store, row.id, run.sessionId)).rejects.toMatchObject({
+      code: 'approval_already_decided',
+    });
   }, 60_000);
 });
