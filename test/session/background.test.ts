@@ -167,8 +167,12 @@ describe('background commands in sessions (BG1–BG6)', () => {
         },
       });
       cleanups.push(() => run.closeProvider());
+      // The workflow's own phase, not the projection row: finishTurn writes the row before the workflow has
+      // taken the turn's end, and an interrupt in between still finds the turn running.
       await waitFor(
-        async () => (await h.store.getSession(run.sessionId))?.status === 'waiting_background',
+        async () =>
+          (await h.client.workflow.getHandle(`session/${run.sessionId}`).query<{ phase: string }>('state')).phase ===
+          'waiting_background',
         30_000,
         'the session to wait for its background task',
       );
