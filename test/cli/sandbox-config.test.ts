@@ -1,26 +1,9 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { errorOf, loadConfig as load } from '../helpers/config.js';
 import { describe, expect, it } from 'vitest';
 import { sandboxPolicy } from '../../client/sandbox-config.js';
-import { loadZunoConfig } from '../../client/zuno-config.js';
 import { DEFAULT_SANDBOX_POLICY } from '../../core/sandbox.js';
-
-/** Writes `zuno.json` with `config` into a fresh directory and loads it. */
-function load(config: unknown) {
-  const dir = mkdtempSync(join(tmpdir(), 'zuno-cfg-'));
-  writeFileSync(join(dir, 'zuno.json'), JSON.stringify(config));
-  return loadZunoConfig(dir);
-}
-
-function errorOf(fn: () => unknown): { code: string; message: string } {
-  try {
-    fn();
-  } catch (err) {
-    return err as { code: string; message: string };
-  }
-  throw new Error('expected an error');
-}
 
 describe('zuno.json sandbox (SH10, SB1)', () => {
   it('no sandbox key is the auto default: workspace-write, network allowed, not explicit', () => {

@@ -1,26 +1,7 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { errorOf, loadConfig as load } from '../helpers/config.js';
 import { describe, expect, it } from 'vitest';
-import { loadZunoConfig, nativeStreamIdleMs, resolveModel } from '../../client/zuno-config.js';
+import { nativeStreamIdleMs, resolveModel } from '../../client/zuno-config.js';
 import { resolveSurface } from '../../core/provider-config.js';
-
-/** Writes `zuno.json` with `config` into a fresh directory and loads it. */
-function load(config: unknown) {
-  const dir = mkdtempSync(join(tmpdir(), 'zuno-cfg-'));
-  writeFileSync(join(dir, 'zuno.json'), JSON.stringify(config));
-  return loadZunoConfig(dir);
-}
-
-/** The error a failing call throws. */
-function errorOf(fn: () => unknown): { code: string; message: string } {
-  try {
-    fn();
-  } catch (err) {
-    return err as { code: string; message: string };
-  }
-  throw new Error('expected an error');
-}
 
 describe('provider config and wire-surface resolution (PR7, PR8)', () => {
   it('catalog providers resolve to their fixed profiles without any config', () => {
