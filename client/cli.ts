@@ -161,6 +161,44 @@ Environment:
     });
   }
 
+  const questions = program
+    .command('questions')
+    .description("the model's clarifying questions (question, question_async): list, answer, snooze");
+  questions
+    .command('list')
+    .description('list the open questions (one row per item) and answers not yet delivered, oldest first')
+    .option('--session <id>', 'only this session')
+    .option('--json', 'print the questions as a JSON array')
+    .action(async (opts) => {
+      const { questionsListCommand } = await import('./commands/questions.js');
+      setExit(await questionsListCommand(opts));
+    });
+  questions
+    .command('answer')
+    .description('answer items of a question; the complete answer reaches the model as a message')
+    .argument('<id>', 'question id (q_…), as questions list shows it')
+    .option('--session <id>', 'the session of the question (needed when several sessions have one with this id)')
+    .option(
+      '--item <itemId=text>',
+      'an answer, e.g. --item qi_1=main (repeat for more items)',
+      (v: string, all: string[] = []) => [...all, v],
+    )
+    .option('--json', 'print the result as JSON')
+    .action(async (id: string, opts) => {
+      const { questionsActCommand } = await import('./commands/questions.js');
+      setExit(await questionsActCommand('answer', id, opts));
+    });
+  questions
+    .command('snooze')
+    .description("pause a question's 120 s auto-defer timer (you are answering it)")
+    .argument('<id>', 'question id (q_…)')
+    .option('--session <id>', 'the session of the question')
+    .option('--json', 'print the result as JSON')
+    .action(async (id: string, opts) => {
+      const { questionsActCommand } = await import('./commands/questions.js');
+      setExit(await questionsActCommand('snooze', id, opts));
+    });
+
   const goal = program
     .command('goal')
     .description('goals: an objective Zuno keeps working on, turn after turn, until it is met, paused or out of budget')

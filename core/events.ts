@@ -56,6 +56,12 @@ export const EV = {
   approvalRequested: 'approval.requested',
   /** PM6: how an approval ended: approved once or for the session, denied, or not run (the turn was interrupted). */
   approvalDecided: 'approval.decided',
+  /** QU1/QU8: a question tool published a question (deferred: the tool returned a receipt at once). */
+  questionAsked: 'question.asked',
+  /** QU1/QU3: a person answered items of a question (`complete`: every item; its input is then in the inbox). */
+  questionAnswered: 'question.answered',
+  /** QU11: a deferred question's 120 s deadline passed: no answer, no input, the question stays open. */
+  questionAutoDeferred: 'question.auto_deferred',
   /** SE10/SE27: the rule files in force for a turn (whole), read once at the turn's first model request. */
   instructionInForce: 'instruction.in_force',
   /** SE27: a warning-level notice: a rule file was skipped whole because it did not fit the remaining budget. */
@@ -294,6 +300,30 @@ export const eventSchemas = {
     decision: z.enum(['approve_once', 'approve_session', 'deny', 'not_run']),
     commandId: z.string().optional(),
     message: z.string().optional(),
+  }),
+  [EV.questionAsked]: z.object({
+    questionId: z.string(),
+    ...ids,
+    header: z.string().optional(),
+    items: z.array(z.object({ itemId: z.string(), question: z.string(), options: z.array(z.string()).optional() })),
+    revision: z.number(),
+    delivery: z.enum(['deferred', 'blocking']),
+    deadlineAtMs: z.number().optional(),
+    turn: z.number(),
+    step: z.number(),
+  }),
+  [EV.questionAnswered]: z.object({
+    questionId: z.string(),
+    commandId: z.string(),
+    items: z.array(z.string()),
+    revision: z.number(),
+    complete: z.boolean(),
+    inputId: z.string().optional(),
+  }),
+  [EV.questionAutoDeferred]: z.object({
+    questionId: z.string(),
+    revision: z.number(),
+    deadlineAtMs: z.number(),
   }),
   [EV.instructionInForce]: z.object({
     turn: z.number(),

@@ -1,4 +1,5 @@
 import type { RecordApprovalInput } from './approval-contract.js';
+import type { CarriedQuestions, RecordQuestionInput } from './question-contract.js';
 import type { CallSubject, PermissionPolicy, SessionGrant } from './permission/types.js';
 import type { ActivityDefaults } from './activity-defaults.js';
 import type { FinishReason, Usage } from './messages.js';
@@ -107,6 +108,8 @@ export interface CarriedState {
   goal?: CarriedGoalLink;
   /** Session-wide approval grants (`approve_session`), kept across continue-as-new and reopening. */
   grants?: SessionGrant[];
+  /** Open questions (QU1) and their applied answer/snooze commands, kept across continue-as-new. */
+  questions?: CarriedQuestions;
 }
 
 /** Update `submitInput` argument (SE1). */
@@ -458,6 +461,8 @@ export interface SessionActivities {
   bgObserverStop(input: BgObserverInput): Promise<void>;
   /** Writes an approval's projection row and its `approval.requested` / `approval.decided` event (idempotent). */
   recordApproval(input: RecordApprovalInput): Promise<void>;
+  /** Writes a question's projection row and its `question.*` event (idempotent; issue 11 item 5). */
+  recordQuestion(input: RecordQuestionInput): Promise<void>;
   finishTurn(input: FinishSessionInput): Promise<{
     finalText: string | null;
     /** Settlements of `settled` that met an already committed result (see {@link SettlementReconciliation}). */

@@ -3,6 +3,7 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { createBgCommand } from '../activities/session/bg-command.js';
 import { createBgObserver, type BgObserverActivities } from '../activities/session/bg-observer.js';
 import { createFinishTurn } from '../activities/session/finish-turn.js';
+import { createRecordQuestion } from '../activities/session/question-records.js';
 import { createRecordApproval } from '../activities/session/approval-records.js';
 import { createModelStep } from '../activities/session/model-step.js';
 import { createToolActivities } from '../activities/session/tool-activity.js';
@@ -150,6 +151,7 @@ function activityOptions(
       finishTurn: createFinishTurn(opts.store),
       recordGoal: createRecordGoal(opts.store),
       recordApproval: createRecordApproval(opts.store),
+      recordQuestion: createRecordQuestion(opts.store),
       bgCommand: createBgCommand(opts.store),
       ...observers.activities,
       ...createToolActivities(toolImplementations, opts.store),

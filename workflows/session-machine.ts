@@ -15,6 +15,8 @@ import {
 import type { GoalDirective } from '../core/goal/contract.js';
 import { ZunoStatus } from '../core/search-attributes.js';
 import { ApprovalBook } from './approvals.js';
+import { answerText, type QuestionView } from '../core/question-contract.js';
+import { QuestionDesk, type QuestionHost } from './question-desk.js';
 import { approvalLine } from './permission-gate.js';
 import {
   type AdmissionReceipt,
@@ -73,7 +75,7 @@ const RECENT_UPDATES_KEPT = 1024;
  * Phases: `idle` ⇄ `running_turn` → `interrupting` → (turn ends) →
  * `idle` | `waiting_background` | `paused` | `blocked` | `closed`.
  */
-export class SessionMachine implements TurnHost {
+export class SessionMachine implements TurnHost, QuestionHost {
   phase: SessionPhase = 'idle';
   activity: TurnActivity = 'idle';
   step = 0;
@@ -85,6 +87,8 @@ export class SessionMachine implements TurnHost {
   readonly background: BackgroundTasks;
   /** Calls waiting for a person's decision, and the session-wide grants (issue 11). */
   readonly approvals: ApprovalBook;
+  /** The session's questions (issue 11 item 5): published by the question tools, answered by Update. */
+  readonly questions: QuestionDesk;
   /** The current details an approval wait replaced, restored when none is pending. */
   private detailsBeforeApproval: string | null = null;
   /** The session's side of the Goal that drives it (DESIGN.md §3); null for an ordinary session. */
@@ -134,6 +138,7 @@ export class SessionMachine implements TurnHost {
     if (this.freshStart) this.zunoStatus = 'running';
     this.goal = this.meta.goal ? new GoalLink(this.meta.goal.goalId, c?.goal) : null;
     this.approvals = new ApprovalBook(c?.grants);
+    this.questions = new QuestionDesk(this, c?.questions);
     this.background = new BackgroundTasks({
       host: this,
       root: CancellationScope.current(),
@@ -279,6 +284,35 @@ export class SessionMachine implements TurnHost {
     }
   }
 
+  /**
+   * A question's complete answer (QU3): admitted to the inbox once, as an
+   * input the model reads — it wakes an idle session, or is steered into a
+   * running turn like any input. Keyed `question:<questionId>` so the
+   * projection links it to the question (QU12 delivery).
+   */
+  admitAnswer(q: QuestionView): string {
+    const inputId = `in_${this.nextInputSeq++}`;
+    this.awaitingFirstInput = false;
+    this.inbox.push({
+      inputId,
+      text: answerText(q),
+      clientMessageId: `question:${q.questionId}`,
+      admission: admissionStatusOf({ turnTakesSteering: this.takesSteering, queued: this.inbox.length }),
+      admittedAtMs: Date.now(),
+    });
+    return inputId;
+  }
+
+  /** QuestionHost: the id the next admitted input gets. */
+  nextInputId(): string {
+    return `in_${this.nextInputSeq}`;
+  }
+
+  /** QuestionHost: a closed or blocked session takes no more questions or answers. */
+  ending(): boolean {
+    return this.phase === 'closed' || this.phase === 'blocked';
+  }
+
   /** Query `state`. */
   state(): SessionState {
     return {
@@ -326,7 +360,10 @@ export class SessionMachine implements TurnHost {
       this.freshStart = false;
       // Always yield here, even when ready: an Update admitted in this activation completes first.
       await condition(() => this.readyToAct());
-      if (this.doneWhenIdle()) return this.closeWhenIdle();
+      if (this.doneWhenIdle()) {
+        await this.questions.flush();
+        return this.closeWhenIdle();
+      }
       if (!this.inboxRunnable() && !this.mayContinueAsNew() && this.goal?.hasContinuation()) {
         const continuation = await this.goal.takeContinuation();
         if (continuation) {
@@ -343,6 +380,8 @@ export class SessionMachine implements TurnHost {
           continue;
         }
         await condition(allHandlersFinished);
+        await this.questions.flush();
+        const questions = this.questions.book.toCarried();
         await continueAsNew<(i: SessionWorkflowInput) => Promise<SessionResult>>({
           ...this.input,
           meta: this.meta,
@@ -358,6 +397,7 @@ export class SessionMachine implements TurnHost {
             ...(this.lastOutcome ? { lastOutcome: this.lastOutcome } : {}),
             ...(this.goal ? { goal: this.goal.toCarried() } : {}),
             ...(this.approvals.grants().length > 0 ? { grants: this.approvals.grants() } : {}),
+            ...(questions ? { questions } : {}),
           },
         });
       }
@@ -435,6 +475,7 @@ export class SessionMachine implements TurnHost {
     if (!ends) return null;
     await this.background.stopAll();
     await condition(allHandlersFinished);
+    await this.questions.flush();
     return this.close(status);
   }
 

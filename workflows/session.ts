@@ -23,6 +23,19 @@ import {
   type ApprovalDecisionResult,
   type ApprovalsView,
 } from '../core/approval-contract.js';
+import {
+  ANSWER_QUESTION_UPDATE,
+  ASK_QUESTION_UPDATE,
+  QUESTIONS_QUERY,
+  SNOOZE_QUESTION_UPDATE,
+  type AnswerQuestionRequest,
+  type AnswerQuestionResult,
+  type AskQuestionReceipt,
+  type AskQuestionRequest,
+  type QuestionsView,
+  type SnoozeQuestionRequest,
+  type SnoozeQuestionResult,
+} from '../core/question-contract.js';
 import { SessionMachine } from './session-machine.js';
 
 /** Update: admit one input to the session inbox; returns its admission receipt (SE1). */
@@ -40,6 +53,13 @@ export const decideApprovalUpdate = defineUpdate<ApprovalDecisionResult, [Approv
   DECIDE_APPROVAL_UPDATE,
 );
 export const approvalsQuery = defineQuery<ApprovalsView>(APPROVALS_QUERY);
+/** Update (a question tool's activity → session): publish a question (QU8). */
+export const askQuestionUpdate = defineUpdate<AskQuestionReceipt, [AskQuestionRequest]>(ASK_QUESTION_UPDATE);
+/** Update: answer some or all items of a pending question (QU1, QU3). */
+export const answerQuestionUpdate = defineUpdate<AnswerQuestionResult, [AnswerQuestionRequest]>(ANSWER_QUESTION_UPDATE);
+/** Update: pause a question's auto-defer timer (QU11). */
+export const snoozeQuestionUpdate = defineUpdate<SnoozeQuestionResult, [SnoozeQuestionRequest]>(SNOOZE_QUESTION_UPDATE);
+export const questionsQuery = defineQuery<QuestionsView>(QUESTIONS_QUERY);
 
 /**
  * The session workflow, id `session/<sessionId>` (DESIGN.md §3, SE1–SE8).
@@ -59,6 +79,15 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<Sess
     validator: (req) => machine.approvals.validate(req),
   });
   setHandler(approvalsQuery, () => machine.approvals.view());
+  const questions = machine.questions;
+  setHandler(askQuestionUpdate, (req) => questions.ask(req), { validator: (req) => questions.validateAsk(req) });
+  setHandler(answerQuestionUpdate, (req) => questions.answer(req), {
+    validator: (req) => questions.validateAnswer(req),
+  });
+  setHandler(snoozeQuestionUpdate, (req) => questions.snooze(req), {
+    validator: (req) => questions.validateSnooze(req),
+  });
+  setHandler(questionsQuery, () => questions.book.view());
   setHandler(goalDirectiveSignal, (d) => machine.goalDirective(d));
   setHandler(bgSettledSignal, (taskID) => machine.background.hintSettled(taskID));
   return machine.run();

@@ -19,6 +19,7 @@ import {
   toWorkState,
   toWorkUpdate,
 } from './rows.js';
+import { questionColumns, toQuestion } from './question-rows.js';
 import type {
   EventRow,
   GoalRow,
@@ -36,6 +37,7 @@ import type {
   Transcript,
   WorkStateRow,
   ApprovalRow,
+  QuestionRow,
   WorkUpdateRow,
 } from './types.js';
 
@@ -444,6 +446,53 @@ class PrismaRows implements ProjectionWrites {
       });
       return rows.map(toApproval);
     });
+  }
+
+  upsertQuestion(q: QuestionRow): Promise<void> {
+    const data = questionColumns(q) satisfies Prisma.QuestionUncheckedUpdateInput;
+    return this.run(async () => {
+      await this.q.question.upsert({
+        where: { sessionId_id: { sessionId: q.sessionId, id: q.id } },
+        create: { sessionId: q.sessionId, id: q.id, ...data },
+        update: data,
+      });
+    });
+  }
+
+  getQuestion(sessionId: string, id: string): Promise<QuestionRow | null> {
+    return this.run(async () => {
+      const r = await this.q.question.findUnique({ where: { sessionId_id: { sessionId, id } } });
+      return r ? toQuestion(r, await this.inputStateOf(sessionId, r.inputId)) : null;
+    });
+  }
+
+  listQuestions(
+    filter: { sessionId?: string; status?: QuestionRow['status']; limit?: number } = {},
+  ): Promise<QuestionRow[]> {
+    const take = Math.min(Math.max(filter.limit ?? 100, 1), 1000);
+    return this.run(async () => {
+      const rows = await this.q.question.findMany({
+        where: {
+          ...(filter.sessionId !== undefined ? { sessionId: filter.sessionId } : {}),
+          ...(filter.status !== undefined ? { status: filter.status } : {}),
+        },
+        orderBy: [{ askedAtMs: 'asc' }, { id: 'asc' }],
+        take,
+      });
+      const out: QuestionRow[] = [];
+      for (const r of rows) out.push(toQuestion(r, await this.inputStateOf(r.sessionId, r.inputId)));
+      return out;
+    });
+  }
+
+  /** The SE2 state of one input, null when there is no such input (yet). */
+  private async inputStateOf(sessionId: string, inputId: string | null): Promise<InputState | null> {
+    if (inputId === null) return null;
+    const i = await this.q.input.findUnique({
+      where: { sessionId_id: { sessionId, id: inputId } },
+      select: { state: true },
+    });
+    return (i?.state as InputState | undefined) ?? null;
   }
 
   getWorkUpdate(sessionId: string, id: string): Promise<WorkUpdateRow | null> {

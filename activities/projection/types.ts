@@ -1,3 +1,4 @@
+import type { QuestionDeliveryState, QuestionView } from '../../core/question-contract.js';
 import type { GoalSnapshot } from '../../core/goal/contract.js';
 import type { EventData, EventType } from '../../core/events.js';
 import type { PartKind } from '../../core/ids.js';
@@ -102,6 +103,21 @@ export interface ProjectionStore {
     limit?: number;
   }): Promise<ApprovalRow[]>;
 
+  /** Creates or replaces a question's row (issue 11 item 5; written by `recordQuestion`). */
+  upsertQuestion(q: QuestionRow): Promise<void>;
+  /** One question of a session with its derived delivery state, or null. */
+  getQuestion(sessionId: string, id: string): Promise<QuestionRow | null>;
+  /**
+   * Questions, oldest asked first, at most `limit` (default 100, at most
+   * 1000), each with its derived QU12 delivery state; `sessionId` and
+   * `status` filter exactly.
+   */
+  listQuestions(filter?: {
+    sessionId?: string;
+    status?: QuestionRow['status'];
+    limit?: number;
+  }): Promise<QuestionRow[]>;
+
   /** The whole stored transcript, ordered: messages by (turn, step, role order), parts by (turn, step, position), tool calls likewise. */
   loadTranscript(sessionId: string): Promise<Transcript | null>;
 
@@ -136,6 +152,25 @@ export type SessionStatus =
   'running' | 'completed' | 'waiting_background' | 'failed' | 'paused' | 'blocked' | 'interrupted' | 'cancelled';
 
 /** A Goal's projection row: the {@link GoalSnapshot} the workflow last recorded, with its key fields as columns. */
+/**
+ * A question as stored (prisma/models.prisma `Question`): the workflow's
+ * {@link QuestionView} plus its QU12 delivery state, derived on read —
+ * `waiting_answer` while pending; once answered, `applied` when its input
+ * was carried into a turn (input state applied/completed/failed), else
+ * `answered_pending_delivery`. Writes ignore `delivery`.
+ */
+export interface QuestionRow {
+  sessionId: string;
+  id: string;
+  status: 'pending' | 'answered';
+  revision: number;
+  view: QuestionView;
+  inputId: string | null;
+  askedAtMs: number;
+  updatedAtMs: number;
+  delivery?: QuestionDeliveryState;
+}
+
 /** An approval as stored (see prisma/models.prisma `Approval`). */
 export interface ApprovalRow {
   sessionId: string;

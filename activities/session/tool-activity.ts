@@ -9,6 +9,7 @@ import type { ToolImplementation } from '../tools/index.js';
 import { progressDetails, type ToolProgress } from '../tools/progress.js';
 import { sessionCredentials } from './credentials.js';
 import { goalPort } from '../goal/goal-port.js';
+import { questionPort } from './question-port.js';
 import { recordCompleted, recordStarted, type ToolCallIdentity } from './tool-records.js';
 import { workStatePort } from './work-state-port.js';
 
@@ -98,6 +99,18 @@ async function runToolActivity(
               callId: call.callId,
               goalId: input.goalId,
               turn,
+            }),
+          }
+        : {}),
+      ...(tool.body.needsQuestions
+        ? {
+            questions: questionPort(ctx.client, {
+              sessionId,
+              rowId: call.rowId,
+              callId: call.callId,
+              tool: name,
+              turn,
+              step,
             }),
           }
         : {}),

@@ -4,6 +4,7 @@
 import type { SandboxPolicy } from '../../core/sandbox.js';
 import type { ReadCredential } from '../../core/tools/read.js';
 import type { GoalPort } from '../goal/goal-port.js';
+import type { QuestionPort } from '../session/question-port.js';
 import type { ToolProgress } from './progress.js';
 import type { RgLocator } from './rg.js';
 import type { WorkStatePort } from './work-state.js';
@@ -27,6 +28,8 @@ export interface ToolContext {
   credentials?: (relPath: string) => ReadCredential | undefined;
   /** The Goal driving the session (for tools that declare `needsGoal`); absent when no Goal drives it. */
   goal?: GoalPort;
+  /** The session's questions, for tools that declare `needsQuestions` (the session workflow holds them). */
+  questions?: QuestionPort;
   /** The session's stored Plan/Todo state, for tools that declare `needsWorkState` (GP15–GP32). */
   workState?: WorkStatePort;
   /** Progress of a long-running call (output bytes, newest line); the activity heartbeats it. */

@@ -31,6 +31,7 @@ import { reportWriteTool } from './report-write.js';
 import { shellTool } from './shell/index.js';
 import { todoGetTool } from './todo-get.js';
 import { todoUpdateTool } from './todo-update.js';
+import { questionAsyncTool, questionTool } from './question-tools.js';
 import type { ToolBody } from './tool-body.js';
 import { writeTool } from './write.js';
 import { runTool } from './wrapper.js';
@@ -97,6 +98,8 @@ const bodies: { [N in ToolName]: ToolBody<ToolArgs<N>> } = {
   plan_update: planUpdateTool,
   todo_get: todoGetTool,
   todo_update: todoUpdateTool,
+  question: questionTool,
+  question_async: questionAsyncTool,
 };
 
 function implement<N extends ToolName>(name: N): ToolImplementation {

@@ -26,6 +26,8 @@ export interface ToolBody<Args> {
   needsReadCredentials?: boolean;
   /** The call reaches the session's Goal through `ctx.goal` (GL38–GL40). */
   needsGoal?: boolean;
+  /** The call publishes questions to the session workflow through `ctx.questions` (issue 11 item 5). */
+  needsQuestions?: boolean;
   /** The call reads or updates the session's stored work state through `ctx.workState` (Plan, Todo). */
   needsWorkState?: boolean;
   /** Who applies the TD9 caps (default `capped`). */

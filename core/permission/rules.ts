@@ -16,6 +16,8 @@ import type { PermissionRule } from './types.js';
  */
 export const PERMISSION_GROUPS: Readonly<Record<string, readonly string[]>> = {
   edit: ['write', 'apply_patch'],
+  /** QU9, PM5: the `question` key also governs `question_async`. */
+  question: ['question', 'question_async'],
 };
 
 /** The key of a rule for every tool. */
@@ -26,7 +28,7 @@ export const ANY_TOOL = '*';
  * `*`. Config validation refuses any other key (client/permission-config.ts).
  */
 export function permissionRuleKeys(): string[] {
-  return [...Object.keys(declaredTools), ...Object.keys(PERMISSION_GROUPS), ANY_TOOL];
+  return [...new Set([...Object.keys(declaredTools), ...Object.keys(PERMISSION_GROUPS), ANY_TOOL])];
 }
 
 /** true when a rule keyed `key` speaks for calls of `tool`. */

@@ -19,6 +19,7 @@ import { planGetDeclaration } from './plan-get.js';
 import { planUpdateDeclaration } from './plan-update.js';
 import { todoGetDeclaration } from './todo-get.js';
 import { todoUpdateDeclaration } from './todo-update.js';
+import { questionAsyncDeclaration, questionDeclaration } from './question.js';
 
 /**
  * THE list of tools: every declaration by name. The activity-side registry
@@ -41,6 +42,8 @@ export const declaredTools = {
   plan_update: planUpdateDeclaration,
   todo_get: todoGetDeclaration,
   todo_update: todoUpdateDeclaration,
+  question: questionDeclaration,
+  question_async: questionAsyncDeclaration,
 } as const;
 
 /** Name of a declared tool. */

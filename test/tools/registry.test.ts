@@ -81,6 +81,8 @@ describe('tool declarations and validateToolCall (TD1, TD3, TD8)', () => {
       'plan_update',
       'todo_get',
       'todo_update',
+      'question',
+      'question_async',
     ]);
     expect(Object.keys(toolImplementations)).toEqual(Object.keys(toolDeclarations));
   });

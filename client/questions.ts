@@ -1,0 +1,111 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import {
+  ANSWER_QUESTION_UPDATE,
+  QUESTION_ERRORS,
+  SNOOZE_QUESTION_UPDATE,
+  type AnswerQuestionRequest,
+  type AnswerQuestionResult,
+  type SnoozeQuestionRequest,
+  type SnoozeQuestionResult,
+} from '../core/question-contract.js';
+import { ZunoError } from '../core/errors.js';
+import { sessionWorkflowId } from '../core/ids.js';
+import type { ProjectionStore, QuestionRow } from '../activities/projection/types.js';
+
+/** `q_<turn>_<step>_<position>`. */
+const QUESTION_ID = /^q_\d+_\d+_\d+$/;
+
+/**
+ * The question a person names: by id, in `sessionId` when given, else the
+ * only pending question with that id in Zuno's home.
+ * @throws ZunoError `usage_error` (malformed id), `question_not_found`,
+ *   `question_ambiguous` (several sessions have one), `question_already_answered`.
+ */
+export async function findQuestion(store: ProjectionStore, id: string, sessionId?: string): Promise<QuestionRow> {
+  if (!QUESTION_ID.test(id))
+    throw new ZunoError('usage_error', `${JSON.stringify(id.slice(0, 60))} is not a question id (q_<n>_<n>_<n>)`);
+  if (sessionId !== undefined) {
+    const row = await store.getQuestion(sessionId, id);
+    if (!row) throw new ZunoError(QUESTION_ERRORS.notFound, `session ${sessionId} has no question ${id}`);
+    if (row.status !== 'pending')
+      throw new ZunoError(
+        QUESTION_ERRORS.alreadyAnswered,
+        `question ${id} of session ${sessionId} is already answered`,
+      );
+    return row;
+  }
+  const rows = (await store.listQuestions({ status: 'pending', limit: 1000 })).filter((r) => r.id === id);
+  if (rows.length === 1) return rows[0]!;
+  if (rows.length === 0)
+    throw new ZunoError(QUESTION_ERRORS.notFound, `no pending question ${id}: list them with zuno questions list`);
+  throw new ZunoError(
+    'question_ambiguous',
+    `sessions ${rows.map((r) => r.sessionId).join(', ')} each have a pending ${id}: add --session <id>`,
+  );
+}
+
+/**
+ * Answers items of a question (the `answerQuestion` Update), bound to the
+ * revision as stored. `commandId` defaults to a new random id (one answer per
+ * invocation); the Update id is the command plus a digest of its content, so
+ * a resent command is one Update and the same command with other content is
+ * refused by the workflow.
+ * @throws ZunoError with the workflow's typed refusal (`question_stale_revision`,
+ *   `question_already_answered`, `question_command_conflict`, `question_invalid`,
+ *   `question_not_found`, `question_session_ending`), or `session_not_running`.
+ */
+export async function answerQuestion(
+  client: Client,
+  row: Pick<QuestionRow, 'sessionId' | 'id' | 'revision'>,
+  answers: Record<string, string>,
+  commandId: string = randomUUID(),
+): Promise<AnswerQuestionResult> {
+  const req: AnswerQuestionRequest = { questionId: row.id, commandId, expectedRevision: row.revision, answers };
+  const digest = createHash('sha256')
+    .update(JSON.stringify([req.questionId, req.expectedRevision, Object.entries(answers).sort()]))
+    .digest('hex')
+    .slice(0, 16);
+  return send(client, row, ANSWER_QUESTION_UPDATE, req, `question:${commandId}:${digest}`);
+}
+
+/**
+ * Pauses a question's auto-defer timer (the `snoozeQuestion` Update, QU11).
+ * @throws ZunoError as {@link answerQuestion}.
+ */
+export async function snoozeQuestion(
+  client: Client,
+  row: Pick<QuestionRow, 'sessionId' | 'id'>,
+  commandId: string = randomUUID(),
+): Promise<SnoozeQuestionResult> {
+  const req: SnoozeQuestionRequest = { questionId: row.id, commandId };
+  return send(client, row, SNOOZE_QUESTION_UPDATE, req, `question-snooze:${commandId}:${row.id}`);
+}
+
+async function send<R, A>(
+  client: Client,
+  row: Pick<QuestionRow, 'sessionId' | 'id'>,
+  update: string,
+  req: A,
+  updateId: string,
+): Promise<R> {
+  const handle = client.workflow.getHandle(sessionWorkflowId(row.sessionId));
+  try {
+    return await handle.executeUpdate<R, [A]>(update, { args: [req], updateId });
+  } catch (err) {
+    if (err instanceof WorkflowUpdateFailedError) {
+      const cause = err.cause as { type?: string; message?: string } | undefined;
+      throw new ZunoError(
+        cause?.type ?? QUESTION_ERRORS.invalid,
+        `question ${row.id}: ${cause?.message ?? err.message}`,
+      );
+    }
+    if (err instanceof WorkflowNotFoundError || /already completed|not found/i.test(String(err)))
+      throw new ZunoError(
+        'session_not_running',
+        `session ${row.sessionId} is no longer running: question ${row.id} can no longer be answered there; ` +
+          `answer it as a message: zuno run --session ${row.sessionId} "…"`,
+      );
+    throw err;
+  }
+}
