@@ -37,8 +37,15 @@ export async function findQuestion(store: ProjectionStore, id: string, sessionId
   }
   const rows = (await store.listQuestions({ status: 'pending', limit: 1000 })).filter((r) => r.id === id);
   if (rows.length === 1) return rows[0]!;
-  if (rows.length === 0)
+  if (rows.length === 0) {
+    const ended = (await store.listQuestions({ limit: 1000 })).filter((r) => r.id === id);
+    if (ended.length > 0)
+      throw new ZunoError(
+        QUESTION_ERRORS.alreadyAnswered,
+        `no question ${id} is open; already answered: ${ended.map((r) => r.sessionId).join(', ')}`,
+      );
     throw new ZunoError(QUESTION_ERRORS.notFound, `no pending question ${id}: list them with zuno questions list`);
+  }
   throw new ZunoError(
     'question_ambiguous',
     `sessions ${rows.map((r) => r.sessionId).join(', ')} each have a pending ${id}: add --session <id>`,
