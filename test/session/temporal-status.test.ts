@@ -184,7 +184,8 @@ describe('sessions as Temporal shows them', () => {
       /^turn 1 · shell: touch running; sleep 60 · since \d\d:\d\d:\d\d UTC$/,
     );
     expect(await currentDetails(idle.workflowId)).toMatch(/^idle after 1 turn · last turn: final answer · since /);
-    expect(await currentDetails(waiting.workflowId)).toMatch(/^waiting for 1 background task \(bg_0_0_0\)/);
+    // The line names what the task runs (an operator saw only its id before).
+    expect(await currentDetails(waiting.workflowId)).toMatch(/^waiting for 1 background task \(bg_0_0_0: sleep 60\)/);
     await interruptSession(h.client, running.sessionId, 'test');
     await interruptSession(h.client, waiting.sessionId, 'test');
   }, 120_000);
