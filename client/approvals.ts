@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import {
   APPROVAL_ERRORS,
   DECIDE_APPROVAL_UPDATE,
@@ -8,8 +8,8 @@ import {
   type ApprovalDecisionResult,
 } from '../core/approval-contract.js';
 import { ZunoError } from '../core/errors.js';
-import { sessionWorkflowId } from '../core/ids.js';
 import type { ApprovalRow, ProjectionStore } from '../activities/projection/types.js';
+import { sendSessionUpdate } from './session-update.js';
 
 /** `ap_<turn>_<step>_<position>`. */
 const APPROVAL_ID = /^ap_\d+_\d+_\d+$/;
@@ -60,11 +60,6 @@ export interface Decision {
   commandId?: string;
 }
 
-/** How long a decision waits for a worker to take it before the CLI gives up saying so, in ms. */
-export const DECISION_WAIT_MS = 20_000;
-/** After this long without an answer the CLI says it is waiting for a worker, in ms. */
-const DECISION_NOTICE_MS = 3_000;
-
 /**
  * Sends a decision to the session workflow (the `decideApproval` Update),
  * bound to the approval's revision as stored.
@@ -86,53 +81,18 @@ export async function decideApproval(
     decision: d.decision,
     ...(d.message !== undefined ? { message: d.message } : {}),
   };
-  const handle = client.workflow.getHandle(sessionWorkflowId(row.sessionId));
-  const waitMs = opts.waitMs ?? DECISION_WAIT_MS;
-  const notice = setTimeout(
-    () => opts.notify?.(`waiting for a worker of session ${row.sessionId} to take the decision…`),
-    DECISION_NOTICE_MS,
-  );
-  try {
-    return await client.withDeadline(Date.now() + waitMs, () =>
-      handle.executeUpdate<ApprovalDecisionResult, [ApprovalDecisionRequest]>(DECIDE_APPROVAL_UPDATE, {
-        args: [req],
-        // The same command with the same content is one Update (Temporal answers it again); the same command
-        // with other content is another Update, which the workflow refuses (approval_command_conflict).
-        updateId: `approval:${req.commandId}:${digest(req)}`,
-      }),
-    );
-  } catch (err) {
-    if (isDeadline(err))
-      throw new ZunoError(
-        'no_worker',
-        `no worker took the decision on ${row.id} within ${waitMs / 1000} s: start \`zuno worker\` (or \`zuno session resume ${row.sessionId}\`); ` +
-          'the server may still deliver it when a worker comes — `zuno approvals list` shows whether it applied',
-      );
-    if (err instanceof WorkflowUpdateFailedError) {
-      const cause = err.cause as { type?: string; message?: string } | undefined;
-      throw new ZunoError(
-        cause?.type ?? APPROVAL_ERRORS.invalid,
-        `approval ${row.id}: ${cause?.message ?? err.message}`,
-      );
-    }
-    if (err instanceof WorkflowNotFoundError || /already completed|not found/i.test(String(err)))
-      throw new ZunoError(
-        'session_not_running',
-        `session ${row.sessionId} is no longer running: approval ${row.id} can no longer be decided`,
-      );
-    throw err;
-  } finally {
-    clearTimeout(notice);
-  }
-}
-
-/** true for a gRPC DEADLINE_EXCEEDED (code 4), however the SDK wraps it. */
-function isDeadline(err: unknown): boolean {
-  for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause) {
-    if ((e as { code?: unknown }).code === 4 || /deadline exceeded/i.test(String((e as Error).message ?? '')))
-      return true;
-  }
-  return false;
+  return sendSessionUpdate<ApprovalDecisionResult, ApprovalDecisionRequest>(client, {
+    sessionId: row.sessionId,
+    about: `the decision on ${row.id}`,
+    update: DECIDE_APPROVAL_UPDATE,
+    args: req,
+    // The same command with the same content is one Update (Temporal answers it again); the same command
+    // with other content is another Update, which the workflow refuses (approval_command_conflict).
+    updateId: `approval:${req.commandId}:${digest(req)}`,
+    invalidCode: APPROVAL_ERRORS.invalid,
+    endedHint: `approval ${row.id} can no longer be decided`,
+    ...opts,
+  });
 }
 
 function digest(req: ApprovalDecisionRequest): string {

@@ -175,7 +175,9 @@ Environment:
     });
   questions
     .command('answer')
-    .description('answer items of a question; the complete answer reaches the model as a message')
+    .description(
+      'answer items of a question in a session that is still open; the complete answer reaches the model as a message (a closed `zuno run` session: answer with `zuno run --session S "…"`)',
+    )
     .argument('<id>', 'question id (q_…), as questions list shows it')
     .option('--session <id>', 'the session of the question (needed when several sessions have one with this id)')
     .option(

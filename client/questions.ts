@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { sendSessionUpdate } from './session-update.js';
+import type { Client } from '@temporalio/client';
 import {
   ANSWER_QUESTION_UPDATE,
   QUESTION_ERRORS,
@@ -10,7 +11,6 @@ import {
   type SnoozeQuestionResult,
 } from '../core/question-contract.js';
 import { ZunoError } from '../core/errors.js';
-import { sessionWorkflowId } from '../core/ids.js';
 import type { ProjectionStore, QuestionRow } from '../activities/projection/types.js';
 
 /** `q_<turn>_<step>_<position>`. */
@@ -89,30 +89,22 @@ export async function snoozeQuestion(
   return send(client, row, SNOOZE_QUESTION_UPDATE, req, `question-snooze:${commandId}:${row.id}`);
 }
 
-async function send<R, A>(
+function send<R, A>(
   client: Client,
   row: Pick<QuestionRow, 'sessionId' | 'id'>,
   update: string,
   req: A,
   updateId: string,
 ): Promise<R> {
-  const handle = client.workflow.getHandle(sessionWorkflowId(row.sessionId));
-  try {
-    return await handle.executeUpdate<R, [A]>(update, { args: [req], updateId });
-  } catch (err) {
-    if (err instanceof WorkflowUpdateFailedError) {
-      const cause = err.cause as { type?: string; message?: string } | undefined;
-      throw new ZunoError(
-        cause?.type ?? QUESTION_ERRORS.invalid,
-        `question ${row.id}: ${cause?.message ?? err.message}`,
-      );
-    }
-    if (err instanceof WorkflowNotFoundError || /already completed|not found/i.test(String(err)))
-      throw new ZunoError(
-        'session_not_running',
-        `session ${row.sessionId} is no longer running: question ${row.id} can no longer be answered there; ` +
-          `answer it as a message: zuno run --session ${row.sessionId} "…"`,
-      );
-    throw err;
-  }
+  return sendSessionUpdate<R, A>(client, {
+    sessionId: row.sessionId,
+    about: `question ${row.id}`,
+    update,
+    args: req,
+    updateId,
+    invalidCode: QUESTION_ERRORS.invalid,
+    endedHint:
+      `question ${row.id} can no longer be answered there; ` +
+      `answer it as a message: zuno run --session ${row.sessionId} "…"`,
+  });
 }

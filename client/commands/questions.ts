@@ -1,5 +1,6 @@
 import type { QuestionRow } from '../../activities/projection/types.js';
 import { ZunoError } from '../../core/errors.js';
+import { plainTerminalLine } from '../../core/terminal-text.js';
 import { answerQuestion, findQuestion, snoozeQuestion } from '../questions.js';
 import { connectTemporal, resolvePaths } from '../context.js';
 import { processSink, type Sink } from '../render.js';
@@ -28,34 +29,74 @@ export async function questionsListCommand(
           await store.listQuestions({ ...(opts.session !== undefined ? { sessionId: opts.session } : {}), limit: 1000 })
         ).filter((r) => r.delivery !== 'applied')
       : [];
-    if (opts.json) sink.out(`${JSON.stringify(rows, null, 2)}\n`);
+    // A question of a session whose workflow has closed (a `zuno run` ends when its turn is done) cannot be
+    // answered there: it is answered as the session's next message.
+    const closed = new Set<string>();
+    for (const id of new Set(rows.map((r) => r.sessionId))) {
+      const status = (await store!.getSession(id))?.status;
+      if (status !== undefined && CLOSED.has(status)) closed.add(id);
+    }
+    if (opts.json)
+      sink.out(
+        `${JSON.stringify(
+          rows.map((r) => ({ ...r, sessionClosed: closed.has(r.sessionId) })),
+          null,
+          2,
+        )}\n`,
+      );
     else if (rows.length === 0) sink.out('no questions are open\n');
-    else sink.out(renderQuestions(rows, Date.now()));
+    else {
+      sink.out(renderQuestions(rows, Date.now(), closed));
+      if (closed.size > 0)
+        sink.out(
+          `session closed: answer those as the session's next message, e.g. zuno run --session ${[...closed][0]} "…"\n`,
+        );
+    }
   } finally {
     await store?.close();
   }
   return 0;
 }
 
-/** The `questions list` table: one row per item of an open question, one status row per answered one. Pure. */
-export function renderQuestions(rows: QuestionRow[], nowMs: number): string {
+/** Session statuses whose workflow has closed (the projection's `sessions.status`). */
+const CLOSED: ReadonlySet<string> = new Set(['completed', 'failed', 'blocked', 'interrupted', 'cancelled']);
+
+/**
+ * The `questions list` table: one row per item of an open question, one
+ * status row per answered one; `closed` sessions' rows say so instead of a
+ * timer. Pure.
+ */
+export function renderQuestions(rows: QuestionRow[], nowMs: number, closed: ReadonlySet<string> = new Set()): string {
   const lines: string[][] = [];
   for (const r of rows) {
-    const timer = r.view.autoDefer ? r.view.autoDefer.state : 'no deadline';
+    const timer = closed.has(r.sessionId)
+      ? 'session closed'
+      : r.status !== 'pending'
+        ? '—'
+        : r.view.autoDefer
+          ? timerText(r.view.autoDefer, nowMs)
+          : 'no deadline';
     for (const item of r.view.items) {
       const answer = r.view.answers[item.itemId];
       lines.push([
         r.id,
         item.itemId,
         r.sessionId,
-        cut(item.question + (item.options?.length ? ` [${item.options.join(' | ')}]` : ''), 60),
-        answer !== undefined ? `answered: ${cut(answer, 30)}` : r.delivery!,
+        cut(plainTerminalLine(item.question + (item.options?.length ? ` [${item.options.join(' | ')}]` : '')), 60),
+        answer !== undefined ? `answered: ${cut(plainTerminalLine(answer), 30)}` : r.delivery!,
         `${timer} · rev ${r.revision}`,
         ago(nowMs - r.askedAtMs),
       ]);
     }
   }
   return textTable(['QUESTION', 'ITEM', 'SESSION', 'ASKS', 'STATE', 'TIMER', 'ASKED'], lines);
+}
+
+/** What an armed question's timer says: `auto-defers in 41 s`, `snoozed`, `deferred`. */
+function timerText(a: NonNullable<QuestionRow['view']['autoDefer']>, nowMs: number): string {
+  if (a.state !== 'armed') return a.state;
+  const left = Math.max(0, Math.ceil((a.deadlineAtMs - nowMs) / 1000));
+  return `auto-defers in ${left} s`;
 }
 
 /** `--item <itemId>=<text>` values → answers by item id. @throws ZunoError `usage_error`. */

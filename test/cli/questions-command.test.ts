@@ -43,6 +43,15 @@ describe('zuno questions', () => {
     expect(out).toContain('Which branch? [main | next]');
     expect(out).toContain('answered: main');
     expect(out).toMatch(/qi_2 .*waiting_answer/);
-    expect(out).toContain('armed · rev 2');
+    // An armed timer says how long is left (deadline 120 s after asking, now 5 s).
+    expect(out).toContain('auto-defers in 115 s · rev 2');
+    // A question of a closed session says so; an answer on several lines stays on one.
+    const closed = renderQuestions(
+      [{ ...row, view: { ...row.view, answers: { qi_1: 'a\nb' } } }],
+      5_000,
+      new Set([row.sessionId]),
+    );
+    expect(closed).toContain('session closed · rev 2');
+    expect(closed).toContain('answered: a b');
   });
 });

@@ -261,7 +261,7 @@ describe('deciding from the CLI side', () => {
         { waitMs: 4_000, notify: (l) => notices.push(l) },
       ),
     ).rejects.toMatchObject({ code: 'no_worker', message: expect.stringContaining('zuno worker') });
-    expect(notices).toEqual([`waiting for a worker of session ${sessionId} to take the decision…`]);
+    expect(notices).toEqual([`waiting for a worker of session ${sessionId} to take it…`]);
   }, 30_000);
 
   it('an id already decided, named without --session, is approval_already_decided, not "not found"', async () => {
