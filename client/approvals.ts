@@ -7,12 +7,9 @@ import {
   type ApprovalDecisionRequest,
   type ApprovalDecisionResult,
 } from '../core/approval-contract.js';
-import { ZunoError } from '../core/errors.js';
 import type { ApprovalRow, ProjectionStore } from '../activities/projection/types.js';
+import { findPending } from './pending-lookup.js';
 import { sendSessionUpdate } from './session-update.js';
-
-/** `ap_<turn>_<step>_<position>`. */
-const APPROVAL_ID = /^ap_\d+_\d+_\d+$/;
 
 /**
  * The approval a person names: by id, in `sessionId` when given, else the
@@ -21,34 +18,21 @@ const APPROVAL_ID = /^ap_\d+_\d+_\d+$/;
  *   `approval_ambiguous` (several sessions have one: names them), and
  *   `approval_already_decided` (names how it ended).
  */
-export async function findApproval(store: ProjectionStore, id: string, sessionId?: string): Promise<ApprovalRow> {
-  if (!APPROVAL_ID.test(id))
-    throw new ZunoError('usage_error', `${JSON.stringify(id.slice(0, 60))} is not an approval id (ap_<n>_<n>_<n>)`);
-  if (sessionId !== undefined) {
-    const row = await store.getApproval(sessionId, id);
-    if (!row) throw new ZunoError(APPROVAL_ERRORS.notFound, `session ${sessionId} has no approval ${id}`);
-    if (row.status !== 'pending')
-      throw new ZunoError(
-        APPROVAL_ERRORS.alreadyDecided,
-        `approval ${id} of session ${sessionId} is already ${row.status}${row.decision ? ` (${row.decision})` : ''}`,
-      );
-    return row;
-  }
-  const rows = (await store.listApprovals({ status: 'pending', limit: 1000 })).filter((r) => r.id === id);
-  if (rows.length === 1) return rows[0]!;
-  if (rows.length === 0) {
-    const ended = (await store.listApprovals({ limit: 1000 })).filter((r) => r.id === id);
-    if (ended.length > 0)
-      throw new ZunoError(
-        APPROVAL_ERRORS.alreadyDecided,
-        `no approval ${id} is pending; already decided: ` +
-          ended.map((r) => `${r.sessionId} (${r.decision ?? r.status})`).join(', '),
-      );
-    throw new ZunoError(APPROVAL_ERRORS.notFound, `no pending approval ${id}: list them with zuno approvals list`);
-  }
-  throw new ZunoError(
-    'approval_ambiguous',
-    `sessions ${rows.map((r) => r.sessionId).join(', ')} each have a pending ${id}: add --session <id>`,
+export function findApproval(store: ProjectionStore, id: string, sessionId?: string): Promise<ApprovalRow> {
+  return findPending<ApprovalRow>(
+    {
+      noun: 'approval',
+      idPattern: /^ap_\d+_\d+_\d+$/,
+      idShape: 'ap_<n>_<n>_<n>',
+      listCommand: 'zuno approvals list',
+      notFoundCode: APPROVAL_ERRORS.notFound,
+      doneCode: APPROVAL_ERRORS.alreadyDecided,
+      doneWords: (r) => `already ${r.status}${r.decision ? ` (${r.decision})` : ''}`,
+      get: (s, i) => store.getApproval(s, i),
+      list: (f) => store.listApprovals(f),
+    },
+    id,
+    sessionId,
   );
 }
 

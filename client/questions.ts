@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { findPending } from './pending-lookup.js';
 import { sendSessionUpdate } from './session-update.js';
 import type { Client } from '@temporalio/client';
 import {
@@ -10,45 +11,30 @@ import {
   type SnoozeQuestionRequest,
   type SnoozeQuestionResult,
 } from '../core/question-contract.js';
-import { ZunoError } from '../core/errors.js';
 import type { ProjectionStore, QuestionRow } from '../activities/projection/types.js';
 
 /** `q_<turn>_<step>_<position>`. */
-const QUESTION_ID = /^q_\d+_\d+_\d+$/;
-
 /**
  * The question a person names: by id, in `sessionId` when given, else the
  * only pending question with that id in Zuno's home.
  * @throws ZunoError `usage_error` (malformed id), `question_not_found`,
  *   `question_ambiguous` (several sessions have one), `question_already_answered`.
  */
-export async function findQuestion(store: ProjectionStore, id: string, sessionId?: string): Promise<QuestionRow> {
-  if (!QUESTION_ID.test(id))
-    throw new ZunoError('usage_error', `${JSON.stringify(id.slice(0, 60))} is not a question id (q_<n>_<n>_<n>)`);
-  if (sessionId !== undefined) {
-    const row = await store.getQuestion(sessionId, id);
-    if (!row) throw new ZunoError(QUESTION_ERRORS.notFound, `session ${sessionId} has no question ${id}`);
-    if (row.status !== 'pending')
-      throw new ZunoError(
-        QUESTION_ERRORS.alreadyAnswered,
-        `question ${id} of session ${sessionId} is already answered`,
-      );
-    return row;
-  }
-  const rows = (await store.listQuestions({ status: 'pending', limit: 1000 })).filter((r) => r.id === id);
-  if (rows.length === 1) return rows[0]!;
-  if (rows.length === 0) {
-    const ended = (await store.listQuestions({ limit: 1000 })).filter((r) => r.id === id);
-    if (ended.length > 0)
-      throw new ZunoError(
-        QUESTION_ERRORS.alreadyAnswered,
-        `no question ${id} is open; already answered: ${ended.map((r) => r.sessionId).join(', ')}`,
-      );
-    throw new ZunoError(QUESTION_ERRORS.notFound, `no pending question ${id}: list them with zuno questions list`);
-  }
-  throw new ZunoError(
-    'question_ambiguous',
-    `sessions ${rows.map((r) => r.sessionId).join(', ')} each have a pending ${id}: add --session <id>`,
+export function findQuestion(store: ProjectionStore, id: string, sessionId?: string): Promise<QuestionRow> {
+  return findPending<QuestionRow>(
+    {
+      noun: 'question',
+      idPattern: /^q_\d+_\d+_\d+$/,
+      idShape: 'q_<n>_<n>_<n>',
+      listCommand: 'zuno questions list',
+      notFoundCode: QUESTION_ERRORS.notFound,
+      doneCode: QUESTION_ERRORS.alreadyAnswered,
+      doneWords: () => 'already answered',
+      get: (s, i) => store.getQuestion(s, i),
+      list: (f) => store.listQuestions(f),
+    },
+    id,
+    sessionId,
   );
 }
 

@@ -281,7 +281,7 @@ describe('deciding from the CLI side', () => {
     );
     await expect(findApproval(h.store, row.id)).rejects.toMatchObject({
       code: 'approval_already_decided',
-      message: expect.stringContaining(`${run.sessionId} (approve_once)`),
+      message: expect.stringContaining(`in session ${run.sessionId} it is already approved (approve_once)`),
     });
     await expect(findApproval(h.store, row.id, run.sessionId)).rejects.toMatchObject({
       code: 'approval_already_decided',
