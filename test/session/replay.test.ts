@@ -230,6 +230,8 @@ describe('session workflow determinism', () => {
     expect(files).toContain('session-goal-backoff-background-v2.json');
     // The permission gate: a deny rule, approvals asked, approved and denied (issue 11).
     expect(files).toContain('session-approvals-v1.json');
+    // Questions: asked, the worker killed, answered (test/session/questions-crash.test.ts records it).
+    expect(files).toContain('session-questions-v1.json');
     for (const f of files) {
       const history = JSON.parse(readFileSync(join(FIXTURES, f), 'utf8'));
       expect(history.events.length, f).toBeGreaterThan(10);
