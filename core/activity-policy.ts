@@ -103,3 +103,13 @@ export function observerStepOptions(step: 'start' | 'poll' | 'stop', summary: st
       step === 'start' ? { maximumAttempts: 1 } : { maximumAttempts: 3, initialInterval: 1_000, backoffCoefficient: 2 },
   };
 }
+
+/**
+ * Activity options of a projection record the workflow writes for a person
+ * to read (`recordApproval`, `recordQuestion`): an upsert keyed by its id,
+ * safe to retry — 30 s per attempt, retried from 1 s doubling to 30 s.
+ */
+export const PROJECTION_RECORD_OPTIONS = {
+  startToCloseTimeout: 30_000,
+  retry: { initialInterval: 1_000, backoffCoefficient: 2, maximumInterval: 30_000 },
+} as const;

@@ -1,3 +1,4 @@
+import { PROJECTION_RECORD_OPTIONS } from '../core/activity-policy.js';
 import { CancellationScope, condition, proxyActivities } from '@temporalio/workflow';
 import type { PendingApproval, RecordApprovalInput } from '../core/approval-contract.js';
 import { callEffect } from '../core/permission/effect.js';
@@ -18,12 +19,6 @@ export interface GateHost extends RouteHost {
 
 /** What the gate lets happen to one call. */
 export type GateResult = { run: true } | { run: false; settled: SettledOutcome };
-
-/** Activity options of `recordApproval`: a projection upsert keyed by the approval id, safe to retry. */
-const RECORD_OPTIONS = {
-  startToCloseTimeout: 30_000,
-  retry: { initialInterval: 1_000, backoffCoefficient: 2, maximumInterval: 30_000 },
-} as const;
 
 /**
  * The permission gate in the workflow path (TD2, TD7, TD8, PM1–PM6): decides
@@ -111,7 +106,7 @@ function decidedOf(v: ApprovalVerdict): NonNullable<RecordApprovalInput['decided
 function record(host: RouteHost, input: RecordApprovalInput): Promise<void> {
   return onRoute(host, (o) =>
     proxyActivities<SessionActivities>({
-      ...RECORD_OPTIONS,
+      ...PROJECTION_RECORD_OPTIONS,
       ...o,
       summary: `approval ${input.approval.approvalId}: ${input.approval.tool}`,
     }).recordApproval(input),

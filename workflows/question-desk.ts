@@ -1,3 +1,4 @@
+import { PROJECTION_RECORD_OPTIONS } from '../core/activity-policy.js';
 import { ApplicationFailure, condition, proxyActivities } from '@temporalio/workflow';
 import {
   QUESTION_ERRORS,
@@ -24,12 +25,6 @@ export interface QuestionHost extends RouteHost {
   /** true once the session is ending (closed, blocked): it takes no answers. */
   ending(): boolean;
 }
-
-/** Activity options of `recordQuestion`: a projection upsert keyed by the question id, safe to retry. */
-const RECORD_OPTIONS = {
-  startToCloseTimeout: 30_000,
-  retry: { initialInterval: 1_000, backoffCoefficient: 2, maximumInterval: 30_000 },
-} as const;
 
 /**
  * The session's questions in the workflow path (issue 11 item 5; QU1–QU4,
@@ -140,7 +135,7 @@ export class QuestionDesk {
     const next = this.chain.then(() =>
       onRoute(this.host, (o) =>
         proxyActivities<SessionActivities>({
-          ...RECORD_OPTIONS,
+          ...PROJECTION_RECORD_OPTIONS,
           ...o,
           summary: `question ${input.question.questionId}: ${input.event}`,
         }).recordQuestion(input),
