@@ -8,6 +8,7 @@ import type { BlockedCategory, ToolActivityFacts, ToolOutcome } from './tools/ty
 import { RULE_FILE_UNREADABLE } from './rule-budget.js';
 import type { CarriedGoalLink, SessionGoalBinding } from './goal/contract.js';
 import type { SandboxPolicy } from './sandbox.js';
+import type { DelegationLink } from './delegation/contract.js';
 
 /**
  * The contract between the session workflow and its activities, and between
@@ -46,6 +47,14 @@ export interface SessionMeta {
    * (`DEFAULT_SANDBOX_POLICY`).
    */
   sandbox?: SandboxPolicy;
+  /**
+   * The tools the session may call (DC2, DC9: a child's catalog is its
+   * role's allowlist within its parent's; a session started with `--agent`
+   * has its role's). Absent: its role's allowlist (`build`: every tool).
+   */
+  tools?: string[];
+  /** A child session (issue 12): who delegated to it and how deep it is. Absent for a session a person started. */
+  delegation?: DelegationLink;
 }
 
 /**

@@ -76,6 +76,9 @@ export const REQUIRED_SEARCH_ATTRIBUTES = {
   ZunoAgent: 'Keyword',
   ZunoModel: 'Keyword',
   ZunoStatus: 'Keyword',
+  ZunoParentSession: 'Keyword',
+  ZunoRootSession: 'Keyword',
+  ZunoCouncilStatus: 'Keyword',
 } as const;
 
 /**

@@ -111,6 +111,8 @@ export class SessionMachine implements TurnHost, QuestionHost {
   private takesSteering = false;
   /** An interrupt arrived between turns and stopped background tasks. */
   private idleInterrupted = false;
+  /** The workflow was asked to cancel (a parent cancelling its child, issue 12): it ends as interrupted, then Cancelled. */
+  cancelled = false;
   private zunoStatus: ZunoStatusValue | null = null;
   /** Cache of {@link bytesOf}; entries of inputs that left the inbox are dropped when a turn takes them. */
   private readonly textBytes = new Map<string, number>();
@@ -234,6 +236,18 @@ export class SessionMachine implements TurnHost, QuestionHost {
     return { ...seen, interrupted: true, alreadyRequested };
   }
 
+  /**
+   * The workflow was asked to cancel (its parent cancelled the delegation,
+   * or a Council's deadline passed): an interrupt of whatever runs, and the
+   * session closes as interrupted at its next wait (session.ts then ends
+   * the workflow Cancelled). Idempotent.
+   */
+  cancel(): void {
+    if (this.cancelled) return;
+    this.cancelled = true;
+    if (!this.isEnding()) this.interrupt({ source: 'cancelled' });
+  }
+
   /** Update validator of `resume`: only a paused session resumes; a malformed request is a typed rejection. */
   validateResume(req: unknown): void {
     validateResume(req, this.phase, this.resumeAsked);
@@ -350,8 +364,10 @@ export class SessionMachine implements TurnHost, QuestionHost {
    */
   async run(): Promise<SessionResult> {
     for (;;) {
+      if (this.cancelled) return this.closeCancelled();
       if (this.paused) {
-        await condition(() => this.resumeAsked);
+        await condition(() => this.resumeAsked || this.cancelled);
+        if (this.cancelled) return this.closeCancelled();
         const ended = await this.runOneTurn();
         if (ended) return ended;
         continue;
@@ -360,6 +376,7 @@ export class SessionMachine implements TurnHost, QuestionHost {
       this.freshStart = false;
       // Always yield here, even when ready: an Update admitted in this activation completes first.
       await condition(() => this.readyToAct());
+      if (this.cancelled) return this.closeCancelled();
       if (this.doneWhenIdle()) {
         await this.questions.flush();
         return this.closeWhenIdle();
@@ -511,6 +528,23 @@ export class SessionMachine implements TurnHost, QuestionHost {
     return this.inbox.splice(0, this.inbox.length);
   }
 
+  /** The session was cancelled between turns: what waits is recorded cancelled, background work stopped, the end recorded interrupted. */
+  private async closeCancelled(): Promise<SessionResult> {
+    const unrun = this.stopAdmitting('interrupted');
+    await this.background.stopAll();
+    await this.finishTurn({
+      sessionId: this.meta.sessionId,
+      status: 'interrupted',
+      turn: this.turn,
+      step: 0,
+      inputIds: [],
+      ...(unrun.length > 0 ? { unrun } : {}),
+    });
+    await condition(allHandlersFinished);
+    await this.questions.flush();
+    return this.close('interrupted');
+  }
+
   /** `zuno run`'s end: a turn has run, nothing is queued and no background task can still report. */
   private async closeWhenIdle(): Promise<SessionResult> {
     if (!this.idleInterrupted) return this.close('completed');
@@ -616,6 +650,7 @@ export class SessionMachine implements TurnHost, QuestionHost {
 
   private readyToAct(): boolean {
     return (
+      this.cancelled ||
       this.inboxRunnable() ||
       (this.goal?.hasContinuation() ?? false) ||
       this.mayContinueAsNew() ||

@@ -1,4 +1,11 @@
-import { defineQuery, defineSignal, defineUpdate, setHandler } from '@temporalio/workflow';
+import {
+  CancellationScope,
+  CancelledFailure,
+  defineQuery,
+  defineSignal,
+  defineUpdate,
+  setHandler,
+} from '@temporalio/workflow';
 import {
   type AdmissionReceipt,
   BG_SETTLED_SIGNAL,
@@ -70,7 +77,22 @@ export const questionsQuery = defineQuery<QuestionsView>(QUESTIONS_QUERY);
  * ApplicationFailure (type = Zuno error code, details = [SessionResult]).
  */
 export async function sessionWorkflow(input: SessionWorkflowInput): Promise<SessionResult> {
-  const machine = new SessionMachine(input);
+  // A cancellation request (a parent cancelling its child session, issue 12) is an interrupt, not an
+  // abort: the session runs in a scope the request cannot cancel, stops its turn and background work as
+  // an interrupt does, records it, then ends the workflow Cancelled.
+  const root = CancellationScope.current();
+  return CancellationScope.nonCancellable(async () => {
+    const machine = new SessionMachine(input);
+    root.cancelRequested.catch(() => machine.cancel());
+    wire(machine);
+    const result = await machine.run();
+    if (machine.cancelled) throw new CancelledFailure('the session was cancelled by its parent');
+    return result;
+  });
+}
+
+/** Wires the session's Temporal handlers to its machine. */
+function wire(machine: SessionMachine): void {
   setHandler(submitInputUpdate, (req) => machine.admit(req), { validator: (req) => machine.validateInput(req) });
   setHandler(interruptUpdate, (req) => machine.interrupt(req), { validator: (req) => machine.validateInterrupt(req) });
   setHandler(resumeUpdate, (req) => machine.resume(req), { validator: (req) => machine.validateResume(req) });
@@ -90,5 +112,4 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<Sess
   setHandler(questionsQuery, () => questions.book.view());
   setHandler(goalDirectiveSignal, (d) => machine.goalDirective(d));
   setHandler(bgSettledSignal, (taskID) => machine.background.hintSettled(taskID));
-  return machine.run();
 }

@@ -105,6 +105,10 @@ export function toSession(r: DbSession): SessionRow {
     error: r.error,
     host: r.host,
     taskQueue: r.taskQueue,
+    agent: r.agent,
+    parentSessionId: r.parentSessionId,
+    rootSessionId: r.rootSessionId,
+    depth: r.depth,
     createdAtMs: Number(r.createdAtMs),
     updatedAtMs: Number(r.updatedAtMs),
   };

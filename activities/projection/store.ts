@@ -20,6 +20,7 @@ import {
   toWorkUpdate,
 } from './rows.js';
 import { questionColumns, toQuestion } from './question-rows.js';
+import { councilColumns, delegationColumns, toCouncil, toDelegation } from './delegation-rows.js';
 import type {
   EventRow,
   GoalRow,
@@ -38,6 +39,8 @@ import type {
   WorkStateRow,
   ApprovalRow,
   QuestionRow,
+  DelegationRow,
+  CouncilRow,
   WorkUpdateRow,
 } from './types.js';
 
@@ -109,6 +112,10 @@ class PrismaRows implements ProjectionWrites {
         'error',
         'host',
         'taskQueue',
+        'agent',
+        'parentSessionId',
+        'rootSessionId',
+        'depth',
       ]),
       updatedAtMs: ms(s.updatedAtMs),
     } satisfies Prisma.SessionUncheckedUpdateInput;
@@ -445,6 +452,64 @@ class PrismaRows implements ProjectionWrites {
         take,
       });
       return rows.map(toApproval);
+    });
+  }
+
+  upsertDelegation(d: DelegationRow): Promise<void> {
+    const data = delegationColumns(d) satisfies Prisma.DelegationUncheckedUpdateInput;
+    return this.run(async () => {
+      await this.q.delegation.upsert({
+        where: { parentSessionId_rowId: { parentSessionId: d.parentSessionId, rowId: d.rowId } },
+        create: { parentSessionId: d.parentSessionId, rowId: d.rowId, ...data },
+        update: data,
+      });
+    });
+  }
+
+  getDelegation(parentSessionId: string, rowId: string): Promise<DelegationRow | null> {
+    return this.run(async () => {
+      const r = await this.q.delegation.findUnique({ where: { parentSessionId_rowId: { parentSessionId, rowId } } });
+      return r ? toDelegation(r) : null;
+    });
+  }
+
+  getDelegationOfChild(childSessionId: string): Promise<DelegationRow | null> {
+    return this.run(async () => {
+      const r = await this.q.delegation.findUnique({ where: { childSessionId } });
+      return r ? toDelegation(r) : null;
+    });
+  }
+
+  listDelegations(parentSessionId: string): Promise<DelegationRow[]> {
+    return this.run(async () => {
+      const rows = await this.q.delegation.findMany({
+        where: { parentSessionId },
+        orderBy: [{ startedAtMs: 'asc' }, { rowId: 'asc' }],
+        take: 1000,
+      });
+      return rows.map(toDelegation);
+    });
+  }
+
+  upsertCouncil(c: CouncilRow): Promise<void> {
+    const data = councilColumns(c) satisfies Prisma.CouncilUncheckedUpdateInput;
+    return this.run(async () => {
+      await this.q.council.upsert({ where: { id: c.id }, create: { id: c.id, ...data }, update: data });
+    });
+  }
+
+  getCouncil(id: string): Promise<CouncilRow | null> {
+    return this.run(async () => {
+      const r = await this.q.council.findUnique({ where: { id } });
+      return r ? toCouncil(r) : null;
+    });
+  }
+
+  listCouncils(filter: { limit?: number } = {}): Promise<CouncilRow[]> {
+    const take = Math.min(Math.max(filter.limit ?? 50, 1), 1000);
+    return this.run(async () => {
+      const rows = await this.q.council.findMany({ orderBy: [{ updatedAtMs: 'desc' }, { id: 'asc' }], take });
+      return rows.map(toCouncil);
     });
   }
 

@@ -118,6 +118,21 @@ export interface ProjectionStore {
     limit?: number;
   }): Promise<QuestionRow[]>;
 
+  /** Creates or replaces a delegation's row (issue 12; written by `openDelegation` / `settleDelegation`). */
+  upsertDelegation(d: DelegationRow): Promise<void>;
+  /** The delegation of a parent's tool-call row, or null. */
+  getDelegation(parentSessionId: string, rowId: string): Promise<DelegationRow | null>;
+  /** The delegation that started child session `childSessionId`, or null. */
+  getDelegationOfChild(childSessionId: string): Promise<DelegationRow | null>;
+  /** A session's delegations, oldest first (at most 1000). */
+  listDelegations(parentSessionId: string): Promise<DelegationRow[]>;
+  /** Creates or replaces a Council's row (issue 12; written by `recordCouncil`). */
+  upsertCouncil(c: CouncilRow): Promise<void>;
+  /** One Council, or null. */
+  getCouncil(id: string): Promise<CouncilRow | null>;
+  /** Councils, newest first, at most `limit` (default 50, at most 1000). */
+  listCouncils(filter?: { limit?: number }): Promise<CouncilRow[]>;
+
   /** The whole stored transcript, ordered: messages by (turn, step, role order), parts by (turn, step, position), tool calls likewise. */
   loadTranscript(sessionId: string): Promise<Transcript | null>;
 
@@ -199,6 +214,48 @@ export interface GoalRow {
   snapshot: GoalSnapshot;
 }
 
+/** A delegation as stored (prisma/models.prisma `Delegation`; docs/delegation.md). */
+export interface DelegationRow {
+  parentSessionId: string;
+  rowId: string;
+  callId: string;
+  jobId: string | null;
+  childSessionId: string;
+  rootSessionId: string;
+  agent: string;
+  depth: number;
+  mode: 'foreground' | 'background';
+  objective: string;
+  status: string;
+  errorCode: string | null;
+  error: string | null;
+  report: string | null;
+  /** Metadata schema 3 (DC17), parsed. */
+  metadata: Record<string, unknown> | null;
+  startedAtMs: number;
+  settledAtMs: number | null;
+}
+
+/** A Council as stored (prisma/models.prisma `Council`; docs/council.md). */
+export interface CouncilRow {
+  id: string;
+  workflowId: string;
+  workspace: string;
+  question: string;
+  preset: string;
+  diffRange: string | null;
+  status: string;
+  errorCode: string | null;
+  /** The seats, parsed (core/council contract's seat records). */
+  seats: unknown[];
+  synthesis: string | null;
+  parentSessionId: string | null;
+  startedAtMs: number;
+  seatDeadlineMs: number;
+  deadlineMs: number;
+  updatedAtMs: number;
+}
+
 export interface SessionRow {
   id: string;
   workflowId: string;
@@ -213,6 +270,12 @@ export interface SessionRow {
   host?: string | null;
   /** Task queue of the session's activities; null before routing existed. */
   taskQueue?: string | null;
+  /** The agent role (null/absent: build). */
+  agent?: string | null;
+  /** A child session (issue 12): its parent, the root of its tree and its depth. */
+  parentSessionId?: string | null;
+  rootSessionId?: string | null;
+  depth?: number | null;
   createdAtMs: number;
   updatedAtMs: number;
 }

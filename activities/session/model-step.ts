@@ -17,6 +17,12 @@ import { BASE_SEGMENT_ID, systemPrompt, transcriptToMessages } from './prompt.js
 import { rulesForTurn } from './rules-turn.js';
 import { GOAL_SEGMENT_ID, renderGoalContext } from '../../core/goal/context.js';
 import { workStateSegment } from './work-state-segment.js';
+import { declaredTools } from '../../core/tools/registry.js';
+import { DEFAULT_AGENT_NAME, rolePrompt } from '../../core/agents.js';
+import { roleOf, sessionCatalog } from '../../core/delegation/contract.js';
+
+/** Segment id of the agent role's prompt (SE28), present for every role but `build`. */
+const AGENT_SEGMENT_ID = 'system.agent';
 
 /** Interval between modelStep heartbeats, in ms (the heartbeat timeout is temporal.yaml `activities.model`). */
 const HEARTBEAT_EVERY_MS = 2_000;
@@ -49,6 +55,13 @@ export interface ModelStepDeps {
 export function createModelStep(deps: ModelStepDeps) {
   const { store } = deps;
   const ordinaryTools = deps.toolSpecs.filter((t) => !deps.goalOnly?.has(t.name));
+  const allNames = Object.keys(declaredTools);
+  /** The tools a session is offered: its catalog (DC2/DC9), without the Goal tools unless a Goal drives it. */
+  const offered = (meta: ModelStepInput['meta']): ToolSpec[] => {
+    if (!meta.tools && !meta.agent) return meta.goal ? deps.toolSpecs : ordinaryTools;
+    const catalog = new Set(sessionCatalog(meta, allNames));
+    return (meta.goal ? deps.toolSpecs : ordinaryTools).filter((t) => catalog.has(t.name));
+  };
   return async function modelStep(input: ModelStepInput): Promise<ModelStepResult> {
     const ctx = Context.current();
     const { meta, turn, step } = input;
@@ -105,7 +118,7 @@ export function createModelStep(deps: ModelStepDeps) {
               ? 'background_report'
               : 'user_input',
           anchorMessageId: input.newInputs[0] ? userMessageId(input.newInputs[0].inputId) : null,
-          agent: 'build',
+          agent: meta.agent ?? DEFAULT_AGENT_NAME,
           provider: meta.provider.id,
           model: meta.model,
         },
@@ -130,6 +143,9 @@ export function createModelStep(deps: ModelStepDeps) {
     const work = await workStateSegment(store, sessionId);
     const system = [
       { segment: BASE_SEGMENT_ID, text: systemPrompt(meta.workspace) },
+      ...(meta.agent && meta.agent !== DEFAULT_AGENT_NAME
+        ? [{ segment: AGENT_SEGMENT_ID, text: rolePrompt(roleOf(meta)) }]
+        : []),
       ...(rules ? [rules] : []),
       ...(goal ? [{ segment: GOAL_SEGMENT_ID, text: renderGoalContext(goal.snapshot, input.continuation) }] : []),
       ...(work ? [work] : []),
@@ -181,7 +197,7 @@ export function createModelStep(deps: ModelStepDeps) {
       response = await stream(
         meta.provider,
         // GL36: a discussion turn offers no tools at all.
-        { model: meta.model, messages, tools: input.toolsDisabled ? [] : meta.goal ? deps.toolSpecs : ordinaryTools },
+        { model: meta.model, messages, tools: input.toolsDisabled ? [] : offered(meta) },
         { signal: ctx.cancellationSignal, onTextDelta: (t) => buffer.push(t) },
       );
       await buffer.flush();
@@ -213,6 +229,7 @@ export function createModelStep(deps: ModelStepDeps) {
         ...(input.toolsDisabled ? { toolsDisabled: true } : {}),
         ...(response.requestId ? { requestId: response.requestId } : {}),
         ...(meta.permission ? { subjectsIn: meta.workspace } : {}),
+        ...(meta.tools || meta.agent ? { catalog: sessionCatalog(meta, allNames) } : {}),
       },
       response.parts,
     );

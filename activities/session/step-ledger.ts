@@ -8,7 +8,8 @@ import { assistantMessageId, partId, toolCallRowId } from '../../core/ids.js';
 import { EV } from '../../core/events.js';
 import type { AssistantPart } from '../../core/messages.js';
 import { INLINE_ARGS_MAX_CHARS, type PlannedToolCall } from '../../core/session-contract.js';
-import { validateToolCall } from '../../core/tools/registry.js';
+import { toolDeclarations, validateToolCall } from '../../core/tools/registry.js';
+import type { ToolDeclaration } from '../../core/tools/types.js';
 import type { ProjectionStore } from '../projection/types.js';
 import { recordPlanned } from './tool-records.js';
 
@@ -27,6 +28,8 @@ export interface LedgerTarget {
   toolsDisabled?: boolean;
   /** The workspace, when the session has a permission policy: each valid call gets its subject (what the rules match). */
   subjectsIn?: string;
+  /** The tools the session may call (its catalog, DC2/DC9); a call of any other tool is blocked `unavailable`. Absent: every declared tool. */
+  catalog?: readonly string[];
 }
 
 /**
@@ -92,7 +95,7 @@ async function planToolCall(
         message:
           'tools are disabled in this turn: the goal is paused on an unknown outcome; explain and propose, the user decides (Resume goal / Keep paused)',
       } as const)
-    : validateToolCall(call.name, call.argsJson);
+    : validateToolCall(call.name, call.argsJson, target.catalog ? catalogDeclarations(target.catalog) : undefined);
   const p: PlannedToolCall = { rowId, position, index, callId: call.callId, name: call.name };
   if (verdict.ok && call.argsJson.length > INLINE_ARGS_MAX_CHARS) {
     p.argsInProjection = true;
@@ -108,4 +111,9 @@ async function planToolCall(
     p.blocked,
   );
   return p;
+}
+
+/** The declarations of a catalog's tools, by name (what a narrowed session may call). */
+function catalogDeclarations(catalog: readonly string[]): Record<string, ToolDeclaration> {
+  return Object.fromEntries(catalog.flatMap((n) => (toolDeclarations[n] ? [[n, toolDeclarations[n]]] : [])));
 }

@@ -12,6 +12,7 @@ import { goalPort } from '../goal/goal-port.js';
 import { questionPort } from './question-port.js';
 import { recordCompleted, recordStarted, type ToolCallIdentity } from './tool-records.js';
 import { workStatePort } from './work-state-port.js';
+import { jobsPort } from './jobs-port.js';
 
 /** Interval between heartbeats while a tool runs, in ms (the heartbeat timeout is in temporal.yaml). */
 const HEARTBEAT_EVERY_MS = 1_000;
@@ -41,6 +42,8 @@ export function createToolActivities(
 ): Record<string, (input: ToolActivityInput) => Promise<ToolActivityResult>> {
   const activities: Record<string, (input: ToolActivityInput) => Promise<ToolActivityResult>> = {};
   for (const [name, tool] of Object.entries(tools)) {
+    // A delegation (task, council_run) is a child workflow the session workflow starts: no activity.
+    if (tool.declaration.delegation) continue;
     activities[toolActivityName(name)] = (input) => runToolActivity(tool, store, input);
   }
   return activities;
@@ -117,6 +120,7 @@ async function runToolActivity(
       ...(tool.body.needsWorkState
         ? { workState: workStatePort(store, { sessionId, rowId: call.rowId, callId: call.callId, tool: name }) }
         : {}),
+      ...(tool.body.needsJobs ? { jobs: jobsPort(store, sessionId) } : {}),
     });
   } catch (err) {
     result = { output: `Tool ${name} failed: ${(err as Error).message}`, isError: true, errorCode: 'tool_failed' };

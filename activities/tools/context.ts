@@ -8,6 +8,15 @@ import type { QuestionPort } from '../session/question-port.js';
 import type { ToolProgress } from './progress.js';
 import type { RgLocator } from './rg.js';
 import type { WorkStatePort } from './work-state.js';
+import type { DelegationRow } from '../projection/types.js';
+
+/** The session's background delegations, read from the projection (`delegations` rows). */
+export interface JobsPort {
+  /** The session's jobs (background delegations), oldest first. */
+  list(): Promise<DelegationRow[]>;
+  /** One job by id, or null. */
+  get(jobId: string): Promise<DelegationRow | null>;
+}
 
 /** Per-call context of a tool run. */
 export interface ToolContext {
@@ -32,6 +41,8 @@ export interface ToolContext {
   questions?: QuestionPort;
   /** The session's stored Plan/Todo state, for tools that declare `needsWorkState` (GP15–GP32). */
   workState?: WorkStatePort;
+  /** The session's background delegations as recorded (DC15), for tools that declare `needsJobs`. */
+  jobs?: JobsPort;
   /** Progress of a long-running call (output bytes, newest line); the activity heartbeats it. */
   onProgress?: (p: ToolProgress) => void;
   /** The session's sandbox policy for `shell` (SH10; absent: the auto default). */

@@ -32,6 +32,8 @@ import { shellTool } from './shell/index.js';
 import { todoGetTool } from './todo-get.js';
 import { todoUpdateTool } from './todo-update.js';
 import { questionAsyncTool, questionTool } from './question-tools.js';
+import { councilRunTool, taskTool } from './delegated.js';
+import { jobTool } from './job.js';
 import type { ToolBody } from './tool-body.js';
 import { writeTool } from './write.js';
 import { runTool } from './wrapper.js';
@@ -100,6 +102,9 @@ const bodies: { [N in ToolName]: ToolBody<ToolArgs<N>> } = {
   todo_update: todoUpdateTool,
   question: questionTool,
   question_async: questionAsyncTool,
+  task: taskTool,
+  job: jobTool,
+  council_run: councilRunTool,
 };
 
 function implement<N extends ToolName>(name: N): ToolImplementation {

@@ -30,6 +30,8 @@ export interface ToolBody<Args> {
   needsQuestions?: boolean;
   /** The call reads or updates the session's stored work state through `ctx.workState` (Plan, Todo). */
   needsWorkState?: boolean;
+  /** The call reads the session's background delegations through `ctx.jobs` (DC15). */
+  needsJobs?: boolean;
   /** Who applies the TD9 caps (default `capped`). */
   output?: ToolOutputCap;
   /** BG6 facts read from a successful result's data. */

@@ -81,3 +81,25 @@ export function conversationPosition(surface: WireSurface, body: Record<string, 
 export function positionKey(p: ConversationPosition): string {
   return `${p.steps}/${p.turns}`;
 }
+
+/** The text of a content value: a string, or the text blocks of a content array (any surface). */
+function contentText(c: unknown): string {
+  if (typeof c === 'string') return c;
+  return list(c)
+    .map((b) => (typeof b.text === 'string' ? b.text : ''))
+    .join('');
+}
+
+/**
+ * The text of the request's first user message on `surface` ('' when it
+ * has none): which script thread the request belongs to (`ScriptSchema.threads`).
+ */
+export function firstUserText(surface: WireSurface, body: Record<string, unknown>): string {
+  if (surface === 'responses') {
+    if (typeof body.input === 'string') return body.input;
+    const first = list(body.input).find((i) => (i.type === 'message' || i.type === undefined) && i.role === 'user');
+    return first ? contentText(first.content) : '';
+  }
+  const first = list(body.messages).find((m) => m.role === 'user');
+  return first ? contentText(first.content) : '';
+}

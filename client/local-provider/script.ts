@@ -297,6 +297,27 @@ export const ScriptSchema = z
     replyBy: z.enum(['position', 'arrival']).optional(),
     /** Replies, given out in order (see `replyBy`); a faulted request keeps its reply current. */
     replies: z.array(ScriptReplySchema),
+    /**
+     * Conversations served from their own replies (several sessions on one
+     * server: a parent and its delegated children, a Council's seats). A
+     * request whose first user message contains `match` is a request of that
+     * thread (the first thread that matches); its position is counted within
+     * the thread. Other requests take the top-level `replies`. Only with
+     * `replyBy: "position"`.
+     */
+    threads: z
+      .array(
+        z.strictObject({
+          /** Text the thread's first user message contains (e.g. a words of a task objective, a seat's role). */
+          match: z.string().min(1),
+          replies: z.array(ScriptReplySchema),
+        }),
+      )
+      .optional(),
+  })
+  .refine((s) => s.threads === undefined || s.replyBy !== 'arrival', {
+    path: ['threads'],
+    message: '"threads" only applies with replyBy "position"',
   })
   .describe('zuno local provider script');
 
@@ -417,10 +438,31 @@ export async function loadScript(path: string): Promise<Script> {
  * against the process cwd when the server starts). Returns a new script.
  */
 export function withReplayPathsFrom(script: Script, dir: string): Script {
+  const fix = (replies: ScriptReply[]): ScriptReply[] =>
+    replies.map((r) =>
+      typeof r.chunks === 'string' && !isAbsolute(r.chunks) ? { ...r, chunks: resolve(dir, r.chunks) } : r,
+    );
   return {
     ...script,
-    replies: script.replies.map((r) =>
-      typeof r.chunks === 'string' && !isAbsolute(r.chunks) ? { ...r, chunks: resolve(dir, r.chunks) } : r,
-    ),
+    replies: fix(script.replies),
+    ...(script.threads ? { threads: script.threads.map((t) => ({ ...t, replies: fix(t.replies) })) } : {}),
   };
+}
+
+/**
+ * The replies of `script` as one list — the top-level ones, then each
+ * thread's — with where each conversation's replies start and end in it.
+ * Thread 0 is the top level; thread i+1 is `threads[i]`.
+ */
+export function flattenThreads(script: Script): {
+  replies: ScriptReply[];
+  ranges: { start: number; end: number; match?: string }[];
+} {
+  const replies = [...script.replies];
+  const ranges: { start: number; end: number; match?: string }[] = [{ start: 0, end: replies.length }];
+  for (const t of script.threads ?? []) {
+    ranges.push({ start: replies.length, end: replies.length + t.replies.length, match: t.match });
+    replies.push(...t.replies);
+  }
+  return { replies, ranges };
 }

@@ -12,9 +12,16 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WireSurface } from '../../core/messages.js';
 import { openAiErrorBody } from './openai-errors.js';
-import { conversationPosition, positionKey } from './position.js';
+import { conversationPosition, firstUserText, positionKey } from './position.js';
 import { loadReplays, type Replay } from './replay.js';
-import { loadScript, parseScript, withReplayPathsFrom, type Script, type ScriptReply } from './script.js';
+import {
+  flattenThreads,
+  loadScript,
+  parseScript,
+  withReplayPathsFrom,
+  type Script,
+  type ScriptReply,
+} from './script.js';
 import { frame, type RenderCtx, type SurfaceCodec, type WireEvent } from './surface.js';
 import { anthropicSurface } from './surface-anthropic.js';
 import { chatSurface } from './surface-chat.js';
@@ -105,7 +112,11 @@ export async function startLocalProvider(opts: LocalProviderOptions): Promise<Lo
     typeof opts.script === 'string'
       ? await loadScript(opts.script)
       : withReplayPathsFrom(parseScript(opts.script), process.cwd());
-  const replays = await loadReplays(script, fromFile ? (opts.script as string) : '<inline script>', process.cwd());
+  const replays = await loadReplays(
+    { ...script, replies: flattenThreads(script).replies },
+    fromFile ? (opts.script as string) : '<inline script>',
+    process.cwd(),
+  );
   const host = opts.host ?? '127.0.0.1';
   const log = opts.onLog ?? ((): void => undefined);
   const requests: CapturedRequest[] = [];
@@ -113,23 +124,36 @@ export async function startLocalProvider(opts: LocalProviderOptions): Promise<Lo
   const requestSurfaces: WireSurface[] = [];
   const faultUses = new Map<number, number>();
   const life = new AbortController();
-  const byPosition = new Map<string, number>();
+  const { replies: all, ranges } = flattenThreads(script);
+  /** Per conversation (0: top level, i+1: `threads[i]`): position → reply index in `all`. */
+  const byPosition = ranges.map(() => new Map<string, number>());
   const served = new Set<number>();
-  /** `position`: the next reply no position holds yet; `arrival`: the next reply not yet served in full. */
-  let cursor = 0;
+  /** `position`: per conversation, the next reply no position holds yet; `arrival`: the next reply not yet served in full. */
+  const cursors = ranges.map((r) => r.start);
   let requestNo = 0;
 
-  /** The reply a request gets (see `ScriptSchema.replyBy`), or undefined when the script has none left for it. */
-  const pickReply = (codec: SurfaceCodec, body: Record<string, unknown>): { index?: number; at: string } => {
-    if (script.replyBy === 'arrival') return { index: cursor < script.replies.length ? cursor : undefined, at: '' };
+  /** The reply a request gets (see `ScriptSchema.replyBy` and `threads`), or undefined when its conversation has none left. */
+  const pickReply = (
+    codec: SurfaceCodec,
+    body: Record<string, unknown>,
+  ): { index?: number; at: string; of: number } => {
+    if (script.replyBy === 'arrival')
+      return { index: cursors[0]! < script.replies.length ? cursors[0] : undefined, at: '', of: script.replies.length };
+    const first = ranges.length > 1 ? firstUserText(codec.surface, body) : '';
+    const t = Math.max(
+      0,
+      ranges.findIndex((r, i) => i > 0 && r.match !== undefined && first.includes(r.match)),
+    );
+    const range = ranges[t]!;
     const key = positionKey(conversationPosition(codec.surface, body));
-    const at = ` at position ${key}`;
-    const held = byPosition.get(key);
-    if (held !== undefined) return { index: held, at };
-    if (cursor >= script.replies.length) return { at };
-    byPosition.set(key, cursor);
-    cursor += 1;
-    return { index: cursor - 1, at };
+    const at = `${t > 0 ? ` in thread ${JSON.stringify(range.match)}` : ''} at position ${key}`;
+    const of = range.end - range.start;
+    const held = byPosition[t]!.get(key);
+    if (held !== undefined) return { index: held, at, of };
+    if (cursors[t]! >= range.end) return { at, of };
+    byPosition[t]!.set(key, cursors[t]!);
+    cursors[t]! += 1;
+    return { index: cursors[t]! - 1, at, of };
   };
 
   const handleModel = async (
@@ -195,7 +219,7 @@ export async function startLocalProvider(opts: LocalProviderOptions): Promise<Lo
         codec.errorBody(
           500,
           rid,
-          `zuno local provider: script exhausted: all ${script.replies.length} scripted replies were given out; request #${n}${picked.at} has no reply`,
+          `zuno local provider: script exhausted: all ${picked.of} scripted replies were given out; request #${n}${picked.at} has no reply`,
           'script_exhausted',
         ),
       );
@@ -204,9 +228,9 @@ export async function startLocalProvider(opts: LocalProviderOptions): Promise<Lo
     }
 
     const replyIndex = picked.index;
-    const reply = script.replies[replyIndex] as ScriptReply;
+    const reply = all[replyIndex] as ScriptReply;
     const fault = reply.fault;
-    const label = `reply ${replyIndex + 1}/${script.replies.length}${picked.at}`;
+    const label = `reply ${replyIndex + 1}/${all.length}${picked.at}`;
 
     // Repeating faults (status / cutStream / malformedChunk / streamError): the reply stays current.
     let partial: 'cut-end' | 'cut-destroy' | 'malformed' | 'stream-error' | undefined;
@@ -233,7 +257,7 @@ export async function startLocalProvider(opts: LocalProviderOptions): Promise<Lo
     }
     if (partial === undefined) {
       served.add(replyIndex);
-      if (script.replyBy === 'arrival') cursor += 1;
+      if (script.replyBy === 'arrival') cursors[0]! += 1;
     }
 
     const closed = new AbortController();

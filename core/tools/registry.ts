@@ -20,6 +20,9 @@ import { planUpdateDeclaration } from './plan-update.js';
 import { todoGetDeclaration } from './todo-get.js';
 import { todoUpdateDeclaration } from './todo-update.js';
 import { questionAsyncDeclaration, questionDeclaration } from './question.js';
+import { taskDeclaration } from './task.js';
+import { jobDeclaration } from './job.js';
+import { councilRunDeclaration } from './council-run.js';
 
 /**
  * THE list of tools: every declaration by name. The activity-side registry
@@ -44,6 +47,9 @@ export const declaredTools = {
   todo_update: todoUpdateDeclaration,
   question: questionDeclaration,
   question_async: questionAsyncDeclaration,
+  task: taskDeclaration,
+  job: jobDeclaration,
+  council_run: councilRunDeclaration,
 } as const;
 
 /** Name of a declared tool. */
@@ -121,10 +127,12 @@ export function validateToolCall(
   }
   const parsed = decl.args.safeParse(raw);
   if (!parsed.success) {
+    const notes = decl.argumentNotes?.(raw, parsed.error.issues) ?? [];
+    const noted = notes.length > 0 ? `\nNotes:\n${notes.map((n) => `- ${n}`).join('\n')}` : '';
     return {
       ok: false,
       category: 'invalid_arguments',
-      message: `Invalid arguments for tool "${name}":\n${formatArgIssues(parsed.error)}\nFix these arguments and call the tool again.`,
+      message: `Invalid arguments for tool "${name}":\n${formatArgIssues(parsed.error)}${noted}\nFix these arguments and call the tool again.`,
     };
   }
   return { ok: true, args: parsed.data, declaration: decl };

@@ -61,6 +61,18 @@ export interface ToolDeclaration<Args = unknown> {
    * subject and only whole-tool rules (and `*`) speak for it.
    */
   subjectOf?(args: Args): SubjectSource;
+  /**
+   * The call is not an activity: the session workflow runs it as a child
+   * workflow (workflows/delegation.ts) — `task`: a child `session`;
+   * `council`: a `council` workflow (DC14). Absent: a `tool_<name>` activity.
+   */
+  delegation?: 'task' | 'council';
+  /**
+   * Extra notes for the model when the arguments fail validation (DC10):
+   * given the raw arguments and the schema's issues, at most a few short
+   * lines appended after the issue list. Absent: none.
+   */
+  argumentNotes?(raw: unknown, issues: readonly { path: readonly PropertyKey[]; code?: string }[]): string[];
 }
 
 /**
@@ -89,6 +101,12 @@ export interface BackgroundDeclaration<Args = unknown> {
 export interface ScheduleEffect {
   /** A background task id whose cancellation scope the workflow cancels (BG1). */
   cancelsBackgroundTask?: string;
+  /**
+   * The workflow waits (a workflow timer, never a sleeping activity) until
+   * this background task settles or `timeoutMs` passes, then runs the call
+   * (`job wait`, DC15).
+   */
+  waitsForBackgroundTask?: { taskID: string; timeoutMs: number };
 }
 
 /** TD8 categories of a rejected (blocked) call. */

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { portOpen } from '../../worker/dev-server.js';
+import { REQUIRED_SEARCH_ATTRIBUTES } from '../../worker/temporal-config.js';
 
 /** Root of the repository (tests run from anywhere). */
 export const ROOT = join(import.meta.dirname, '..', '..');
@@ -31,7 +32,7 @@ export interface TestDevServer {
   start(): Promise<void>;
 }
 
-const SEARCH_ATTRIBUTES = ['ZunoKind', 'ZunoSessionId', 'ZunoGoalStatus', 'ZunoAgent', 'ZunoModel', 'ZunoStatus'];
+const SEARCH_ATTRIBUTES = Object.keys(REQUIRED_SEARCH_ATTRIBUTES);
 
 /**
  * Starts the pinned `temporal server start-dev` on free ports with a

@@ -1,0 +1,60 @@
+/**
+ * Declaration of the `council_run` tool (DC5, DC23–DC27; issue 12 item 5;
+ * DC27 SEED-GAP "the council_run arguments", decided in docs/council.md).
+ * Runs a `council` child workflow in the foreground and returns its result.
+ * Arguments: `question` (required), `diff` (a git range the seats review),
+ * `preset` (only `balanced-review`). The preset is frozen (DC23): a call
+ * that tries to set a budget, a seat or a quorum is rejected with a note
+ * saying so, and nothing starts. Deterministic.
+ */
+import { z } from 'zod';
+import type { ToolDeclaration } from './types.js';
+import { summaryLine } from './summary.js';
+
+/** Keys a model might use to override the frozen preset (answered with a note, DC23). */
+const BUDGET_KEYS = [
+  'deadline_ms',
+  'total_ms',
+  'timeout_ms',
+  'synthesis_ms',
+  'seat_deadline_ms',
+  'seats',
+  'quorum',
+  'retries',
+  'budget',
+  'budgets',
+];
+
+/** A git range such as `HEAD~1..HEAD` or `main...feature` (no options, no shell syntax). */
+export const GIT_RANGE = /^[A-Za-z0-9_./~^@{}-]+(\.\.\.?[A-Za-z0-9_./~^@{}-]+)?$/;
+
+export const councilRunArgs = z.strictObject({
+  question: z
+    .string()
+    .refine((s) => s.trim().length > 0, 'question must not be empty')
+    .refine((s) => s.length <= 4000, 'question is at most 4000 characters'),
+  diff: z
+    .string()
+    .refine((s) => GIT_RANGE.test(s) && !s.startsWith('-'), 'diff must be a git range such as HEAD~1..HEAD')
+    .optional(),
+  preset: z.literal('balanced-review').optional(),
+});
+export type CouncilRunArgs = z.infer<typeof councilRunArgs>;
+
+export const councilRunDeclaration: ToolDeclaration<CouncilRunArgs> = {
+  name: 'council_run',
+  effect: 'Delegating',
+  replay: 'Never',
+  concurrency: 'Exclusive',
+  args: councilRunArgs,
+  summarize: (a) => summaryLine(`council: ${a.diff ? `review ${a.diff}` : a.question}`),
+  delegation: 'council',
+  argumentNotes: (raw) => {
+    const keys = raw !== null && typeof raw === 'object' ? Object.keys(raw) : [];
+    return keys.some((k) => BUDGET_KEYS.includes(k))
+      ? [
+          'The balanced-review preset is frozen: 600000 ms in all, three seats sharing 540000 ms, 60000 ms for synthesis. Budgets, seats and quorum cannot be set by arguments.',
+        ]
+      : [];
+  },
+};
