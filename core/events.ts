@@ -62,6 +62,10 @@ export const EV = {
   questionAnswered: 'question.answered',
   /** QU11: a deferred question's 120 s deadline passed: no answer, no input, the question stays open. */
   questionAutoDeferred: 'question.auto_deferred',
+  /** Issue 12: a `task` call started a child session (foreground, or a background job). */
+  delegationStarted: 'delegation.started',
+  /** Issue 12: the parent's workflow saw the child session end; its report is recorded (DC4, DC17). */
+  delegationSettled: 'delegation.settled',
   /** SE10/SE27: the rule files in force for a turn (whole), read once at the turn's first model request. */
   instructionInForce: 'instruction.in_force',
   /** SE27: a warning-level notice: a rule file was skipped whole because it did not fit the remaining budget. */
@@ -283,6 +287,26 @@ export const eventSchemas = {
     exitCode: z.number().nullable(),
     totalWritten: z.number(),
     durationMs: z.number(),
+  }),
+  [EV.delegationStarted]: z.object({
+    rowId: z.string(),
+    callId: z.string(),
+    childSessionId: z.string(),
+    agent: z.string(),
+    mode: z.enum(['foreground', 'background']),
+    jobId: z.string().optional(),
+    depth: z.number(),
+    objective: z.string(),
+  }),
+  [EV.delegationSettled]: z.object({
+    rowId: z.string(),
+    callId: z.string(),
+    childSessionId: z.string(),
+    agent: z.string(),
+    mode: z.enum(['foreground', 'background']),
+    jobId: z.string().optional(),
+    status: z.string(),
+    errorCode: z.string().optional(),
   }),
   [EV.approvalRequested]: z.object({
     approvalId: z.string(),

@@ -6,6 +6,7 @@ import { createFinishTurn } from '../activities/session/finish-turn.js';
 import { createRecordQuestion } from '../activities/session/question-records.js';
 import { createRecordApproval } from '../activities/session/approval-records.js';
 import { createModelStep } from '../activities/session/model-step.js';
+import { createDelegationActivities } from '../activities/delegation/delegation-activities.js';
 import { createToolActivities } from '../activities/session/tool-activity.js';
 import type { ProjectionStore } from '../activities/projection/types.js';
 import { goalOnlyTools, toolImplementations, toolSpecs } from '../activities/tools/index.js';
@@ -153,6 +154,7 @@ function activityOptions(
       recordApproval: createRecordApproval(opts.store),
       recordQuestion: createRecordQuestion(opts.store),
       bgCommand: createBgCommand(opts.store),
+      ...createDelegationActivities(opts.store),
       ...observers.activities,
       ...createToolActivities(toolImplementations, opts.store),
     },

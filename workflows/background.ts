@@ -1,4 +1,4 @@
-import { ActivityFailure, CancellationScope, patched, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, CancellationScope, condition, patched, proxyActivities } from '@temporalio/workflow';
 import { backgroundCommandOptions } from '../core/activity-policy.js';
 import type { BgCommandInput, BgCommandResult, PlannedToolCall, SessionActivities } from '../core/session-contract.js';
 import { toolDeclarations } from '../core/tools/registry.js';
@@ -110,6 +110,37 @@ export class BackgroundTasks {
     this.running.set(taskID, { scope, done, label, ...(typeof purpose === 'string' ? { purpose } : {}) });
   }
 
+  /**
+   * Starts a background job (issue 12, DC3/DC4/DC16: a `task` with
+   * `background: true`): `run` starts the child workflow and, once it
+   * ended, settles it and resolves to its report. It runs in its own scope
+   * under the workflow's root like a background command — a turn's
+   * interrupt leaves it running, `job cancel` cancels only it (the child
+   * workflow is asked to cancel) — and its report is admitted to the inbox
+   * exactly once, unless a `job` read already consumed it. The job's end is
+   * in the workflow's own history (the child's completion event), so a
+   * parent worker that crashes around the delivery neither loses nor
+   * repeats it. Does not wait.
+   */
+  startJob(taskID: string, label: string, run: () => Promise<string>): void {
+    const scope = new CancellationScope({ cancellable: true, parent: this.deps.root });
+    const done = scope.run(run).then(
+      (report) => this.finishWith(taskID, report),
+      (err: unknown) => this.finish(taskID, lostReport(taskID, err)),
+    );
+    this.running.set(taskID, { scope, done, label });
+  }
+
+  /**
+   * Waits until task `taskID` has ended or `timeoutMs` passed (a workflow
+   * timer; `job wait`, DC15). Resolves at once for a task that is not running.
+   * Rejects with a CancelledFailure when the caller's scope is cancelled.
+   */
+  async waitFor(taskID: string, timeoutMs: number): Promise<void> {
+    if (!this.running.has(taskID)) return;
+    await condition(() => !this.running.has(taskID), timeoutMs);
+  }
+
   /** The worker running remote observer `taskID` says its command ended: its next poll is now. Unknown ids are ignored. */
   hintSettled(taskID: string): void {
     if (this.running.has(taskID)) this.settledHints.add(taskID);
@@ -152,9 +183,13 @@ export class BackgroundTasks {
   }
 
   private finish(taskID: string, r: BgCommandResult): void {
+    this.finishWith(taskID, r.report);
+  }
+
+  private finishWith(taskID: string, report: string): void {
     this.running.delete(taskID);
     if (this.consumed.has(taskID)) return;
-    this.deps.admitReport(taskID, r.report);
+    this.deps.admitReport(taskID, report);
   }
 }
 

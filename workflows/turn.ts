@@ -20,6 +20,7 @@ import type { BackgroundTasks } from './background.js';
 import { planBatches, runBounded } from './dispatch.js';
 import { onRoute } from './route.js';
 import { admitCall, type GateHost } from './permission-gate.js';
+import { runTask } from './delegation.js';
 import { classifyModelFailure } from './model-failure.js';
 import { settleForcedInterrupt, settleLostCall, settleNotRun } from './settle.js';
 import { StagnationGuard } from './stagnation-guard.js';
@@ -132,8 +133,30 @@ export async function runTurn(
       return;
     }
     const decl = toolDeclarations[call.name]!;
+    if (decl.delegation === 'task') {
+      // Issue 12: a delegation is a child workflow this workflow starts, not an activity.
+      spent.toolCalls += 1;
+      const raced = await raceForced(ctl, runTask(host, call, { turn, step: host.step }));
+      if (raced.kind === 'forced') host.settled.push(settleForcedInterrupt(call, decl, Date.now(), ctl.forceAfterMs));
+      else if (raced.kind === 'failed') throw raced.error;
+      else if (raced.value.kind === 'settled') host.settled.push(raced.value.settled);
+      else if (raced.value.value.outcome === 'uncertain')
+        spent.uncertain.push({ callId: call.callId, tool: call.name, cause: 'reported_uncertain' });
+      return;
+    }
     const effect = call.args !== undefined ? decl.onSchedule?.(call.args as never) : undefined;
     if (effect?.cancelsBackgroundTask) host.background.cancel(effect.cancelsBackgroundTask);
+    if (effect?.waitsForBackgroundTask) {
+      // DC15 `job wait`: the workflow waits on a timer until the job settles; the call then reads it.
+      const { taskID, timeoutMs } = effect.waitsForBackgroundTask;
+      try {
+        await host.background.waitFor(taskID, timeoutMs);
+      } catch (err) {
+        if (!isCancellation(err)) throw err;
+        host.settled.push(settleNotRun(call, Date.now()));
+        return;
+      }
+    }
     const summary = summaryOf(call).slice(0, 200);
     const options = toolActivityOptions(decl, meta.activityDefaults, summary);
     spent.toolCalls += 1;

@@ -13,6 +13,8 @@ import { summaryLine } from './summary.js';
 
 /** Longest wait of one `job wait` observation, ms (DC15, like `bg wait`). */
 export const JOB_WAIT_MAX_MS = 60_000;
+/** How long `job cancel` waits for the cancelled child to settle before it reads the job, ms. */
+export const JOB_CANCEL_WAIT_MS = 15_000;
 /** Default of `timeout_ms` for `job wait`. */
 export const JOB_WAIT_DEFAULT_MS = 30_000;
 
@@ -47,7 +49,10 @@ export const jobDeclaration: ToolDeclaration<JobArgs> & { effectOf(args: JobArgs
   effectOf: jobEffect,
   onSchedule: (args) =>
     args.action === 'cancel'
-      ? { cancelsBackgroundTask: args.job_id }
+      ? {
+          cancelsBackgroundTask: args.job_id,
+          waitsForBackgroundTask: { taskID: args.job_id, timeoutMs: JOB_CANCEL_WAIT_MS },
+        }
       : args.action === 'wait'
         ? { waitsForBackgroundTask: { taskID: args.job_id, timeoutMs: args.timeout_ms ?? JOB_WAIT_DEFAULT_MS } }
         : undefined,
