@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { createHarness, type Harness, type StartedRun } from '../helpers/harness.js';
 import { useCleanups } from '../helpers/session.js';
-import { waitFor } from '../helpers/worker-process.js';
 import type { Script } from '../../client/local-provider/script.js';
 
 /**
