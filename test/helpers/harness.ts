@@ -57,6 +57,9 @@ export interface RunSessionOptions {
   permission?: PermissionPolicy;
   /** The session's sandbox policy (default: none recorded — the auto default). */
   sandbox?: SandboxPolicy;
+  /** The session's agent role and tool catalog (default: none recorded — `build`, every tool). */
+  agent?: string;
+  tools?: string[];
 }
 
 /** What a Goal adds to a session start. */
@@ -147,6 +150,8 @@ export async function createHarness(opts: {
     ...(o.route ? { route: o.route } : {}),
     ...(o.permission ? { permission: o.permission } : {}),
     ...(o.sandbox ? { sandbox: o.sandbox } : {}),
+    ...(o.agent ? { agent: o.agent } : {}),
+    ...(o.tools ? { tools: o.tools } : {}),
   });
   const startScriptedGoal = async (o: RunSessionOptions & GoalStartOptions): Promise<StartedGoalRun> => {
     const provider = await startLocalProvider({ script: o.script });
