@@ -232,6 +232,10 @@ describe('session workflow determinism', () => {
     expect(files).toContain('session-approvals-v1.json');
     // Questions: asked, the worker killed, answered (test/session/questions-crash.test.ts records it).
     expect(files).toContain('session-questions-v1.json');
+    // Delegation (issue 12): a parent with a foreground task and a background job, and a child (test/delegation/delegation-replay.test.ts).
+    expect(files).toEqual(
+      expect.arrayContaining(['session-delegation-parent-v1.json', 'session-delegation-child-v1.json']),
+    );
     for (const f of files) {
       const history = JSON.parse(readFileSync(join(FIXTURES, f), 'utf8'));
       expect(history.events.length, f).toBeGreaterThan(10);
