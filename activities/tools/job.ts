@@ -7,7 +7,7 @@
  * tells the workflow (`backgroundFacts.terminal`): the job's report, read
  * here, is consumed and not delivered again (like `bg`, BG6).
  */
-import type { JobArgs } from '../../core/tools/job.js';
+import { jobWireArgs, type JobArgs } from '../../core/tools/job.js';
 import type { ToolResult } from '../../core/tools/types.js';
 import type { DelegationRow } from '../projection/types.js';
 import type { ToolBody } from './tool-body.js';
@@ -41,6 +41,7 @@ function jobState(d: DelegationRow, action: JobArgs['action'], timedOut: boolean
 
 export const jobTool: ToolBody<JobArgs> = {
   needsJobs: true,
+  wire: jobWireArgs,
   async run(args, ctx): Promise<ToolResult> {
     const jobs = ctx.jobs;
     if (!jobs)

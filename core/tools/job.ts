@@ -35,6 +35,26 @@ export const jobArgs = z.discriminatedUnion('action', [
 ]);
 export type JobArgs = z.infer<typeof jobArgs>;
 
+/**
+ * The provider-facing (wire) schema of `job`: one flat object (providers
+ * want `type: object` at the root). Validation always uses {@link jobArgs}.
+ */
+export const jobWireArgs = z.strictObject({
+  action: z
+    .enum(['list', 'status', 'wait', 'cancel'])
+    .describe(
+      'list: this session’s jobs. status: one job. wait: wait until it settles (≤ 60 s). cancel: stop its child.',
+    ),
+  job_id: jobId.optional().describe('For status, wait, cancel: the job id task returned.'),
+  timeout_ms: z
+    .number()
+    .int()
+    .min(0)
+    .max(JOB_WAIT_MAX_MS)
+    .optional()
+    .describe('For wait: how long to wait, ms (default 30000).'),
+});
+
 /** The effect of one `job` call: `cancel` stops a child (SideEffecting); reads are ReadOnly. */
 export function jobEffect(args: Pick<JobArgs, 'action'>): ToolEffect {
   return args.action === 'cancel' ? 'SideEffecting' : 'ReadOnly';

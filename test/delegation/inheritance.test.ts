@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { decideApproval } from '../../client/approvals.js';
-import type { Script } from '../../client/local-provider/script.js';
+import type { Script, ScriptToolCall } from '../../client/local-provider/script.js';
 import type { PermissionPolicy } from '../../core/permission/types.js';
 import { createHarness, type Harness, type RunSessionOptions, type StartedRun } from '../helpers/harness.js';
 import { useCleanups } from '../helpers/session.js';
@@ -37,7 +37,7 @@ const task = (agent: string, objective: string) => ({
 });
 
 /** A parent that delegates `objective` to `agent`, whose child makes `childCall` then reports. */
-function delegating(agent: string, objective: string, childCall: Record<string, unknown>): Script {
+function delegating(agent: string, objective: string, childCall: ScriptToolCall): Script {
   return {
     replies: [{ toolCalls: [task(agent, objective)] }, { text: 'Parent done.' }],
     threads: [{ match: objective, replies: [{ toolCalls: [childCall] }, { text: `${objective}: child report.` }] }],

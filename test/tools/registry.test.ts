@@ -83,6 +83,9 @@ describe('tool declarations and validateToolCall (TD1, TD3, TD8)', () => {
       'todo_update',
       'question',
       'question_async',
+      'task',
+      'job',
+      'council_run',
     ]);
     expect(Object.keys(toolImplementations)).toEqual(Object.keys(toolDeclarations));
   });
