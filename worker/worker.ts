@@ -1,4 +1,5 @@
 import { createRecordGoal } from '../activities/goal/record-goal.js';
+import { createCouncilActivities } from '../activities/council/index.js';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createBgCommand } from '../activities/session/bg-command.js';
 import { createBgObserver, type BgObserverActivities } from '../activities/session/bg-observer.js';
@@ -155,6 +156,7 @@ function activityOptions(
       bgCommand: createBgCommand(opts.store),
       ...observers.activities,
       ...createToolActivities(toolImplementations, opts.store),
+      ...createCouncilActivities(opts.store),
     },
   };
 }

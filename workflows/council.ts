@@ -1,0 +1,17 @@
+import type { CouncilResult, CouncilWorkflowInput } from '../core/council/contract.js';
+import { CouncilMachine } from './council-machine.js';
+
+/**
+ * The `council` workflow, id `council/<runId>` (DC5, DC23–DC27; issue 12
+ * item 5; docs/council.md). Thin: {@link CouncilMachine} runs the
+ * `balanced-review` preset — three reviewer seats as child sessions sharing
+ * one 540 000 ms deadline, then the synthesis inside the 60 000 ms reserve.
+ * Whoever starts it sets `ZunoKind=council` (client/council-start.ts, or
+ * workflows/council-start.ts from a session); it upserts `ZunoCouncilStatus`.
+ * Completes with the {@link CouncilResult} on success; fails with a typed,
+ * non-retryable ApplicationFailure (`council_quorum_missed`,
+ * `council_synthesis_failed`, `council_diff_invalid`; details = [CouncilResult]).
+ */
+export async function councilWorkflow(input: CouncilWorkflowInput): Promise<CouncilResult> {
+  return new CouncilMachine(input).run();
+}
