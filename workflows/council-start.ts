@@ -6,17 +6,12 @@ import { markdownLiteral } from '../core/ui-text.js';
 /** The council workflow's type name (started by name: a session's bundle need not import the council's code path). */
 const COUNCIL_WORKFLOW = 'councilWorkflow';
 
-/** The Temporal UI summary of a Council: `council: review HEAD~1..HEAD` or `council: <question>`. */
-export function councilSummary(input: Pick<CouncilWorkflowInput, 'diffRange' | 'question'>): string {
-  return `council: ${input.diffRange ? `review ${input.diffRange}` : input.question}`.slice(0, 200);
-}
-
 /**
  * Starts a `council/<runId>` child workflow from a session workflow (issue
  * 12 item 5: the session's `council_run` call, foreground): on the caller's
  * task queue, `ZunoKind=council`, `ZunoCouncilStatus=preparing`, and for a
  * Council with a parent `ZunoParentSession` / `ZunoRootSession`; static
- * summary `summary` (e.g. {@link councilSummary}); `REQUEST_CANCEL` when the
+ * summary `summary` (e.g. core/council/contract.ts `councilSummary`); `REQUEST_CANCEL` when the
  * parent closes. Resolves to the handle once the child started; its
  * `result()` resolves to the {@link CouncilResult} or rejects with a
  * ChildWorkflowFailure whose cause is the Council's typed ApplicationFailure

@@ -227,3 +227,8 @@ export function durationText(ms: number): string {
 export function seatSummary(index: number, of: number, agent: string, leftMs: number): string {
   return `seat ${index}/${of} ${agent} · ${durationText(leftMs)} left`;
 }
+
+/** The Temporal UI summary of a Council: `council: review HEAD~1..HEAD` or `council: <question>`. */
+export function councilSummary(input: Pick<CouncilWorkflowInput, 'diffRange' | 'question'>): string {
+  return `council: ${input.diffRange ? `review ${input.diffRange}` : input.question}`.slice(0, 200);
+}
