@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import { DEFAULT_ACTIVITY_DEFAULTS } from '../../core/activity-defaults.js';
+import { DEFAULT_ACTIVITY_DEFAULTS, type ActivityDefaults } from '../../core/activity-defaults.js';
 import type { CouncilResult, CouncilWorkflowInput } from '../../core/council/contract.js';
 import type { SessionMeta, SessionRoute } from '../../core/session-contract.js';
 import { newCouncilRunId, startCouncil } from '../../client/council-start.js';
@@ -77,7 +77,13 @@ export interface StartedCouncil {
 }
 
 /** The base meta of a scripted Council (the local provider at `url`, no route unless given). */
-export function scriptedBase(runId: string, workspace: string, url: string, route?: SessionRoute): SessionMeta {
+export function scriptedBase(
+  runId: string,
+  workspace: string,
+  url: string,
+  route?: SessionRoute,
+  activityDefaults: ActivityDefaults = DEFAULT_ACTIVITY_DEFAULTS,
+): SessionMeta {
   const p = localProvider(url);
   return {
     sessionId: runId,
@@ -86,7 +92,7 @@ export function scriptedBase(runId: string, workspace: string, url: string, rout
     model: 'scripted',
     title: 'council',
     toolConcurrency: 8,
-    activityDefaults: DEFAULT_ACTIVITY_DEFAULTS,
+    activityDefaults,
     ...(route ? { route } : {}),
   };
 }
@@ -95,7 +101,14 @@ export function scriptedBase(runId: string, workspace: string, url: string, rout
 export async function startScriptedCouncil(
   client: Client,
   taskQueue: string,
-  o: { workspace: string; script: Script; question?: string; diffRange?: string; route?: SessionRoute },
+  o: {
+    workspace: string;
+    script: Script;
+    question?: string;
+    diffRange?: string;
+    route?: SessionRoute;
+    activityDefaults?: ActivityDefaults;
+  },
 ): Promise<StartedCouncil> {
   const provider = await startLocalProvider({ script: o.script });
   const runId = newCouncilRunId();
@@ -104,7 +117,7 @@ export async function startScriptedCouncil(
     question: o.question ?? 'Is this change correct, safe and tested?',
     ...(o.diffRange !== undefined ? { diffRange: o.diffRange } : { diffRange: 'HEAD~1..HEAD' }),
     preset: 'balanced-review',
-    base: scriptedBase(runId, o.workspace, provider.url, o.route),
+    base: scriptedBase(runId, o.workspace, provider.url, o.route, o.activityDefaults),
   };
   const handle = await startCouncil(client, taskQueue, input).catch(async (err) => {
     await provider.close();
