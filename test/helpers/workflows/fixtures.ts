@@ -129,3 +129,16 @@ export async function raceWorkflow(
   if (winner === 'cancelled') throw new Error('the activity was cancelled before the race ended');
   return { winner, elapsedMs };
 }
+
+/**
+ * Runs the `settleCouncilCall` activity once (test/council/settle-call.test.ts):
+ * what the session workflow does when a `council_run` call's Council ended.
+ */
+export async function settleCouncilCallWorkflow(
+  input: import('../../../core/council/contract.js').SettleCouncilCallInput,
+): Promise<import('../../../core/session-contract.js').ToolActivityResult> {
+  const acts = proxyActivities<import('../../../core/council/contract.js').CouncilActivities>({
+    startToCloseTimeout: 30_000,
+  });
+  return acts.settleCouncilCall(input);
+}
