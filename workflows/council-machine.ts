@@ -125,12 +125,15 @@ export class CouncilMachine implements RouteHost {
         }),
       );
     } catch (err) {
+      if (isCancellation(err)) throw err;
       const cause = err instanceof ActivityFailure ? err.cause : err;
       const code = cause instanceof ApplicationFailure && cause.type ? cause.type : 'council_prepare_failed';
       return this.fail(code, (cause as Error).message);
     }
     await this.enter('seating');
-    const runs = this.seats.map((_, i) => this.runSeat(i));
+    const runs = Promise.all(this.seats.map((_, i) => this.runSeat(i)));
+    // Handled here too: when the Council is cancelled the wait below throws first, and a seat's rejection must not go unhandled.
+    runs.catch(() => undefined);
     const inTime = await condition(
       () => this.seats.every((s) => s.status !== 'running'),
       Math.max(1, this.seatDeadlineMs - Date.now()),
@@ -140,7 +143,7 @@ export class CouncilMachine implements RouteHost {
       this.deadlinePassed = true;
       this.seats.forEach((s, i) => s.status === 'running' && this.scopes[i]!.cancel());
     }
-    await Promise.all(runs);
+    await runs;
     const valid = this.validCount();
     if (valid < this.preset.quorum)
       return this.fail(
@@ -183,6 +186,17 @@ export class CouncilMachine implements RouteHost {
       const cause = err instanceof ActivityFailure && err.cause ? err.cause : err;
       return this.fail('council_synthesis_failed', `the synthesis failed: ${(cause as Error).message}`);
     }
+  }
+
+  /**
+   * The Council itself was cancelled (a person's Ctrl-C, its parent closing):
+   * the row is recorded `failed` / `cancelled` with every seat as it stood.
+   * Run in a non-cancellable scope by the caller.
+   */
+  async recordCancelled(): Promise<void> {
+    this.errorCode = 'cancelled';
+    for (const s of this.seats) if (s.status === 'running') s.status = 'cancelled';
+    await this.enter('failed');
   }
 
   /** Seats with a valid terminal report (DC25: the quorum counts nothing else). */

@@ -1,3 +1,4 @@
+import { CancellationScope, isCancellation } from '@temporalio/workflow';
 import type { CouncilResult, CouncilWorkflowInput } from '../core/council/contract.js';
 import { CouncilMachine } from './council-machine.js';
 
@@ -11,7 +12,15 @@ import { CouncilMachine } from './council-machine.js';
  * Completes with the {@link CouncilResult} on success; fails with a typed,
  * non-retryable ApplicationFailure (`council_quorum_missed`,
  * `council_synthesis_failed`, `council_diff_invalid`; details = [CouncilResult]).
+ * A cancelled Council records its row `failed` / `cancelled`, then ends Cancelled.
  */
 export async function councilWorkflow(input: CouncilWorkflowInput): Promise<CouncilResult> {
-  return new CouncilMachine(input).run();
+  const machine = new CouncilMachine(input);
+  try {
+    return await machine.run();
+  } catch (err) {
+    // Cancelled (Ctrl-C, the parent closed): the row says so before the workflow ends Cancelled.
+    if (isCancellation(err)) await CancellationScope.nonCancellable(() => machine.recordCancelled());
+    throw err;
+  }
 }

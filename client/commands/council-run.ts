@@ -41,7 +41,7 @@ const POLL_MS = 300;
  * (or this host's `zuno worker`), the `council/<runId>` workflow; prints each
  * seat's settlement as it happens (stderr), then the table of seats and the
  * synthesis (stdout; `--json`: `{council, result}`). Ctrl-C cancels the Council.
- * Resolves to the exit code: 0 succeeded, 1 failed (quorum missed, synthesis failed).
+ * Resolves to the exit code: 0 succeeded, 1 failed (quorum missed, synthesis failed), 130 cancelled (Ctrl-C).
  * @throws ZunoError `input_invalid`, `preset_unknown`, `preset_frozen`, `diff_invalid`,
  *   `workspace_invalid`, `config_invalid`, `model_missing`, `api_key_missing`, `script_*`, Temporal set-up errors.
  */
@@ -158,6 +158,10 @@ async function runAndFollow(
   else if (row) sink.out(renderCouncil(row));
   if (end.ok) return 0;
   const cause = (end.err as { cause?: { type?: string; message?: string; name?: string } }).cause;
+  if (cause?.name === 'CancelledFailure') {
+    notify?.(`council ${runId} was cancelled`);
+    return 130;
+  }
   notify?.(`zuno: ${cause?.type ?? cause?.name ?? 'council_failed'}: ${cause?.message ?? String(end.err)}`);
   return 1;
 }

@@ -2,6 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
+import { WorkflowFailedError } from '@temporalio/client';
+import { CancelledFailure } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { DEFAULT_ACTIVITY_DEFAULTS, type ActivityDefaults } from '../../core/activity-defaults.js';
@@ -15,6 +17,7 @@ import {
   childrenOf,
   firstUserText,
   gitWorkspace,
+  NEVER_FINISHES,
   seatThread,
   startScriptedCouncil,
   synthesisThread,
@@ -116,6 +119,48 @@ describe('a worker SIGKILLed mid-seat', () => {
     expect((await ph.h.store.getCouncil(c.runId))?.synthesis).toContain('src/range.js:3');
     await second.stop();
   }, 180_000);
+});
+
+describe('a Council cancelled by its owner', () => {
+  it('its seats’ children are asked to cancel and close Cancelled, the row says failed/cancelled, the workflow ends Cancelled', async () => {
+    const h = await createHarness({ address: inject('temporalAddress') });
+    cleanups.unshift(() => h.close());
+    const ws = gitWorkspace();
+    cleanups.unshift(async () => rmSync(ws, { recursive: true, force: true }));
+    const c = await startScriptedCouncil(h.client, h.taskQueue, {
+      workspace: ws,
+      script: {
+        replies: [],
+        threads: [
+          synthesisThread('never asked'),
+          seatThread('correctness-review', 1, NEVER_FINISHES),
+          seatThread('security-review', 1, NEVER_FINISHES),
+          seatThread('tests-review', 1, NEVER_FINISHES),
+        ],
+      },
+    });
+    cleanups.unshift(() => c.closeProvider());
+    // Every seat has asked its provider (and paused on the 401).
+    await waitFor(async () => c.providerRequests.length >= 3, 30_000, 'three seat requests');
+    const children = await childrenOf(h.client, c.workflowId);
+    expect(children).toHaveLength(3);
+    await c.handle.cancel();
+    const err = await c.result().then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(WorkflowFailedError);
+    expect((err as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+    const row = await h.store.getCouncil(c.runId);
+    expect(row).toMatchObject({ status: 'failed', errorCode: 'cancelled', synthesis: null });
+    expect((row!.seats as { status: string }[]).map((s) => s.status)).toEqual(['cancelled', 'cancelled', 'cancelled']);
+    for (const id of children)
+      await waitFor(
+        async () => (await h.client.workflow.getHandle(id).describe()).status.name === 'CANCELLED',
+        20_000,
+        `${id} to close Cancelled`,
+      );
+  }, 60_000);
 });
 
 describe('history replay of the council workflow', () => {
