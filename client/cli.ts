@@ -331,7 +331,7 @@ Exit codes of goal start, resume and answer (they follow the goal until it stops
 The only preset, balanced-review, is frozen: 600000 ms in all; the seats (correctness-review,
 security-review, tests-review) share one 540000 ms deadline; 60000 ms are kept for the synthesis;
 2 valid seat reports are needed; a seat whose report is invalid retries once. See docs/council.md.
-Exit codes of council run: 0 the council succeeded, 1 it failed (quorum missed, synthesis failed).`,
+Exit codes of council run: 0 the council succeeded, 1 it failed (quorum missed, synthesis failed), 130 Ctrl-C (it is cancelled).`,
     );
   const councilRun = council
     .command('run')
