@@ -277,7 +277,19 @@ export class CouncilMachine implements RouteHost {
         end = this.deadlinePassed && isCancellation(err) ? 'timed_out' : childEndOfFailure(err);
       }
       const completed = end !== 'timed_out' && end.status === 'completed';
-      const read = await this.act((acts) => acts.readSeatReport({ childSessionId, completed }));
+      const link = meta.delegation!;
+      const read = await this.act((acts) =>
+        acts.readSeatReport({
+          childSessionId,
+          completed,
+          seat: {
+            agent: seat.agent,
+            parentSessionId: link.parentSessionId,
+            rootSessionId: link.rootSessionId,
+            depth: link.depth,
+          },
+        }),
+      );
       a.status = end === 'timed_out' ? 'timed_out' : seatStatusOf(end);
       a.validity = read.validity;
       a.usage = read.usage;

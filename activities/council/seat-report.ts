@@ -3,7 +3,8 @@
  * — its report's validity (only a natively completed child has a terminal
  * report: its session's final text, validated by core/council/report.ts) and
  * the usage its provider requests recorded (`session.usage`, PR11), which a
- * timed-out or failed seat keeps too. Reads only; safe to retry.
+ * timed-out or failed seat keeps too. Also tags the seat's session row with
+ * its role, parent, root and depth. Idempotent; safe to retry.
  */
 import type { CouncilUsage, ReadSeatReportInput, ReadSeatReportResult } from '../../core/council/contract.js';
 import { NO_USAGE } from '../../core/council/contract.js';
@@ -33,6 +34,11 @@ export async function finalTextOf(store: ProjectionStore, sessionId: string): Pr
 /** Builds the activity. */
 export function createReadSeatReport(store: ProjectionStore) {
   return async function readSeatReport(input: ReadSeatReportInput): Promise<ReadSeatReportResult> {
+    if (input.seat) {
+      // The seat's session row (written by its first model step) learns its role and its place in the tree.
+      const row = await store.getSession(input.childSessionId);
+      if (row) await store.upsertSession({ ...row, ...input.seat });
+    }
     const usage = await sessionUsage(store, input.childSessionId);
     if (!input.completed) return { validity: 'missing', problem: 'the seat did not complete', usage };
     const parsed = parseSeatReport(await finalTextOf(store, input.childSessionId));

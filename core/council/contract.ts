@@ -155,6 +155,8 @@ export interface ReadSeatReportInput {
   childSessionId: string;
   /** Only a natively completed child has a terminal report to validate; others read usage only. */
   completed: boolean;
+  /** Who the seat is, for its session row (`zuno session list` shows the seat's role and the tree it belongs to). */
+  seat?: { agent: string; parentSessionId: string; rootSessionId: string; depth: number };
 }
 
 /** Result of `readSeatReport`. */

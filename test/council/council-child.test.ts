@@ -88,6 +88,14 @@ it('a Council started by a parent carries ZunoKind=council, the parent and the r
   expect(seatInput.meta.tools).toEqual(['read', 'glob', 'grep']);
   expect(seatInput.meta.provider.reasoningReplay).toBe('off');
   expect((await h.store.getCouncil(r.runId))?.parentSessionId).toBe(r.parentSessionId);
+  // The seat's session row names its role and its place in the tree.
+  expect(await h.store.getSession(r.result.seats[1]!.childSessionIds[0]!)).toMatchObject({
+    agent: 'security-review',
+    parentSessionId: r.parentSessionId,
+    rootSessionId: 'ses_root0000',
+    depth: 2,
+    status: 'completed',
+  });
 }, 60_000);
 
 it('the parent sees a failed seat and a failed provider as council_quorum_missed with every seat in the details', async () => {
