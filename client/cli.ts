@@ -322,6 +322,56 @@ Exit codes of goal start, resume and answer (they follow the goal until it stops
       setExit(await goalCancelCommand(id, opts));
     });
 
+  const council = program
+    .command('council')
+    .description('councils: three read-only reviewer seats answer one question about a change, then one synthesis')
+    .addHelpText(
+      'after',
+      `
+The only preset, balanced-review, is frozen: 600000 ms in all; the seats (correctness-review,
+security-review, tests-review) share one 540000 ms deadline; 60000 ms are kept for the synthesis;
+2 valid seat reports are needed; a seat whose report is invalid retries once. See docs/council.md.
+Exit codes of council run: 0 the council succeeded, 1 it failed (quorum missed, synthesis failed), 130 Ctrl-C (it is cancelled).`,
+    );
+  const councilRun = council
+    .command('run')
+    .description('run a council in the foreground: seat settlements as they happen, then the seats and the synthesis')
+    .argument('<question>', 'what the seats should answer (at most 4000 characters)')
+    .option('--preset <name>', 'the council preset (only balanced-review)', 'balanced-review')
+    .option('--diff <git range>', 'the change to review, e.g. HEAD~1..HEAD (written for the seats to read)')
+    .option('--dir <dir>', 'workspace directory, a git repository for --diff (default: current directory)')
+    .option('--model <provider/model>', 'model of the seats and the synthesis (default: zuno.json "model")')
+    .option('--script <file>', 'serve scripted model replies from FILE through the local provider server (offline)')
+    .option('--config <file>', 'zuno.json to use')
+    .option('--json', 'print {council, result} as JSON at the end instead of the table');
+  // Budget flags are parsed only to be refused by name: the preset is frozen (DC23).
+  for (const f of [
+    'deadline-ms',
+    'total-ms',
+    'timeout-ms',
+    'synthesis-ms',
+    'seat-deadline-ms',
+    'seats',
+    'quorum',
+    'retries',
+    'time-budget',
+    'token-budget',
+  ])
+    councilRun.addOption(new Option(`--${f} <value>`).hideHelp());
+  councilRun.action(async (question: string, opts) => {
+    const { councilRunCommand } = await import('./commands/council-run.js');
+    setExit(await councilRunCommand(question, opts));
+  });
+  council
+    .command('show')
+    .description('print a council: its seats (status, report validity, attempts, usage) and the synthesis')
+    .argument('<runId>', 'council run id (cr_…)')
+    .option('--json', 'print the council row as JSON')
+    .action(async (id: string, opts) => {
+      const { councilShowCommand } = await import('./commands/council-show.js');
+      setExit(await councilShowCommand(id, opts));
+    });
+
   const dev = program.command('dev').description('the embedded Temporal dev server and local tools');
   dev
     .command('up')

@@ -1,4 +1,5 @@
 import { createRecordGoal } from '../activities/goal/record-goal.js';
+import { createCouncilActivities } from '../activities/council/index.js';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createBgCommand } from '../activities/session/bg-command.js';
 import { createBgObserver, type BgObserverActivities } from '../activities/session/bg-observer.js';
@@ -157,6 +158,7 @@ function activityOptions(
       ...createDelegationActivities(opts.store),
       ...observers.activities,
       ...createToolActivities(toolImplementations, opts.store),
+      ...createCouncilActivities(opts.store),
     },
   };
 }

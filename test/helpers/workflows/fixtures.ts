@@ -17,6 +17,15 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { ZunoStatus } from '../../../core/search-attributes.js';
+import {
+  councilSummary,
+  type CouncilActivities,
+  type CouncilResult,
+  type CouncilWorkflowInput,
+  type SettleCouncilCallInput,
+} from '../../../core/council/contract.js';
+import type { ToolActivityResult } from '../../../core/session-contract.js';
+import { startCouncilChild } from '../../../workflows/council-start.js';
 
 /** What {@link sleepWorkflow} saw: workflow time (`Date.now()` in a workflow is the server's clock) before and after. */
 export interface SleepResult {
@@ -128,4 +137,35 @@ export async function raceWorkflow(
   }
   if (winner === 'cancelled') throw new Error('the activity was cancelled before the race ended');
   return { winner, elapsedMs };
+}
+
+/**
+ * Runs the `settleCouncilCall` activity once (test/council/settle-call.test.ts):
+ * what the session workflow does when a `council_run` call's Council ended.
+ */
+export async function settleCouncilCallWorkflow(input: SettleCouncilCallInput): Promise<ToolActivityResult> {
+  const acts = proxyActivities<CouncilActivities>({
+    startToCloseTimeout: 30_000,
+  });
+  return acts.settleCouncilCall(input);
+}
+
+/**
+ * A parent that runs a Council as a session's `council_run` call would
+ * (test/council/council-child.test.ts): `startCouncilChild`, then its end —
+ * the result, or the typed failure's code and the result in its details.
+ */
+export async function councilParentWorkflow(
+  input: CouncilWorkflowInput,
+): Promise<{ result?: CouncilResult; code?: string }> {
+  const handle = await startCouncilChild(input, councilSummary(input));
+  try {
+    return { result: await handle.result() };
+  } catch (err) {
+    const cause = (err as { cause?: { type?: string; details?: unknown[] } }).cause;
+    return {
+      code: cause?.type ?? 'unknown',
+      result: cause?.details?.[0] as CouncilResult,
+    };
+  }
 }

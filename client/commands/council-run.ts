@@ -1,0 +1,167 @@
+import type { ProjectionStore } from '../../activities/projection/types.js';
+import type { CouncilResult, CouncilWorkflowInput } from '../../core/council/contract.js';
+import { ZunoError } from '../../core/errors.js';
+import { DEFAULT_TASK_QUEUE, type SessionMeta } from '../../core/session-contract.js';
+import { connectTemporal, type Notify, openStore, resolvePaths } from '../context.js';
+import { newCouncilRunId, startCouncil } from '../council-start.js';
+import { checkGitRange, councilRunInput } from '../council-input.js';
+import { loadScript } from '../local-provider/script.js';
+import { sessionPermission } from '../permission-config.js';
+import { processSink, type Sink } from '../render.js';
+import { hostId, routeFor } from '../routing.js';
+import { sandboxPolicy } from '../sandbox-config.js';
+import { modelFor } from '../scripted-provider.js';
+import { serveInProcess, standaloneServes } from '../serve.js';
+import { loadZunoConfig, resolveModel } from '../zuno-config.js';
+import { apiKeyMissing, resolveWorkspace, standaloneExpected } from './run.js';
+import { renderCouncil, seatLine, seatsOf } from './council-view.js';
+
+/** Options of `zuno council run`. */
+export interface CouncilRunOptions {
+  preset?: string;
+  diff?: string;
+  dir?: string;
+  script?: string;
+  model?: string;
+  config?: string;
+  json?: boolean;
+  [budgetFlag: string]: unknown;
+}
+
+/** How often the projection is read for seat settlements while the Council runs, in ms. */
+const POLL_MS = 300;
+
+/**
+ * `zuno council run "<question>"` (issue 12 item 5; docs/council.md): runs
+ * the frozen `balanced-review` Council in the foreground. Offline checks
+ * first — question, preset, budget flags (refused: the preset is frozen),
+ * `--dir`, the git range (git must resolve it), script, `zuno.json`, model,
+ * API key — nothing started before they pass. Then the embedded dev server
+ * (or TEMPORAL_ADDRESS), an in-process worker on the Council's own route
+ * (or this host's `zuno worker`), the `council/<runId>` workflow; prints each
+ * seat's settlement as it happens (stderr), then the table of seats and the
+ * synthesis (stdout; `--json`: `{council, result}`). Ctrl-C cancels the Council.
+ * Resolves to the exit code: 0 succeeded, 1 failed (quorum missed, synthesis failed), 130 cancelled (Ctrl-C).
+ * @throws ZunoError `input_invalid`, `preset_unknown`, `preset_frozen`, `diff_invalid`,
+ *   `workspace_invalid`, `config_invalid`, `model_missing`, `api_key_missing`, `script_*`, Temporal set-up errors.
+ */
+export async function councilRunCommand(
+  questionText: string,
+  opts: CouncilRunOptions,
+  sink: Sink = processSink,
+): Promise<number> {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  try {
+    return await runAndFollow(questionText, opts, sink, cleanups);
+  } finally {
+    for (const c of cleanups) await c().catch(() => undefined);
+  }
+}
+
+async function runAndFollow(
+  questionText: string,
+  opts: CouncilRunOptions,
+  sink: Sink,
+  cleanups: (() => Promise<unknown>)[],
+): Promise<number> {
+  const notify: Notify = opts.json ? null : (line) => sink.err(`${line}\n`);
+  const input = councilRunInput(questionText, opts);
+  const workspace = resolveWorkspace(opts.dir ?? process.cwd());
+  if (input.diffRange) await checkGitRange(workspace, input.diffRange);
+  const script = opts.script ? await loadScript(opts.script) : undefined;
+  const paths = resolvePaths();
+  hostId(); // a malformed ZUNO_HOST_ID is refused before anything starts
+  const zcfg = loadZunoConfig(workspace, opts.config);
+  const modelRef = opts.model ?? zcfg.model;
+  if (!script && !modelRef)
+    throw new ZunoError(
+      'model_missing',
+      'no model configured: pass --model provider/model (or set "model" in zuno.json), or --script FILE for the local provider',
+    );
+  const configured = script ? undefined : resolveModel(zcfg, modelRef!);
+  if (configured && !standaloneExpected(paths)) {
+    const keyEnv = configured.provider.apiKeyEnv;
+    if (keyEnv !== undefined && !process.env[keyEnv]) throw apiKeyMissing(configured.provider.id, keyEnv);
+  }
+
+  const store: ProjectionStore = await openStore(paths);
+  cleanups.unshift(() => store.close());
+  const temporal = await connectTemporal(paths, notify);
+  cleanups.unshift(() => temporal.connection.close());
+  const baseQueue = temporal.cfg.taskQueue ?? DEFAULT_TASK_QUEUE;
+  const resolved = await modelFor(configured, script, cleanups);
+  const runId = newCouncilRunId();
+  const route = routeFor(baseQueue, runId, standaloneServes(paths, temporal, baseQueue));
+  if (route.servedBy === 'run') {
+    const keyEnv = resolved.provider.apiKeyEnv;
+    if (keyEnv !== undefined && !process.env[keyEnv]) throw apiKeyMissing(resolved.provider.id, keyEnv);
+    cleanups.unshift(await serveInProcess({ paths, temporal, store, baseQueue, route, command: 'zuno council run' }));
+  }
+  // The seats' base: a Council a person starts has no parent session; its run id stands in (docs/council.md).
+  const base: SessionMeta = {
+    sessionId: runId,
+    workspace,
+    provider: resolved.provider,
+    model: resolved.model,
+    title: `council: ${input.question}`.slice(0, 80),
+    toolConcurrency: zcfg.concurrency.tool_calls,
+    activityDefaults: temporal.cfg.activities,
+    route,
+    ...sessionPermission(zcfg.permission),
+    sandbox: sandboxPolicy(zcfg.sandbox, workspace),
+  };
+  const wf: CouncilWorkflowInput = { runId, question: input.question, preset: input.preset, base };
+  if (input.diffRange) wf.diffRange = input.diffRange;
+  const handle = await startCouncil(temporal.client, baseQueue, wf);
+  notify?.(`council ${runId} started (${input.preset}: three seats sharing 540000 ms, 60000 ms for synthesis)`);
+
+  const onSigint = () => {
+    notify?.(`interrupted: cancelling council ${runId}`);
+    handle.cancel().catch(() => undefined);
+  };
+  process.on('SIGINT', onSigint);
+  cleanups.unshift(async () => process.removeListener('SIGINT', onSigint));
+
+  let ended = false;
+  const outcome = handle.result().then(
+    (r) => ({ ok: true as const, r: r as CouncilResult }),
+    (err: unknown) => ({ ok: false as const, err }),
+  );
+  void outcome.then(() => (ended = true));
+  const printed = new Map<number, string>();
+  const showSettled = async () => {
+    const row = await store.getCouncil(runId);
+    for (const s of row ? seatsOf(row) : []) {
+      const key = `${s.status}/${s.attempts.length}`;
+      if (printed.get(s.index) === key) continue;
+      if (s.status === 'running') {
+        const prev = s.attempts.at(-2);
+        if (prev)
+          notify?.(
+            `↻ seat ${s.index}/${s.of} ${s.agent}: attempt ${prev.attempt} ${prev.status}, report ${prev.validity}${prev.problem ? ` — ${prev.problem}` : ''}; retrying (attempt ${s.attempts.length}, ${s.childSessionIds.at(-1)})`,
+          );
+      } else notify?.(seatLine(s));
+      printed.set(s.index, key);
+    }
+  };
+  while (!ended) {
+    await showSettled();
+    await Promise.race([outcome, new Promise((r) => setTimeout(r, POLL_MS))]);
+  }
+  await showSettled();
+  const end = await outcome;
+  const row = await store.getCouncil(runId);
+  const result = end.ok
+    ? end.r
+    : (((end.err as { cause?: { details?: unknown[] } }).cause?.details?.[0] as CouncilResult | undefined) ?? null);
+  if (opts.json) sink.out(`${JSON.stringify({ council: row, result }, null, 2)}\n`);
+  else if (row) sink.out(renderCouncil(row));
+  if (end.ok) return 0;
+  const cause = (end.err as { cause?: { type?: string; message?: string; name?: string } }).cause;
+  if (cause?.name === 'CancelledFailure') {
+    notify?.(`council ${runId} was cancelled`);
+    return 130;
+  }
+  notify?.(`zuno: ${cause?.type ?? cause?.name ?? 'council_failed'}: ${cause?.message ?? String(end.err)}`);
+  return 1;
+}
