@@ -21,6 +21,7 @@ import { planBatches, runBounded } from './dispatch.js';
 import { onRoute } from './route.js';
 import { admitCall, type GateHost } from './permission-gate.js';
 import { runTask } from './delegation.js';
+import { runCouncilCall } from './council-call.js';
 import { classifyModelFailure } from './model-failure.js';
 import { settleForcedInterrupt, settleLostCall, settleNotRun } from './settle.js';
 import { StagnationGuard } from './stagnation-guard.js';
@@ -133,10 +134,12 @@ export async function runTurn(
       return;
     }
     const decl = toolDeclarations[call.name]!;
-    if (decl.delegation === 'task') {
+    if (decl.delegation) {
       // Issue 12: a delegation is a child workflow this workflow starts, not an activity.
       spent.toolCalls += 1;
-      const raced = await raceForced(ctl, runTask(host, call, { turn, step: host.step }));
+      const where = { turn, step: host.step };
+      const delegated = decl.delegation === 'task' ? runTask(host, call, where) : runCouncilCall(host, call, where);
+      const raced = await raceForced(ctl, delegated);
       if (raced.kind === 'forced') host.settled.push(settleForcedInterrupt(call, decl, Date.now(), ctl.forceAfterMs));
       else if (raced.kind === 'failed') throw raced.error;
       else if (raced.value.kind === 'settled') host.settled.push(raced.value.settled);

@@ -1,0 +1,109 @@
+import {
+  ApplicationFailure,
+  CancellationScope,
+  ChildWorkflowFailure,
+  proxyActivities,
+  uuid4,
+} from '@temporalio/workflow';
+import { PROJECTION_RECORD_OPTIONS } from '../core/activity-policy.js';
+import {
+  type CouncilResult,
+  type CouncilWorkflowInput,
+  councilSummary,
+  type SettleCouncilCallInput,
+} from '../core/council/contract.js';
+import { depthOf, MAX_DELEGATION_DEPTH } from '../core/delegation/contract.js';
+import type { PlannedToolCall, ToolActivityResult } from '../core/session-contract.js';
+import type { CouncilRunArgs } from '../core/tools/council-run.js';
+import { startCouncilChild } from './council-start.js';
+import type { DelegatedCall, DelegationHost } from './delegation.js';
+import { onRoute } from './route.js';
+import { settleDenied } from './settle.js';
+
+interface CouncilCallActivities {
+  settleCouncilCall(input: SettleCouncilCallInput): Promise<ToolActivityResult>;
+}
+
+/**
+ * A `council_run` call (DC5, DC23–DC27; issue 12 item 5), run by the
+ * session workflow: a `council/<runId>` child workflow with the frozen
+ * `balanced-review` preset, started with this session's meta as the seats'
+ * base (they are its children's peers: depth + 1, narrowed to reviewer
+ * roles) and waited for in the foreground (DC27 SEED-GAP "how a Council's
+ * result is delivered": foreground). Its result or typed failure becomes the
+ * call's result (`settleCouncilCall`), recorded outside the turn's scope
+ * even when an interrupt cancelled the Council. At the depth limit the call
+ * is settled `blocked` and nothing starts.
+ */
+export async function runCouncilCall(
+  host: DelegationHost,
+  call: PlannedToolCall,
+  at: { turn: number; step: number },
+): Promise<DelegatedCall> {
+  const { meta } = host;
+  const depth = depthOf(meta);
+  if (depth >= MAX_DELEGATION_DEPTH)
+    return {
+      kind: 'settled',
+      settled: {
+        ...settleDenied(
+          call,
+          `delegation depth limit: this session is at depth ${depth} of at most ${MAX_DELEGATION_DEPTH}; it cannot start a Council.`,
+          Date.now(),
+        ),
+        failureType: 'delegation_depth',
+      },
+    };
+  const args = call.args as CouncilRunArgs;
+  const runId = `cr_${uuid4().replace(/-/g, '')}`;
+  const input: CouncilWorkflowInput = {
+    runId,
+    question: args.question,
+    ...(args.diff ? { diffRange: args.diff } : {}),
+    preset: 'balanced-review',
+    base: meta,
+    parent: { sessionId: meta.sessionId, rootSessionId: meta.delegation?.rootSessionId ?? meta.sessionId, depth },
+  };
+  let result: CouncilResult | undefined;
+  let failure: { code: string; message: string } | undefined;
+  try {
+    const handle = await startCouncilChild(input, councilSummary(input));
+    result = await handle.result();
+  } catch (err) {
+    const end = councilEndOf(err);
+    result = end.result;
+    failure = end.failure;
+  }
+  const settle: SettleCouncilCallInput = {
+    sessionId: meta.sessionId,
+    turn: at.turn,
+    step: at.step,
+    rowId: call.rowId,
+    callId: call.callId,
+    runId,
+    ...(result ? { result } : {}),
+    ...(failure ? { failure } : {}),
+  };
+  const value = await CancellationScope.nonCancellable(() =>
+    onRoute(host, (o) =>
+      proxyActivities<CouncilCallActivities>({ ...PROJECTION_RECORD_OPTIONS, ...o }).settleCouncilCall(settle),
+    ),
+  );
+  return { kind: 'done', value };
+}
+
+/**
+ * What a Council's failure says: a typed Council failure carries its
+ * CouncilResult (every seat) as `details[0]`; anything else (cancelled,
+ * terminated, timed out) is a failure with Temporal's type and message.
+ */
+export function councilEndOf(err: unknown): { result?: CouncilResult; failure?: { code: string; message: string } } {
+  const cause = err instanceof ChildWorkflowFailure ? err.cause : err;
+  if (cause instanceof ApplicationFailure) {
+    const d = cause.details?.[0] as Partial<CouncilResult> | undefined;
+    if (d && typeof d.runId === 'string' && Array.isArray(d.seats)) return { result: d as CouncilResult };
+    return { failure: { code: cause.type ?? 'council_failed', message: cause.message } };
+  }
+  const e = cause as Error | undefined;
+  return { failure: { code: e?.name ?? 'council_failed', message: e?.message ?? String(cause) } };
+}
