@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { messageWithoutCode, ZunoError } from '../core/errors.js';
 import { INSTALL_ROOT } from '../worker/install-root.js';
+import { AGENT_ROLES, primaryAgents } from '../core/agents.js';
 
 /**
  * Builds the `zuno` command line (commander). Each action resolves to the
@@ -61,7 +62,9 @@ Environment:
       'continue this session: the prompt becomes its next turn (transcript and read files carry on)',
     )
     .option('-c, --continue', "continue this workspace's newest session")
+    .option('--agent <role>', 'the agent role of a new session (default build; roles below)')
     .addOption(new Option('--no-worker', 'do not start an in-process worker; rely on a running `zuno worker`'))
+    .addHelpText('after', `\nAgent roles (--agent):\n${agentHelpLines()}`)
     .action(async (prompt: string, opts) => {
       const { promptFromStdin, runCommand } = await import('./commands/run.js');
       setExit(await runCommand(prompt === '-' ? await promptFromStdin(process.stdin) : prompt, opts));
@@ -423,4 +426,11 @@ export async function main(argv: string[]): Promise<number> {
 export function zunoVersion(): string {
   const pkg = JSON.parse(readFileSync(join(INSTALL_ROOT, 'package.json'), 'utf8')) as { version?: string };
   return pkg.version ?? 'unknown';
+}
+
+/** The primary agent roles, one `  name  description` line each, for `zuno run --help`. */
+function agentHelpLines(): string {
+  const names = primaryAgents();
+  const width = Math.max(...names.map((n) => n.length));
+  return names.map((n) => `  ${n.padEnd(width)}  ${AGENT_ROLES[n]!.description}`).join('\n');
 }

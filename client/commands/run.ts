@@ -42,6 +42,8 @@ import {
 import { findRunTarget, openExistingStore, reopenState, type RunTarget } from '../session-target.js';
 import { loadZunoConfig, resolveModel } from '../zuno-config.js';
 import { sandboxPolicy } from '../sandbox-config.js';
+import { runAgent } from '../agent-option.js';
+import { DEFAULT_AGENT_NAME } from '../../core/agents.js';
 
 /** Options of `zuno run`. */
 export interface RunOptions {
@@ -56,6 +58,8 @@ export interface RunOptions {
   session?: string;
   /** Continue the newest session of the workspace (`--continue`). */
   continue?: boolean;
+  /** The agent role of a new session (`--agent`, a primary role; default build). */
+  agent?: string;
 }
 
 /** Largest prompt read from standard input, in bytes (the session refuses more than 512 KiB anyway). */
@@ -235,6 +239,7 @@ async function runSession(
   // Everything that can be checked offline is checked before anything starts or is written.
   if (prompt.trim() === '') throw new ZunoError('input_rejected', 'the prompt is empty');
   if (opts.session !== undefined) checkSessionId(opts.session);
+  if (opts.agent !== undefined) runAgent(opts.agent, null);
   // An empty --dir (say an unset "$PROJECT") is refused by resolveWorkspace rather than read as the current directory.
   const named = resolveWorkspace(opts.dir ?? process.cwd());
   const script = opts.script ? await loadScript(opts.script) : undefined;
@@ -260,6 +265,7 @@ async function runSession(
     });
   }
   const existing = target.kind === 'existing' ? target.row : null;
+  const agent = runAgent(opts.agent, existing);
   const workspace = existing ? resolveWorkspace(existing.workspace, existing.id) : named;
   const zcfg = loadZunoConfig(workspace, opts.config);
   const modelRef = opts.model ?? (existing ? `${existing.provider}/${existing.model}` : zcfg.model);
@@ -326,6 +332,7 @@ async function runSession(
     provider: resolved.provider,
     model: resolved.model,
     title: existing?.title ?? titleOf(prompt),
+    ...agent,
     toolConcurrency: zcfg.concurrency.tool_calls,
     activityDefaults: temporal.cfg.activities,
     route,
@@ -513,6 +520,7 @@ export async function recordSessionStart(
     title: meta.title,
     host: meta.route?.host ?? null,
     taskQueue: meta.route?.taskQueue ?? null,
+    agent: meta.agent ?? DEFAULT_AGENT_NAME,
     ...(existing ? { finalText: existing.finalText ?? null, error: null } : {}),
     createdAtMs: existing?.createdAtMs ?? now,
     updatedAtMs: now,
