@@ -1,4 +1,5 @@
-import { promptApproval } from '../approval-prompt.js';
+import { promptApproval, promptApprovalOf } from '../approval-prompt.js';
+import { childSessionWords, DescendantApprovals, offerDescendantApprovals } from '../descendant-approvals.js';
 import { sessionPermission } from '../permission-config.js';
 import { realpathSync, statSync } from 'node:fs';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
@@ -107,6 +108,9 @@ export const CTRL_C_DELIVERY_MS = 5_000;
 
 /** Poll interval of the event tail, in ms. */
 export const TAIL_EVERY_MS = 60;
+
+/** How often a follower looks for approvals of the sessions below the followed one, in ms. */
+export const WATCH_EVERY_MS = 500;
 
 /**
  * `zuno run "<prompt>"`: starts a session workflow on Temporal (embedded dev
@@ -364,10 +368,23 @@ async function runSession(
   const resultPromise = started.result();
   progress.settled = resultPromise.catch(() => undefined);
   const askHere = opts.json !== true && process.stdin.isTTY === true;
+  const deps = { client: temporal.client, store, sink };
+  // The approvals of the sessions this one delegated to are asked here too (issue 12), or announced.
+  const below = new DescendantApprovals(store, sessionId);
   const result = await followSession(store, sessionId, resultPromise, opts.json === true, sink, {
     after,
     pendingActivities: pendingActivitiesOf(temporal.client, started.workflowId),
-    ...(askHere ? { onApproval: (e: EventRow) => promptApproval(e, { client: temporal.client, store, sink }) } : {}),
+    ...(askHere ? { onApproval: (e: EventRow) => promptApproval(e, deps) } : {}),
+    ...(opts.json !== true
+      ? {
+          watch: () =>
+            offerDescendantApprovals(
+              below,
+              askHere ? (a) => promptApprovalOf(a.row, childSessionWords(a), deps) : null,
+              (t) => sink.err(t),
+            ),
+        }
+      : {}),
   });
   progress.finished = true;
   return exitFor(result, sessionId, sink, servesHere ? 'run' : route.servedBy);
@@ -586,10 +603,13 @@ export async function followSession(
     pendingActivities?: PendingActivitiesReader;
     /** Asks the person at the terminal about an `approval.requested` event (client/approval-prompt.ts). */
     onApproval?: (e: EventRow) => Promise<void>;
+    /** Runs about every {@link WATCH_EVERY_MS} while following (the approvals of the sessions it delegated to). */
+    watch?: () => Promise<void>;
   } = {},
 ): Promise<SessionResult> {
   const { pendingActivities } = opts;
   let after = opts.after ?? 0;
+  let watchedAtMs = 0;
   const human = new HumanRenderer(sink, process.stdout.isTTY === true, pendingActivities ? { pendingActivities } : {});
   let result: SessionResult | undefined;
   let failure: unknown;
@@ -618,6 +638,10 @@ export async function followSession(
     }
     if (failure) throw failure;
     if (finishedBeforePoll && (sawTerminal || events.length === 0)) return finishedBeforePoll;
+    if (opts.watch && Date.now() - watchedAtMs >= WATCH_EVERY_MS) {
+      watchedAtMs = Date.now();
+      await opts.watch();
+    }
     if (events.length < 500) await new Promise((r) => setTimeout(r, TAIL_EVERY_MS));
   }
 }

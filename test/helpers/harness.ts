@@ -17,6 +17,7 @@ import { installRuntime } from '../../client/runtime.js';
 import { newGoalId, type StartedGoal, startGoal } from '../../client/goal-start.js';
 import { newSessionId, startSession } from '../../client/session-start.js';
 import type { GoalBudgets } from '../../core/goal/budgets.js';
+import type { DelegationLink } from '../../core/delegation/contract.js';
 import { localProvider } from '../../client/zuno-config.js';
 import { connectClient } from '../../worker/connection.js';
 import { createZunoWorker } from '../../worker/worker.js';
@@ -57,6 +58,9 @@ export interface RunSessionOptions {
   permission?: PermissionPolicy;
   /** The session's sandbox policy (default: none recorded — the auto default). */
   sandbox?: SandboxPolicy;
+  /** The session's agent role and, for a session standing in for a child, its delegation link (issue 12). */
+  agent?: string;
+  delegation?: DelegationLink;
 }
 
 /** What a Goal adds to a session start. */
@@ -147,6 +151,8 @@ export async function createHarness(opts: {
     ...(o.route ? { route: o.route } : {}),
     ...(o.permission ? { permission: o.permission } : {}),
     ...(o.sandbox ? { sandbox: o.sandbox } : {}),
+    ...(o.agent ? { agent: o.agent } : {}),
+    ...(o.delegation ? { delegation: o.delegation } : {}),
   });
   const startScriptedGoal = async (o: RunSessionOptions & GoalStartOptions): Promise<StartedGoalRun> => {
     const provider = await startLocalProvider({ script: o.script });
