@@ -137,8 +137,8 @@ Environment:
     .description('calls waiting for your decision (permission rules that ask, strict mode): list, approve, deny');
   approvals
     .command('list')
-    .description('list the approvals waiting for a decision, oldest first')
-    .option('--session <id>', 'only this session')
+    .description('list the approvals waiting for a decision, oldest first (child sessions included, with their parent)')
+    .option('--session <id>', 'only this session and the sessions it delegated to')
     .option('--json', 'print the approvals as a JSON array')
     .action(async (opts) => {
       const { approvalsListCommand } = await import('./commands/approvals.js');

@@ -38,6 +38,39 @@ describe('zuno run --agent', () => {
     expectNothingWritten(home);
   });
 
+  it('refuses to continue a child session: it reports to its parent', async () => {
+    const { home } = makeHome({ address: temporal.address });
+    const ws = makeWorkspace();
+    const store = await openProjectionStore({ zunoDir: home });
+    try {
+      for (const [id, parent] of [
+        ['ses_agentparent', null],
+        ['ses_agentchild', 'ses_agentparent'],
+      ] as const)
+        await store.upsertSession({
+          id,
+          workflowId: `session/${id}`,
+          workspace: ws,
+          provider: 'openai',
+          model: 'gpt-4.1',
+          status: 'completed',
+          agent: parent ? 'explore' : 'build',
+          parentSessionId: parent,
+          rootSessionId: parent,
+          depth: parent ? 1 : null,
+          createdAtMs: 1,
+          updatedAtMs: 1,
+        });
+    } finally {
+      await store.close();
+    }
+    const r = await runZuno(['run', 'go on', '--session', 'ses_agentchild', '--model', 'openai/gpt-4.1'], { home });
+    expect(expectTypedFailure(r, 'session_delegated')).toBe(
+      'session ses_agentchild is a child session delegated by ses_agentparent: it reports to its parent, ' +
+        'continue that one instead (zuno run --session ses_agentparent "…")',
+    );
+  });
+
   it('--help lists the primary roles with their one-line descriptions', async () => {
     const { home } = makeHome();
     const r = await runZuno(['run', '--help'], { home });
