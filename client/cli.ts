@@ -153,7 +153,10 @@ Environment:
           : 'refuse a waiting call; the model sees the refusal and your message',
       )
       .argument('<id>', 'approval id (ap_…), as approvals list shows it')
-      .option('--session <id>', 'the session of the approval (needed when several sessions have one with this id)')
+      .option(
+        '--session <id>',
+        'the session of the approval, or one it delegated from (needed when several sessions have one with this id)',
+      )
       .option('--json', 'print the decision as JSON');
     if (verb === 'approve')
       cmd.option('--session-wide', 'also approve later calls of the same tool with this exact subject in this session');

@@ -94,7 +94,7 @@ async function askingChild(
 }
 
 describe('zuno approvals and a child session', () => {
-  it('list names the child’s agent and parent; --session <parent> reaches it; approve lets it run', async () => {
+  it('list names the child’s agent and parent; --session <parent> reaches it, in list and approve; approve lets it run', async () => {
     const parent = newSessionId();
     await h.store.upsertSession(parentRow(parent));
     const { run, ws, row } = await askingChild(parent, parent, 1);
@@ -129,7 +129,8 @@ describe('zuno approvals and a child session', () => {
     const elsewhere = await runZuno(['approvals', 'list', '--session', newSessionId()], { home });
     expect(elsewhere.stdout).toBe('no approvals are waiting\n');
 
-    const approve = await runZuno(['approvals', 'approve', row.id, '--session', run.sessionId], { home });
+    // --session may name the parent: the one session below it with that approval pending is meant.
+    const approve = await runZuno(['approvals', 'approve', row.id, '--session', parent], { home });
     expect(approve.code, approve.stderr).toBe(0);
     expect(approve.stdout).toBe(`approved ${row.id} (shell: echo ran) once\n`);
     expect(await run.result()).toMatchObject({ status: 'completed' });
