@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline/promises';
 import type { Client } from '@temporalio/client';
-import type { EventRow, ProjectionStore } from '../activities/projection/types.js';
+import type { ApprovalRow, EventRow, ProjectionStore } from '../activities/projection/types.js';
 import { ZunoError } from '../core/errors.js';
 import { decideApproval, type Decision } from './approvals.js';
 import type { Sink } from './render.js';
@@ -27,18 +27,43 @@ export interface ApprovalPromptDeps {
  * says so. Returns once the approval is decided (here or elsewhere).
  */
 export async function promptApproval(e: EventRow, deps: ApprovalPromptDeps): Promise<void> {
-  const data = e.data as { approvalId: string; tool: string; subjectText: string; reason: string };
+  const data = e.data as { approvalId: string };
   const row = await deps.store.getApproval(e.sessionId, data.approvalId);
   if (!row || row.status !== 'pending') return;
+  await askAbout(row, deps, 'Zuno');
+}
+
+/**
+ * The same prompt for a pending approval of another session — a child the
+ * followed session delegated to (issue 12: a child's approval reaches the
+ * person at the same terminal) — introduced by `who` (`Child session ses_…
+ * (deep, delegated by ses_…)`). After a decision made here it says so in one
+ * line (the child's `approval.decided` is not in the followed stream).
+ * Returns once the approval is decided (here or elsewhere).
+ */
+export async function promptApprovalOf(row: ApprovalRow, who: string, deps: ApprovalPromptDeps): Promise<void> {
+  const decided = await askAbout(row, deps, who);
+  if (decided) deps.sink.err(`${row.id} of ${row.sessionId}: ${DECIDED_HERE[decided.decision]}\n`);
+}
+
+/** How a decision made at this prompt reads. */
+const DECIDED_HERE: Record<Decision['decision'], string> = {
+  approve_once: 'approved once',
+  approve_session: 'approved for that session',
+  deny: 'denied',
+};
+
+/** The prompt itself; the decision made here, or null when it was decided elsewhere. */
+async function askAbout(row: ApprovalRow, deps: ApprovalPromptDeps, who: string): Promise<Decision | null> {
   const rl = createInterface({ input: deps.input ?? process.stdin, output: deps.output ?? process.stdout });
   const abort = new AbortController();
   const watcher = setInterval(() => {
-    void deps.store.getApproval(e.sessionId, data.approvalId).then((r) => {
+    void deps.store.getApproval(row.sessionId, row.id).then((r) => {
       if (r && r.status !== 'pending') abort.abort();
     });
   }, ELSEWHERE_POLL_MS);
   try {
-    deps.sink.err(`\nZuno wants to run ${data.tool}: ${data.subjectText}\n  (${data.reason})\n`);
+    deps.sink.err(`\n${who} wants to run ${row.tool}: ${row.subjectText}\n  (${row.reason})\n`);
     let decision: Decision | null = null;
     while (!decision) {
       const answer = (
@@ -58,14 +83,19 @@ export async function promptApproval(e: EventRow, deps: ApprovalPromptDeps): Pro
         decision = { decision: 'deny', ...(why ? { message: why.slice(0, 2000) } : {}) };
       }
     }
-    await decideApproval(deps.client, row, decision).catch((err: unknown) => {
-      if (err instanceof ZunoError && err.code === 'approval_already_decided') return; // decided elsewhere meanwhile
-      throw err;
-    });
+    const sent = await decideApproval(deps.client, row, decision).then(
+      () => true,
+      (err: unknown) => {
+        if (err instanceof ZunoError && err.code === 'approval_already_decided') return false; // decided elsewhere meanwhile
+        throw err;
+      },
+    );
+    return sent ? decision : null;
   } catch (err) {
     if (!abort.signal.aborted) throw err;
-    const now = await deps.store.getApproval(e.sessionId, data.approvalId);
-    deps.sink.err(`\n${data.approvalId} was decided elsewhere (${now?.decision ?? now?.status ?? 'decided'})\n`);
+    const now = await deps.store.getApproval(row.sessionId, row.id);
+    deps.sink.err(`\n${row.id} was decided elsewhere (${now?.decision ?? now?.status ?? 'decided'})\n`);
+    return null;
   } finally {
     clearInterval(watcher);
     rl.close();

@@ -10,15 +10,38 @@ import {
 import type { ApprovalRow, ProjectionStore } from '../activities/projection/types.js';
 import { findPending } from './pending-lookup.js';
 import { sendSessionUpdate } from './session-update.js';
+import { SessionAncestry } from './session-ancestry.js';
+import { ZunoError } from '../core/errors.js';
 
 /**
- * The approval a person names: by id, in `sessionId` when given, else the
- * only pending approval with that id in Zuno's home.
+ * The approval a person names: by id, in `sessionId` when given — or, when
+ * that session has none, in the one session below it (a child it delegated
+ * to, issue 12) that has it pending — else the only pending approval with
+ * that id in Zuno's home.
  * @throws ZunoError `usage_error` (malformed id), `approval_not_found`,
  *   `approval_ambiguous` (several sessions have one: names them), and
  *   `approval_already_decided` (names how it ended).
  */
-export function findApproval(store: ProjectionStore, id: string, sessionId?: string): Promise<ApprovalRow> {
+export async function findApproval(store: ProjectionStore, id: string, sessionId?: string): Promise<ApprovalRow> {
+  try {
+    return await findOwnApproval(store, id, sessionId);
+  } catch (err) {
+    if (sessionId === undefined || !(err instanceof ZunoError) || err.code !== APPROVAL_ERRORS.notFound) throw err;
+    const tree = new SessionAncestry(store);
+    const below: ApprovalRow[] = [];
+    for (const r of await store.listApprovals({ status: 'pending', limit: 1000 }))
+      if (r.id === id && r.sessionId !== sessionId && (await tree.within(r.sessionId, sessionId))) below.push(r);
+    if (below.length === 1) return below[0]!;
+    if (below.length > 1)
+      throw new ZunoError(
+        'approval_ambiguous',
+        `sessions ${below.map((r) => r.sessionId).join(', ')} below ${sessionId} each have a pending ${id}: name one with --session`,
+      );
+    throw err;
+  }
+}
+
+function findOwnApproval(store: ProjectionStore, id: string, sessionId?: string): Promise<ApprovalRow> {
   return findPending<ApprovalRow>(
     {
       noun: 'approval',

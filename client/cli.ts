@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { messageWithoutCode, ZunoError } from '../core/errors.js';
 import { INSTALL_ROOT } from '../worker/install-root.js';
+import { AGENT_ROLES, primaryAgents } from '../core/agents.js';
 
 /**
  * Builds the `zuno` command line (commander). Each action resolves to the
@@ -61,7 +62,9 @@ Environment:
       'continue this session: the prompt becomes its next turn (transcript and read files carry on)',
     )
     .option('-c, --continue', "continue this workspace's newest session")
+    .option('--agent <role>', 'the agent role of a new session (default build; roles below)')
     .addOption(new Option('--no-worker', 'do not start an in-process worker; rely on a running `zuno worker`'))
+    .addHelpText('after', `\nAgent roles (--agent):\n${agentHelpLines()}`)
     .action(async (prompt: string, opts) => {
       const { promptFromStdin, runCommand } = await import('./commands/run.js');
       setExit(await runCommand(prompt === '-' ? await promptFromStdin(process.stdin) : prompt, opts));
@@ -134,8 +137,8 @@ Environment:
     .description('calls waiting for your decision (permission rules that ask, strict mode): list, approve, deny');
   approvals
     .command('list')
-    .description('list the approvals waiting for a decision, oldest first')
-    .option('--session <id>', 'only this session')
+    .description('list the approvals waiting for a decision, oldest first (child sessions included, with their parent)')
+    .option('--session <id>', 'only this session and the sessions it delegated to')
     .option('--json', 'print the approvals as a JSON array')
     .action(async (opts) => {
       const { approvalsListCommand } = await import('./commands/approvals.js');
@@ -150,7 +153,10 @@ Environment:
           : 'refuse a waiting call; the model sees the refusal and your message',
       )
       .argument('<id>', 'approval id (ap_…), as approvals list shows it')
-      .option('--session <id>', 'the session of the approval (needed when several sessions have one with this id)')
+      .option(
+        '--session <id>',
+        'the session of the approval, or one it delegated from (needed when several sessions have one with this id)',
+      )
       .option('--json', 'print the decision as JSON');
     if (verb === 'approve')
       cmd.option('--session-wide', 'also approve later calls of the same tool with this exact subject in this session');
@@ -473,4 +479,11 @@ export async function main(argv: string[]): Promise<number> {
 export function zunoVersion(): string {
   const pkg = JSON.parse(readFileSync(join(INSTALL_ROOT, 'package.json'), 'utf8')) as { version?: string };
   return pkg.version ?? 'unknown';
+}
+
+/** The primary agent roles, one `  name  description` line each, for `zuno run --help`. */
+function agentHelpLines(): string {
+  const names = primaryAgents();
+  const width = Math.max(...names.map((n) => n.length));
+  return names.map((n) => `  ${n.padEnd(width)}  ${AGENT_ROLES[n]!.description}`).join('\n');
 }

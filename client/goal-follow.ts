@@ -6,7 +6,8 @@ import type { EventRow, ProjectionStore } from '../activities/projection/types.j
 import { goalReason } from '../activities/projection/rows.js';
 import type { PendingActivitiesReader } from './live-progress.js';
 import { eventToJsonLine, HumanRenderer, type Sink } from './render.js';
-import { TAIL_EVERY_MS } from './commands/run.js';
+import { TAIL_EVERY_MS, WATCH_EVERY_MS } from './commands/run.js';
+import { DescendantApprovals, offerDescendantApprovals } from './descendant-approvals.js';
 
 /** Statuses in which a followed Goal is still at work: following goes on. */
 export const FOLLOWED_GOAL_STATUSES: ReadonlySet<GoalStatus> = new Set(['active', 'backoff', 'waiting_background']);
@@ -98,6 +99,9 @@ export async function followGoal(
   );
   let after = opts.after;
   let stop: GoalStop | null = null;
+  // The approvals of the sessions the goal's session delegated to are announced with the command that decides them.
+  const below = opts.json ? null : new DescendantApprovals(store, ids.sessionId);
+  let watchedAtMs = 0;
   try {
     for (;;) {
       if (opts.signal?.aborted) throw new ZunoError('aborted', 'stopped following');
@@ -150,6 +154,10 @@ export async function followGoal(
           'session_gone',
           `the session ${ids.sessionId} of goal ${ids.goalId} ended while the goal was working; \`zuno goal show ${ids.goalId}\` shows where it stood`,
         );
+      }
+      if (below && Date.now() - watchedAtMs >= WATCH_EVERY_MS) {
+        watchedAtMs = Date.now();
+        await offerDescendantApprovals(below, null, (t) => sink.err(t));
       }
       if (events.length < 500) await new Promise((r) => setTimeout(r, TAIL_EVERY_MS));
     }

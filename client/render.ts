@@ -4,6 +4,7 @@ import { plainTerminalLine } from '../core/terminal-text.js';
 import { EV, parseEvent, TURN_END_EVENTS, type TypedEvent } from '../core/events.js';
 import { readsFailed } from './commands/tool-record-view.js';
 import { notInForceLine } from './commands/rules-view.js';
+import { delegationEndLine } from './render-delegation.js';
 import { LiveProgress, streamSink, type PendingActivitiesReader, type ProgressTiming } from './live-progress.js';
 
 /** How an approval ended, in words. */
@@ -122,6 +123,10 @@ export class HumanRenderer {
       case EV.toolCompleted: {
         const d = e.data;
         this.live.ended(d.rowId);
+        if (d.facts?.child) {
+          this.line(delegationEndLine({ ...d, child: d.facts.child }));
+          break;
+        }
         // A call that ran but did not do what it was asked (a shell exit ≠ 0) is a failure mark, whatever its outcome.
         const failed = readsFailed(d.outcome, d.facts);
         const mark = d.outcome === 'uncertain' ? '?' : failed ? '✗' : '✓';

@@ -260,6 +260,10 @@ export const eventSchemas = {
         verdict: z.string().optional(),
         conflict: z.string().optional(),
         withheld: z.boolean().optional(),
+        /** A delegated call's child (ToolActivityFacts.child). */
+        child: z
+          .object({ sessionId: z.string(), agent: z.string(), status: z.string(), jobId: z.string().optional() })
+          .optional(),
       })
       .optional(),
   }),

@@ -82,6 +82,10 @@ export function createModelStep(deps: ModelStepDeps) {
         title: existing?.title ?? meta.title,
         host: meta.route?.host ?? null,
         taskQueue: meta.route?.taskQueue ?? null,
+        agent: meta.agent ?? DEFAULT_AGENT_NAME,
+        parentSessionId: meta.delegation?.parentSessionId ?? null,
+        rootSessionId: meta.delegation?.rootSessionId ?? null,
+        depth: meta.delegation?.depth ?? null,
         createdAtMs: existing?.createdAtMs ?? now(),
         updatedAtMs: now(),
       });

@@ -8,12 +8,16 @@ import { checkSessionId } from '../session-start.js';
 import { openExistingStore } from '../session-target.js';
 import { cut, textTable } from '../text-table.js';
 import { ago } from './session-list.js';
+import { childOfWords, SessionAncestry, type SessionLink } from '../session-ancestry.js';
 
 /**
  * `zuno approvals list [--session S] [--json]`: the approvals waiting for a
  * decision, oldest first, from the projection (no Temporal server needed):
  * id, session, tool, what it would do, why it asks, how long it has waited.
- * `--json` prints an array of the stored rows.
+ * A child session's approvals (issue 12: a delegated session asks the same
+ * person) are listed with its agent and whose child it is; `--session S`
+ * lists S's and those of every session below S. `--json` prints an array of
+ * the stored rows, each with `agent`, `parentSessionId`, `rootSessionId`.
  * @throws ZunoError `session_id_invalid` for a malformed `--session`.
  */
 export async function approvalsListCommand(
@@ -23,29 +27,51 @@ export async function approvalsListCommand(
   if (opts.session !== undefined) checkSessionId(opts.session);
   const store = await openExistingStore(resolvePaths());
   try {
-    const rows = store
-      ? await store.listApprovals({
-          status: 'pending',
-          ...(opts.session !== undefined ? { sessionId: opts.session } : {}),
-          limit: 1000,
-        })
-      : [];
-    if (opts.json) sink.out(`${JSON.stringify(rows, null, 2)}\n`);
-    else if (rows.length === 0) sink.out('no approvals are waiting\n');
-    else sink.out(renderApprovals(rows, Date.now()));
+    const pending = store ? await store.listApprovals({ status: 'pending', limit: 1000 }) : [];
+    const tree = store ? new SessionAncestry(store) : null;
+    const rows: ApprovalRow[] = [];
+    const links = new Map<string, SessionLink>();
+    for (const r of pending) {
+      if (opts.session !== undefined && !(await tree!.within(r.sessionId, opts.session))) continue;
+      rows.push(r);
+      links.set(r.sessionId, await tree!.link(r.sessionId));
+    }
+    if (opts.json) {
+      const json = rows.map((r) => {
+        const l = links.get(r.sessionId)!;
+        return { ...r, agent: l.agent, parentSessionId: l.parentSessionId, rootSessionId: l.rootSessionId };
+      });
+      sink.out(`${JSON.stringify(json, null, 2)}\n`);
+    } else if (rows.length === 0) sink.out('no approvals are waiting\n');
+    else sink.out(renderApprovals(rows, Date.now(), links));
   } finally {
     await store?.close();
   }
   return 0;
 }
 
-/** The `approvals list` table. Pure. */
-export function renderApprovals(rows: ApprovalRow[], nowMs: number): string {
+/**
+ * The `approvals list` table. When a row belongs to a child session, two
+ * columns say so: its `AGENT` and `CHILD OF` (the parent, and the root when
+ * that is another session). Pure.
+ */
+export function renderApprovals(
+  rows: ApprovalRow[],
+  nowMs: number,
+  links: ReadonlyMap<string, SessionLink> = new Map(),
+): string {
+  const delegated = rows.some((r) => links.get(r.sessionId)?.parentSessionId);
+  const linkCells = (r: ApprovalRow): string[] => {
+    if (!delegated) return [];
+    const l = links.get(r.sessionId);
+    return l?.parentSessionId ? [l.agent, childOfWords(l)] : ['', '—'];
+  };
   return textTable(
-    ['APPROVAL', 'SESSION', 'TOOL', 'WOULD RUN', 'WHY', 'WAITING'],
+    ['APPROVAL', 'SESSION', ...(delegated ? ['AGENT', 'CHILD OF'] : []), 'TOOL', 'WOULD RUN', 'WHY', 'WAITING'],
     rows.map((r) => [
       r.id,
       r.sessionId,
+      ...linkCells(r),
       r.tool,
       cut(r.subjectText, 60),
       cut(r.reason, 40),

@@ -1,4 +1,5 @@
-import { promptApproval } from '../approval-prompt.js';
+import { promptApproval, promptApprovalOf } from '../approval-prompt.js';
+import { childSessionWords, DescendantApprovals, offerDescendantApprovals } from '../descendant-approvals.js';
 import { sessionPermission } from '../permission-config.js';
 import { realpathSync, statSync } from 'node:fs';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
@@ -42,6 +43,8 @@ import {
 import { findRunTarget, openExistingStore, reopenState, type RunTarget } from '../session-target.js';
 import { loadZunoConfig, resolveModel } from '../zuno-config.js';
 import { sandboxPolicy } from '../sandbox-config.js';
+import { runAgent } from '../agent-option.js';
+import { DEFAULT_AGENT_NAME } from '../../core/agents.js';
 
 /** Options of `zuno run`. */
 export interface RunOptions {
@@ -56,6 +59,8 @@ export interface RunOptions {
   session?: string;
   /** Continue the newest session of the workspace (`--continue`). */
   continue?: boolean;
+  /** The agent role of a new session (`--agent`, a primary role; default build). */
+  agent?: string;
 }
 
 /** Largest prompt read from standard input, in bytes (the session refuses more than 512 KiB anyway). */
@@ -103,6 +108,9 @@ export const CTRL_C_DELIVERY_MS = 5_000;
 
 /** Poll interval of the event tail, in ms. */
 export const TAIL_EVERY_MS = 60;
+
+/** How often a follower looks for approvals of the sessions below the followed one, in ms. */
+export const WATCH_EVERY_MS = 500;
 
 /**
  * `zuno run "<prompt>"`: starts a session workflow on Temporal (embedded dev
@@ -235,6 +243,7 @@ async function runSession(
   // Everything that can be checked offline is checked before anything starts or is written.
   if (prompt.trim() === '') throw new ZunoError('input_rejected', 'the prompt is empty');
   if (opts.session !== undefined) checkSessionId(opts.session);
+  if (opts.agent !== undefined) runAgent(opts.agent, null);
   // An empty --dir (say an unset "$PROJECT") is refused by resolveWorkspace rather than read as the current directory.
   const named = resolveWorkspace(opts.dir ?? process.cwd());
   const script = opts.script ? await loadScript(opts.script) : undefined;
@@ -260,6 +269,7 @@ async function runSession(
     });
   }
   const existing = target.kind === 'existing' ? target.row : null;
+  const agent = runAgent(opts.agent, existing);
   const workspace = existing ? resolveWorkspace(existing.workspace, existing.id) : named;
   const zcfg = loadZunoConfig(workspace, opts.config);
   const modelRef = opts.model ?? (existing ? `${existing.provider}/${existing.model}` : zcfg.model);
@@ -326,6 +336,7 @@ async function runSession(
     provider: resolved.provider,
     model: resolved.model,
     title: existing?.title ?? titleOf(prompt),
+    ...agent,
     toolConcurrency: zcfg.concurrency.tool_calls,
     activityDefaults: temporal.cfg.activities,
     route,
@@ -357,10 +368,23 @@ async function runSession(
   const resultPromise = started.result();
   progress.settled = resultPromise.catch(() => undefined);
   const askHere = opts.json !== true && process.stdin.isTTY === true;
+  const deps = { client: temporal.client, store, sink };
+  // The approvals of the sessions this one delegated to are asked here too (issue 12), or announced.
+  const below = new DescendantApprovals(store, sessionId);
   const result = await followSession(store, sessionId, resultPromise, opts.json === true, sink, {
     after,
     pendingActivities: pendingActivitiesOf(temporal.client, started.workflowId),
-    ...(askHere ? { onApproval: (e: EventRow) => promptApproval(e, { client: temporal.client, store, sink }) } : {}),
+    ...(askHere ? { onApproval: (e: EventRow) => promptApproval(e, deps) } : {}),
+    ...(opts.json !== true
+      ? {
+          watch: () =>
+            offerDescendantApprovals(
+              below,
+              askHere ? (a) => promptApprovalOf(a.row, childSessionWords(a), deps) : null,
+              (t) => sink.err(t),
+            ),
+        }
+      : {}),
   });
   progress.finished = true;
   return exitFor(result, sessionId, sink, servesHere ? 'run' : route.servedBy);
@@ -513,6 +537,7 @@ export async function recordSessionStart(
     title: meta.title,
     host: meta.route?.host ?? null,
     taskQueue: meta.route?.taskQueue ?? null,
+    agent: meta.agent ?? DEFAULT_AGENT_NAME,
     ...(existing ? { finalText: existing.finalText ?? null, error: null } : {}),
     createdAtMs: existing?.createdAtMs ?? now,
     updatedAtMs: now,
@@ -578,10 +603,13 @@ export async function followSession(
     pendingActivities?: PendingActivitiesReader;
     /** Asks the person at the terminal about an `approval.requested` event (client/approval-prompt.ts). */
     onApproval?: (e: EventRow) => Promise<void>;
+    /** Runs about every {@link WATCH_EVERY_MS} while following (the approvals of the sessions it delegated to). */
+    watch?: () => Promise<void>;
   } = {},
 ): Promise<SessionResult> {
   const { pendingActivities } = opts;
   let after = opts.after ?? 0;
+  let watchedAtMs = 0;
   const human = new HumanRenderer(sink, process.stdout.isTTY === true, pendingActivities ? { pendingActivities } : {});
   let result: SessionResult | undefined;
   let failure: unknown;
@@ -610,6 +638,10 @@ export async function followSession(
     }
     if (failure) throw failure;
     if (finishedBeforePoll && (sawTerminal || events.length === 0)) return finishedBeforePoll;
+    if (opts.watch && Date.now() - watchedAtMs >= WATCH_EVERY_MS) {
+      watchedAtMs = Date.now();
+      await opts.watch();
+    }
     if (events.length < 500) await new Promise((r) => setTimeout(r, TAIL_EVERY_MS));
   }
 }

@@ -4,6 +4,7 @@ import { ZunoError } from '../../core/errors.js';
 import type { SessionRow, SessionStatus } from '../../activities/projection/types.js';
 import { openStore, resolvePaths } from '../context.js';
 import { processSink, type Sink } from '../render.js';
+import { idCell, nestChildren } from './session-list-tree.js';
 
 /** The statuses `--status` accepts (the projection's session statuses). */
 export const SESSION_STATUSES: readonly SessionStatus[] = [
@@ -30,7 +31,9 @@ export interface SessionListOptions {
  * sessions of Zuno's home, newest activity first — id, title (the first
  * prompt, shortened), status, workspace, model and last activity — from the
  * projection (no Temporal server needed). `--json` prints an array of
- * `{id, title, status, workspace, model, host, lastActivityAtMs, createdAtMs}`.
+ * `{id, title, status, workspace, model, host, agent, parentSessionId,
+ * rootSessionId, depth, lastActivityAtMs, createdAtMs}`; the human table
+ * lists a child session under its parent (session-list-tree.ts).
  * @throws ZunoError `input_rejected` for an unknown status, `workspace_invalid` for a `--dir` that does not exist.
  */
 export async function sessionListCommand(opts: SessionListOptions, sink: Sink = processSink): Promise<number> {
@@ -79,6 +82,10 @@ function jsonRow(r: SessionRow) {
     workspace: r.workspace,
     model: `${r.provider}/${r.model}`,
     host: r.host ?? null,
+    agent: r.agent ?? null,
+    parentSessionId: r.parentSessionId ?? null,
+    rootSessionId: r.rootSessionId ?? null,
+    depth: r.depth ?? null,
     lastActivityAtMs: r.updatedAtMs,
     createdAtMs: r.createdAtMs,
   };
@@ -86,17 +93,23 @@ function jsonRow(r: SessionRow) {
 
 /**
  * The human table: one session per line, aligned columns `ID STATUS LAST
- * ACTIVITY MODEL WORKSPACE TITLE`; the title is cut to 50 characters. Pure.
+ * ACTIVITY MODEL WORKSPACE TITLE`; the title is cut to 50 characters. A
+ * child session is listed under its parent (`↳ ses_…`), or, when its parent
+ * is not listed, says whose child it is before its title. Pure.
  */
 export function renderSessionList(rows: SessionRow[], nowMs: number): string {
-  const cells = rows.map((r) => [
-    r.id,
-    r.status.replace('_', ' '),
-    ago(nowMs - r.updatedAtMs),
-    `${r.provider}/${r.model}`,
-    r.workspace,
-    cut((r.title ?? '').replace(/\s+/g, ' '), 50),
-  ]);
+  const cells = nestChildren(rows).map((s) => {
+    const r = s.row;
+    const title = cut((r.title ?? '').replace(/\s+/g, ' '), 50);
+    return [
+      idCell(s),
+      r.status.replace('_', ' '),
+      ago(nowMs - r.updatedAtMs),
+      `${r.provider}/${r.model}`,
+      r.workspace,
+      s.parentNotListed ? `(child of ${s.parentNotListed}) ${title}` : title,
+    ];
+  });
   const head = ['ID', 'STATUS', 'LAST ACTIVITY', 'MODEL', 'WORKSPACE', 'TITLE'];
   return textTable(head, cells);
 }

@@ -1,4 +1,5 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { DescendantApprovals, offerDescendantApprovals } from '../descendant-approvals.js';
 import { ZunoError } from '../../core/errors.js';
 import { sessionWorkflowId } from '../../core/ids.js';
 import {
@@ -112,9 +113,12 @@ export async function sessionResumeCommand(id: string, opts: ResumeOptions, sink
       throw err;
     }
     notify?.(`resuming session ${id} (paused by ${receipt.pausedBy}) on host ${hostId()}`);
+    // The approvals of the sessions it delegated to are announced with the command that decides them.
+    const below = new DescendantApprovals(store, id);
     const result = await followSession(store, id, sessionResultOf(handle), opts.json === true, sink, {
       after,
       pendingActivities: pendingActivitiesOf(temporal.client, sessionWorkflowId(id)),
+      ...(opts.json !== true ? { watch: () => offerDescendantApprovals(below, null, (t) => sink.err(t)) } : {}),
     });
     return exitFor(result, id, sink, route.servedBy);
   } finally {

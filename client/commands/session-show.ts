@@ -13,6 +13,7 @@ import { callSummary } from './show-args.js';
 import { renderToolCall } from './show-call.js';
 import { speakerLabel, untakenInputLines } from './show-inputs.js';
 import { LIMITS, proseLines, type ShowView } from './show-text.js';
+import { agentLine, type DelegatedBy, delegatedBy, renderDelegations } from './show-delegations.js';
 
 /**
  * `zuno session show <id> [--json] [--full]`: prints the stored transcript
@@ -22,6 +23,9 @@ import { LIMITS, proseLines, type ShowView } from './show-text.js';
  * `--full`; it is coloured only when stdout is a terminal (and NO_COLOR is
  * unset). `--json` prints the rows as stored (0-based turns, ids). A
  * session a Goal drives names it (`goal: {id, status, reason}` in JSON).
+ * The agent it runs as, for a child its parent and root, and the
+ * delegations it made (`delegations`, `delegatedBy` in JSON: the rows as
+ * stored) are shown too (show-delegations.ts).
  * @throws ZunoError `session_not_found`.
  */
 export async function sessionShowCommand(
@@ -49,11 +53,14 @@ export async function sessionShowCommand(
     const goal = goalRow
       ? { id: goalRow.id, status: goalRow.snapshot.state.status, reason: goalReason(goalRow.snapshot) }
       : null;
+    const delegations = await store.listDelegations(sessionId);
+    const started = await store.getDelegationOfChild(sessionId);
     sink.out(
       opts.json
-        ? `${JSON.stringify({ ...t, background, rules, route, goal, usage: usage ? { cumulative: usage.cumulative, snapshot: usage.snapshot } : null }, null, 2)}\n`
-        : renderTranscript(t, view, await turnEnds(store, sessionId)) +
+        ? `${JSON.stringify({ ...t, background, rules, route, goal, delegatedBy: started, delegations, usage: usage ? { cumulative: usage.cumulative, snapshot: usage.snapshot } : null }, null, 2)}\n`
+        : renderTranscript(t, view, await turnEnds(store, sessionId), delegatedBy(t.session, started)) +
             renderBackground(background, t) +
+            renderDelegations(delegations, view) +
             (usage ? renderUsage(usage) : ''),
     );
     if (!opts.json) {
@@ -180,18 +187,21 @@ export function renderUsage(u: UsageRecord): string {
  * Human rendering of a transcript: one block per step (`── turn 1, step 1`,
  * counted from 1), the person's and the assistant's text, tool calls with
  * readable arguments, outcome, diff and output, inputs no turn took, and the
- * final answer. Long texts are cut unless `view.full`. Pure.
+ * final answer. Long texts are cut unless `view.full`; `by` names who
+ * delegated to a child session (default: read from its row). Pure.
  */
 export function renderTranscript(
   t: Transcript,
   view: ShowView = { sessionId: t.session.id, full: false, color: false },
   ends: TurnEnd[] = [],
+  by: DelegatedBy | null = delegatedBy(t.session, null),
 ): string {
   const s = t.session;
   const lines = [
     `session ${s.id}  ${s.status}  ${s.provider}/${s.model}`,
     `workspace ${s.workspace}`,
     `workflow ${s.workflowId}`,
+    agentLine(s, by),
   ];
   if (s.error) lines.push(`error ${s.error}`);
   const calls = new Map(t.toolCalls.map((c) => [c.id, c]));

@@ -25,6 +25,10 @@ const BUDGET_KEYS = [
   'budgets',
 ];
 
+/** A key as compared with {@link BUDGET_KEYS}: lower case, without `_` and `-`. */
+const budgetKeyForm = (k: string): string => k.toLowerCase().replace(/[_-]/g, '');
+const BUDGET_FORMS = new Set(BUDGET_KEYS.map(budgetKeyForm));
+
 /** A git range such as `HEAD~1..HEAD` or `main...feature` (no options, no shell syntax). */
 export const GIT_RANGE = /^[A-Za-z0-9_./~^@{}-]+(\.\.\.?[A-Za-z0-9_./~^@{}-]+)?$/;
 
@@ -50,8 +54,9 @@ export const councilRunDeclaration: ToolDeclaration<CouncilRunArgs> = {
   summarize: (a) => summaryLine(`council: ${a.diff ? `review ${a.diff}` : a.question}`),
   delegation: 'council',
   argumentNotes: (raw) => {
-    const keys = raw !== null && typeof raw === 'object' ? Object.keys(raw) : [];
-    return keys.some((k) => BUDGET_KEYS.includes(k))
+    // `deadlineMs`, `Quorum`, `seat-deadline-ms` are the same attempt as `deadline_ms`, `quorum`, `seat_deadline_ms`.
+    const keys = raw !== null && typeof raw === 'object' ? Object.keys(raw).map(budgetKeyForm) : [];
+    return keys.some((k) => BUDGET_FORMS.has(k))
       ? [
           'The balanced-review preset is frozen: 600000 ms in all, three seats sharing 540000 ms, 60000 ms for synthesis. Budgets, seats and quorum cannot be set by arguments.',
         ]

@@ -154,11 +154,26 @@ export interface ToolActivityFacts {
   /** TD9: the output was withheld to an artifact. */
   withheld?: boolean;
   /**
+   * A delegation (`task`, issue 12): the child session, its role and how it
+   * stands — its end for a foreground task, `running` for a background job
+   * just started (with its `jobId`). `zuno run` shows it (client/render.ts).
+   */
+  child?: DelegationFact;
+  /**
    * A successful work-state read (GP22 `ToolProgressObservation`): the
    * fingerprint of the authoritative Plan/Todo state it saw, never of its
    * arguments. The session workflow's stagnant-read guard compares it.
    */
   workState?: string;
+}
+
+/** The child of a delegated call, as its result reports it (see {@link ToolActivityFacts.child}). */
+export interface DelegationFact {
+  sessionId: string;
+  agent: string;
+  /** A ChildStatus (`completed`, `failed`, …), or `running` for a background job just started. */
+  status: string;
+  jobId?: string;
 }
 
 /** BG6 facts the workflow acts on (ToolActivityResult `background`). */

@@ -95,6 +95,8 @@ describe('zuno run --json', () => {
     const t = JSON.parse(showJson.stdout) as Transcript;
     expect(Object.keys(t).sort()).toEqual([
       'background',
+      'delegatedBy',
+      'delegations',
       'goal',
       'inputs',
       'messages',
@@ -106,6 +108,8 @@ describe('zuno run --json', () => {
       'usage',
     ]);
     expect((t as unknown as { goal: unknown }).goal).toBeNull(); // no goal drives an ordinary session
+    // A session a person started: no delegation started it, it made none, it runs as build.
+    expect(t).toMatchObject({ delegatedBy: null, delegations: [], session: { agent: 'build', parentSessionId: null } });
     // PR11: the script reports no usage, so every bucket is unknown — counted, never 0.
     expect(
       (t as unknown as { usage: { cumulative: { requests: number; tokens: object } } }).usage.cumulative,

@@ -17,6 +17,7 @@ import { installRuntime } from '../../client/runtime.js';
 import { newGoalId, type StartedGoal, startGoal } from '../../client/goal-start.js';
 import { newSessionId, startSession } from '../../client/session-start.js';
 import type { GoalBudgets } from '../../core/goal/budgets.js';
+import type { DelegationLink } from '../../core/delegation/contract.js';
 import { localProvider } from '../../client/zuno-config.js';
 import { connectClient } from '../../worker/connection.js';
 import { createZunoWorker } from '../../worker/worker.js';
@@ -60,6 +61,8 @@ export interface RunSessionOptions {
   /** The session's agent role and tool catalog (default: none recorded — `build`, every tool). */
   agent?: string;
   tools?: string[];
+  /** For a session standing in for a child: its delegation link (issue 12). */
+  delegation?: DelegationLink;
 }
 
 /** What a Goal adds to a session start. */
@@ -152,6 +155,7 @@ export async function createHarness(opts: {
     ...(o.sandbox ? { sandbox: o.sandbox } : {}),
     ...(o.agent ? { agent: o.agent } : {}),
     ...(o.tools ? { tools: o.tools } : {}),
+    ...(o.delegation ? { delegation: o.delegation } : {}),
   });
   const startScriptedGoal = async (o: RunSessionOptions & GoalStartOptions): Promise<StartedGoalRun> => {
     const provider = await startLocalProvider({ script: o.script });
