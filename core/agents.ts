@@ -91,7 +91,8 @@ export const AGENT_ROLES: Readonly<Record<string, AgentRole>> = {
       'Name the risks and the checks that would prove each step.',
     ],
     boundaries: ['Never change a file or run a command.', 'Never delegate.'],
-    tools: [...READ_TOOLS, ...WORK_TOOLS],
+    // The user-facing tools serve a plan a person started; a delegated plan never gets them (catalogFor).
+    tools: [...READ_TOOLS, ...WORK_TOOLS, ...USER_FACING_TOOLS],
     readOnly: true,
     output: 'task_report',
   },
@@ -120,7 +121,7 @@ export const AGENT_ROLES: Readonly<Record<string, AgentRole>> = {
       'Never recursively hand off the whole original objective.',
       'Never widen a child beyond your own tools or permissions.',
     ],
-    tools: [...READ_TOOLS, ...CHANGE_TOOLS, ...WORK_TOOLS, ...DELEGATION_TOOLS],
+    tools: [...READ_TOOLS, ...CHANGE_TOOLS, ...WORK_TOOLS, ...DELEGATION_TOOLS, ...USER_FACING_TOOLS],
     readOnly: false,
     output: 'task_report',
   },

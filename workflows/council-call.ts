@@ -17,10 +17,11 @@ import type { PlannedToolCall, ToolActivityResult } from '../core/session-contra
 import type { CouncilRunArgs } from '../core/tools/council-run.js';
 import { startCouncilChild } from './council-start.js';
 import type { DelegatedCall, DelegationHost } from './delegation.js';
-import { onRoute } from './route.js';
+import { onRoute, type RouteOptions } from './route.js';
 import { settleDenied } from './settle.js';
 
 interface CouncilCallActivities {
+  recordCallStarted(input: { sessionId: string; rowId: string }): Promise<void>;
   settleCouncilCall(input: SettleCouncilCallInput): Promise<ToolActivityResult>;
 }
 
@@ -64,6 +65,8 @@ export async function runCouncilCall(
     base: meta,
     parent: { sessionId: meta.sessionId, rootSessionId: meta.delegation?.rootSessionId ?? meta.sessionId, depth },
   };
+  const acts = (o: RouteOptions) => proxyActivities<CouncilCallActivities>({ ...PROJECTION_RECORD_OPTIONS, ...o });
+  await onRoute(host, (o) => acts(o).recordCallStarted({ sessionId: meta.sessionId, rowId: call.rowId }));
   let result: CouncilResult | undefined;
   let failure: { code: string; message: string } | undefined;
   try {
@@ -84,11 +87,7 @@ export async function runCouncilCall(
     ...(result ? { result } : {}),
     ...(failure ? { failure } : {}),
   };
-  const value = await CancellationScope.nonCancellable(() =>
-    onRoute(host, (o) =>
-      proxyActivities<CouncilCallActivities>({ ...PROJECTION_RECORD_OPTIONS, ...o }).settleCouncilCall(settle),
-    ),
-  );
+  const value = await CancellationScope.nonCancellable(() => onRoute(host, (o) => acts(o).settleCouncilCall(settle)));
   return { kind: 'done', value };
 }
 

@@ -10,13 +10,15 @@ import { sessionWorkflowId } from '../../core/ids.js';
 import type { ToolActivityResult } from '../../core/session-contract.js';
 import type { ProjectionStore } from '../projection/types.js';
 import { childEvidence } from './child-evidence.js';
-import { recordDelegatedCall } from './record-call.js';
+import { recordDelegatedCall, recordDelegatedStart } from './record-call.js';
 
 /** Longest report admitted to a parent's inbox (UTF-16 units); the job row and `job status` hold it whole. */
 export const INBOX_REPORT_MAX = 8_000;
 
 /** The activities of delegations (issue 12), bound to the projection. */
 export interface DelegationActivities {
+  /** A delegated call without a delegation row (`council_run`) is running: its row and `tool.started`. */
+  recordCallStarted(input: { sessionId: string; rowId: string }): Promise<void>;
   openDelegation(input: OpenDelegationInput): Promise<ToolActivityResult | null>;
   settleDelegation(input: SettleDelegationInput): Promise<SettleDelegationResult>;
 }
@@ -38,10 +40,16 @@ export interface DelegationActivities {
  */
 export function createDelegationActivities(store: ProjectionStore): DelegationActivities {
   return {
+    async recordCallStarted(input) {
+      await recordDelegatedStart(store, input.sessionId, input.rowId, Context.current().info.attempt, Date.now());
+    },
+
     async openDelegation(input) {
       const now = Date.now();
       const mode = input.jobId ? 'background' : 'foreground';
       const existing = await store.getDelegation(input.parentSessionId, input.rowId);
+      if (!existing)
+        await recordDelegatedStart(store, input.parentSessionId, input.rowId, Context.current().info.attempt, now);
       await store.transaction(input.parentSessionId, async (tx) => {
         const child = await tx.getSession(input.childSessionId);
         await tx.upsertSession({
@@ -108,6 +116,9 @@ export function createDelegationActivities(store: ProjectionStore): DelegationAc
         ].join(' '),
         errorCode: null,
         data: { jobId: input.jobId, childSessionId: input.childSessionId, agent: input.agent },
+        facts: {
+          child: { sessionId: input.childSessionId, agent: input.agent, status: 'running', jobId: input.jobId },
+        },
         attempt: Context.current().info.attempt,
         startedAtMs: input.startedAtMs,
         endedAtMs: now,
@@ -167,7 +178,10 @@ export function createDelegationActivities(store: ProjectionStore): DelegationAc
             attempt: Context.current().info.attempt,
             startedAtMs: row?.startedAtMs ?? now,
             endedAtMs: now,
-            facts: failed ? { failed: true } : {},
+            facts: {
+              child: { sessionId: input.childSessionId, agent: input.agent, status: input.end.status },
+              ...(failed ? { failed: true } : {}),
+            },
           });
       const inbox =
         stored.length > INBOX_REPORT_MAX

@@ -1,6 +1,7 @@
 import type { ToolActivityResult } from '../../core/session-contract.js';
 import type { ProjectionStore } from '../projection/types.js';
-import { recordCompleted, type ToolCompletion } from '../session/tool-records.js';
+import { recordCompleted, recordStarted, type ToolCallIdentity, type ToolCompletion } from '../session/tool-records.js';
+import { toolDeclarations } from '../../core/tools/registry.js';
 
 /**
  * Records the result of a call the session workflow ran itself (a
@@ -17,18 +18,7 @@ export async function recordDelegatedCall(
   rowId: string,
   done: Omit<ToolCompletion, 'attempt'> & { attempt?: number },
 ): Promise<ToolActivityResult> {
-  const row = await store.getToolCall(sessionId, rowId);
-  if (!row) throw new Error(`tool call ${rowId} of session ${sessionId} is not recorded`);
-  const identity = {
-    id: row.id,
-    sessionId,
-    turn: row.turn,
-    step: row.step,
-    position: row.position,
-    callId: row.callId,
-    tool: row.tool,
-    argsJson: row.argsJson,
-  };
+  const identity = await identityOf(store, sessionId, rowId);
   const recorded = await recordCompleted(store, identity, { attempt: 1, ...done }, { abandon: false });
   if (recorded.kind === 'late') return { outcome: recorded.stands, outputBytes: 0, late: true };
   const stands = recorded.kind === 'written' ? recorded.outcome : done.outcome;
@@ -40,4 +30,43 @@ export async function recordDelegatedCall(
     ...(done.errorCode ? { errorCode: done.errorCode } : {}),
     ...(done.facts && Object.keys(done.facts).length > 0 ? { facts: done.facts } : {}),
   };
+}
+
+/** The identity of a recorded tool-call row. @throws Error when the row does not exist. */
+async function identityOf(store: ProjectionStore, sessionId: string, rowId: string): Promise<ToolCallIdentity> {
+  const row = await store.getToolCall(sessionId, rowId);
+  if (!row) throw new Error(`tool call ${rowId} of session ${sessionId} is not recorded`);
+  return {
+    id: row.id,
+    sessionId,
+    turn: row.turn,
+    step: row.step,
+    position: row.position,
+    callId: row.callId,
+    tool: row.tool,
+    argsJson: row.argsJson,
+  };
+}
+
+/**
+ * Records a delegated call running (row `running` + `tool.started`, through
+ * tool-records.ts), with the summary its declaration gives — what
+ * `zuno run` shows as `→ task explore: …`. Idempotent per attempt.
+ */
+export async function recordDelegatedStart(
+  store: ProjectionStore,
+  sessionId: string,
+  rowId: string,
+  attempt: number,
+  startedAtMs: number,
+): Promise<void> {
+  const identity = await identityOf(store, sessionId, rowId);
+  const decl = toolDeclarations[identity.tool];
+  let summary = identity.tool;
+  try {
+    if (decl) summary = decl.summarize(decl.args.parse(JSON.parse(identity.argsJson)) as never);
+  } catch {
+    // The call was validated when it was planned; a summary is only for people.
+  }
+  await recordStarted(store, identity, attempt, startedAtMs, summary);
 }
