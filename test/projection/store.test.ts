@@ -23,6 +23,11 @@ function session(id: string, over: Partial<SessionRow> = {}): SessionRow {
     title: 'Fix the build',
     host: 'box-1',
     taskQueue: 'zuno/host/box-1/session/' + id,
+    // A session a person started as build: no role recorded, no parent (issue 12 columns, stored as null).
+    agent: null,
+    parentSessionId: null,
+    rootSessionId: null,
+    depth: null,
     createdAtMs: T0,
     updatedAtMs: T0,
     ...over,
