@@ -22,6 +22,13 @@ export function runAgent(
   existing: Pick<SessionRow, 'id' | 'agent' | 'parentSessionId'> | null,
 ): Pick<SessionMeta, 'agent' | 'tools'> {
   if (requested !== undefined) checkPrimary(requested);
+  if (existing?.parentSessionId?.startsWith('cr_')) {
+    throw new ZunoError(
+      'session_delegated',
+      `session ${existing.id} is a seat of council ${existing.parentSessionId}: a seat reports to its Council and is ` +
+        `not continued; see zuno council show ${existing.parentSessionId}`,
+    );
+  }
   if (existing?.parentSessionId) {
     throw new ZunoError(
       'session_delegated',

@@ -48,18 +48,27 @@ export function councilRunInput(
   const preset = opts.preset ?? 'balanced-review';
   if (!councilPreset(preset))
     throw new ZunoError('preset_unknown', `unknown preset "${preset}": the only preset is balanced-review`);
-  if (opts.diff !== undefined && (!GIT_RANGE.test(opts.diff) || opts.diff.startsWith('-')))
+  if (opts.diff !== undefined && (!GIT_RANGE.test(opts.diff) || opts.diff.startsWith('-') || /^\.+$/.test(opts.diff)))
     throw new ZunoError('input_invalid', `--diff "${opts.diff}" is not a git range such as HEAD~1..HEAD`);
   return { question: q, preset: 'balanced-review', ...(opts.diff !== undefined ? { diffRange: opts.diff } : {}) };
 }
 
 /**
  * Checks that git resolves `range` in `workspace` (before anything starts).
- * @throws ZunoError `diff_invalid` naming git's answer.
+ * @throws ZunoError `diff_invalid` (not a git repository, or git's answer), `diff_empty` (a range without changes).
  */
 export async function checkGitRange(workspace: string, range: string): Promise<void> {
+  const inside = await execa('git', ['rev-parse', '--is-inside-work-tree'], { cwd: workspace, reject: false });
+  if (inside.exitCode !== 0 || String(inside.stdout).trim() !== 'true')
+    throw new ZunoError(
+      'diff_invalid',
+      `--diff ${range}: ${workspace} is not inside a git repository (give --dir one)`,
+    );
   const r = await execa('git', ['diff', '--quiet', range, '--'], { cwd: workspace, reject: false });
-  if (r.exitCode === 0 || r.exitCode === 1) return;
+  // 1: the range has changes; 0: none — a Council would review nothing.
+  if (r.exitCode === 1) return;
+  if (r.exitCode === 0)
+    throw new ZunoError('diff_empty', `--diff ${range} in ${workspace} has no changes: there is nothing to review`);
   const why = String(r.stderr || `git exited ${r.exitCode}`)
     .trim()
     .split('\n')[0];

@@ -28,3 +28,24 @@ export function delegationEndLine(d: DelegatedCallEnd): string {
     `${d.errorCode ? ` (${d.errorCode})` : ''}${d.durationMs !== undefined ? `, ${formatElapsed(d.durationMs)}` : ''}`
   );
 }
+
+/** What {@link councilEndLine} reads of a `tool.completed` event. */
+export interface CouncilCallEnd {
+  tool: string;
+  durationMs?: number;
+  council: { runId: string; status: string; valid: number; needed: number };
+}
+
+/**
+ * The line `zuno run` prints when a `council_run` call returns:
+ * `✓ council_run: council cr_… succeeded, 3 valid reports (quorum 2), 41s`
+ * (`✗` when it failed). `zuno council show <runId>` has the seats. Pure.
+ */
+export function councilEndLine(d: CouncilCallEnd): string {
+  const c = d.council;
+  const mark = c.status === 'succeeded' ? '✓' : '✗';
+  return (
+    `${mark} ${d.tool}: council ${c.runId} ${c.status}, ${c.valid} valid report${c.valid === 1 ? '' : 's'} (quorum ${c.needed})` +
+    `${d.durationMs !== undefined ? `, ${formatElapsed(d.durationMs)}` : ''} · zuno council show ${c.runId}`
+  );
+}

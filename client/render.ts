@@ -4,7 +4,7 @@ import { plainTerminalLine } from '../core/terminal-text.js';
 import { EV, parseEvent, TURN_END_EVENTS, type TypedEvent } from '../core/events.js';
 import { readsFailed } from './commands/tool-record-view.js';
 import { notInForceLine } from './commands/rules-view.js';
-import { delegationEndLine } from './render-delegation.js';
+import { councilEndLine, delegationEndLine } from './render-delegation.js';
 import { LiveProgress, streamSink, type PendingActivitiesReader, type ProgressTiming } from './live-progress.js';
 
 /** How an approval ended, in words. */
@@ -125,6 +125,10 @@ export class HumanRenderer {
         this.live.ended(d.rowId);
         if (d.facts?.child) {
           this.line(delegationEndLine({ ...d, child: d.facts.child }));
+          break;
+        }
+        if (d.facts?.council) {
+          this.line(councilEndLine({ ...d, council: d.facts.council }));
           break;
         }
         // A call that ran but did not do what it was asked (a shell exit ≠ 0) is a failure mark, whatever its outcome.

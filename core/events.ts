@@ -264,6 +264,8 @@ export const eventSchemas = {
         child: z
           .object({ sessionId: z.string(), agent: z.string(), status: z.string(), jobId: z.string().optional() })
           .optional(),
+        /** A `council_run` call's Council (ToolActivityFacts.council). */
+        council: z.object({ runId: z.string(), status: z.string(), valid: z.number(), needed: z.number() }).optional(),
       })
       .optional(),
   }),

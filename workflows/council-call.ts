@@ -16,7 +16,7 @@ import { depthOf, MAX_DELEGATION_DEPTH } from '../core/delegation/contract.js';
 import type { PlannedToolCall, ToolActivityResult } from '../core/session-contract.js';
 import type { CouncilRunArgs } from '../core/tools/council-run.js';
 import { startCouncilChild } from './council-start.js';
-import type { DelegatedCall, DelegationHost } from './delegation.js';
+import { tooLarge, type DelegatedCall, type DelegationHost } from './delegation.js';
 import { onRoute, type RouteOptions } from './route.js';
 import { settleDenied } from './settle.js';
 
@@ -42,6 +42,8 @@ export async function runCouncilCall(
   at: { turn: number; step: number },
 ): Promise<DelegatedCall> {
   const { meta } = host;
+  // Arguments over 64 KiB travel by reference (PlannedToolCall.argsInProjection); a delegation's never should.
+  if (call.args === undefined) return { kind: 'settled', settled: tooLarge(call) };
   const depth = depthOf(meta);
   if (depth >= MAX_DELEGATION_DEPTH)
     return {
@@ -56,7 +58,8 @@ export async function runCouncilCall(
       },
     };
   const args = call.args as CouncilRunArgs;
-  const runId = `cr_${uuid4().replace(/-/g, '')}`;
+  // The CLI's format (`cr_<time36><hex8>`), from workflow time and the workflow's uuid4.
+  const runId = `cr_${Date.now().toString(36)}${uuid4().replace(/-/g, '').slice(0, 8)}`;
   const input: CouncilWorkflowInput = {
     runId,
     question: args.question,

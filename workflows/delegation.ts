@@ -73,6 +73,8 @@ export async function runTask(
   at: { turn: number; step: number },
 ): Promise<DelegatedCall> {
   const { meta } = host;
+  // Arguments over 64 KiB travel by reference (PlannedToolCall.argsInProjection); a delegation's never should.
+  if (call.args === undefined) return { kind: 'settled', settled: tooLarge(call) };
   const depth = depthOf(meta);
   if (depth >= MAX_DELEGATION_DEPTH)
     return {
@@ -150,4 +152,20 @@ export async function runTask(
   }
   const end = await runChild().catch((err: unknown) => childEndOfFailure(err));
   return { kind: 'done', value: (await settle(end)).call };
+}
+
+/**
+ * The settlement of a delegation whose arguments were too large to travel
+ * in the workflow's history (> 64 KiB): blocked, nothing starts.
+ */
+export function tooLarge(call: PlannedToolCall): SettledOutcome {
+  return {
+    ...settleDenied(
+      call,
+      `the ${call.name} arguments are larger than 64 KiB; keep the brief short and put long material in a file the child can read`,
+      Date.now(),
+    ),
+    outcome: 'blocked',
+    failureType: 'arguments_too_large',
+  };
 }

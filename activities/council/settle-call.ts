@@ -17,7 +17,7 @@ import { recordCompleted } from '../session/tool-records.js';
 /** The seats and quorum of a result as plain lines. */
 export function councilResultLines(r: CouncilResult): string[] {
   return [
-    `council ${r.runId}: ${r.status} (${r.code}) · quorum ${r.quorum.valid}/${r.quorum.needed}`,
+    `council ${r.runId}: ${r.status} (${r.code}) · ${r.quorum.valid} valid report${r.quorum.valid === 1 ? '' : 's'}, quorum ${r.quorum.needed}`,
     ...r.seats.map(
       (s) =>
         `seat ${s.index}/${s.of} ${s.agent}: ${s.status}${s.cancelRequested ? ' (cancel requested)' : ''}, report ${s.validity}` +
@@ -60,6 +60,15 @@ export function createSettleCouncilCall(store: ProjectionStore) {
         attempt: Context.current().info.attempt,
         startedAtMs: row.startedAtMs ?? now,
         endedAtMs: now,
+        facts: {
+          council: {
+            runId: input.runId,
+            status: r?.status ?? 'failed',
+            valid: r?.quorum.valid ?? 0,
+            needed: r?.quorum.needed ?? 0,
+          },
+          ...(ok ? {} : { failed: true }),
+        },
       },
       { abandon: false },
     );

@@ -42,7 +42,7 @@ const POLL_MS = 300;
  * seat's settlement as it happens (stderr), then the table of seats and the
  * synthesis (stdout; `--json`: `{council, result}`). Ctrl-C cancels the Council.
  * Resolves to the exit code: 0 succeeded, 1 failed (quorum missed, synthesis failed), 130 cancelled (Ctrl-C).
- * @throws ZunoError `input_invalid`, `preset_unknown`, `preset_frozen`, `diff_invalid`,
+ * @throws ZunoError `input_invalid`, `preset_unknown`, `preset_frozen`, `options_conflict`, `diff_invalid`, `diff_empty`,
  *   `workspace_invalid`, `config_invalid`, `model_missing`, `api_key_missing`, `script_*`, Temporal set-up errors.
  */
 export async function councilRunCommand(
@@ -66,6 +66,8 @@ async function runAndFollow(
 ): Promise<number> {
   const notify: Notify = opts.json ? null : (line) => sink.err(`${line}\n`);
   const input = councilRunInput(questionText, opts);
+  if (opts.script !== undefined && opts.model !== undefined)
+    throw new ZunoError('options_conflict', '--model and --script both choose the model: give one of them');
   const workspace = resolveWorkspace(opts.dir ?? process.cwd());
   if (input.diffRange) await checkGitRange(workspace, input.diffRange);
   const script = opts.script ? await loadScript(opts.script) : undefined;
@@ -120,7 +122,11 @@ async function runAndFollow(
     handle.cancel().catch(() => undefined);
   };
   process.on('SIGINT', onSigint);
-  cleanups.unshift(async () => process.removeListener('SIGINT', onSigint));
+  process.on('SIGTERM', onSigint); // `kill`, `timeout`: cancelled as on Ctrl-C
+  cleanups.unshift(async () => {
+    process.removeListener('SIGINT', onSigint);
+    process.removeListener('SIGTERM', onSigint);
+  });
 
   let ended = false;
   const outcome = handle.result().then(

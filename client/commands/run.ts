@@ -169,12 +169,14 @@ export async function runCommand(prompt: string, opts: RunOptions, sink: Sink = 
       );
     };
     process.on('SIGINT', onSigint);
+    process.on('SIGTERM', onSigint); // `kill`, `timeout`, `docker stop`: handled as Ctrl-C, never left for a later worker
   });
   const cleanups: (() => Promise<unknown>)[] = [];
   try {
     return await Promise.race([runSession(prompt, opts, sink, progress, cleanups), interrupted]);
   } finally {
     process.removeListener('SIGINT', onSigint!);
+    process.removeListener('SIGTERM', onSigint!);
     await endScriptedSession(progress, sink);
     for (const c of cleanups) await c().catch(() => undefined);
   }

@@ -16,6 +16,9 @@ import { agentRole, catalogFor, DEFAULT_AGENT_NAME, type AgentRole } from '../ag
  */
 export const MAX_DELEGATION_DEPTH = 2;
 
+/** The delegation family (DC14): the tools that start children. */
+export const DELEGATION_TOOL_NAMES: readonly string[] = ['task', 'council_run'];
+
 /** What links a child session to the session that delegated to it (carried in {@link SessionMeta.delegation}). */
 export interface DelegationLink {
   /** The session whose call started this one. */
@@ -134,7 +137,10 @@ export function childMeta(
     sessionId: child.sessionId,
     title: child.title,
     agent: role.name,
-    tools: catalogFor(role, all, sessionCatalog(parent, all), true),
+    // At the depth limit a child is not offered the delegation tools (the workflow refuses them anyway).
+    tools: catalogFor(role, all, sessionCatalog(parent, all), true).filter(
+      (t) => child.link.depth < MAX_DELEGATION_DEPTH || !DELEGATION_TOOL_NAMES.includes(t),
+    ),
     delegation: child.link,
   };
 }

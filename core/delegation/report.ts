@@ -96,9 +96,9 @@ export function taskReport(
         ? `${text.slice(0, REPORT_TEXT_MAX)}\n… (cut; the whole report is in session ${who.childSessionId})`
         : text;
   } else {
-    const why = end.code ? `${end.code}${end.message ? `: ${end.message}` : ''}` : (end.message ?? end.status);
+    const why = end.code ? `${end.code}${end.message ? `: ${end.message}` : ''}` : end.message || '';
     body = [
-      `The child did not complete (${end.status}) — ${why}.`,
+      `The child did not complete (${end.status})${why ? ` — ${why}` : ''}.`,
       'It is not re-run automatically. Decide yourself whether to retry, narrow the task or do it another way.',
     ].join('\n');
   }

@@ -39,7 +39,11 @@ export const councilRunArgs = z.strictObject({
     .refine((s) => s.length <= 4000, 'question is at most 4000 characters'),
   diff: z
     .string()
-    .refine((s) => GIT_RANGE.test(s) && !s.startsWith('-'), 'diff must be a git range such as HEAD~1..HEAD')
+    .refine((s) => s.length <= 200, 'diff is at most 200 characters')
+    .refine(
+      (s) => GIT_RANGE.test(s) && !s.startsWith('-') && !/^\.+$/.test(s),
+      'diff must be a git range such as HEAD~1..HEAD',
+    )
     .optional(),
   preset: z.literal('balanced-review').optional(),
 });

@@ -34,10 +34,17 @@ const HINTED_NAME_MAX_BYTES = 128;
 const MAX_NOTES = 4;
 const NOTE_MAX_CHARS = 256;
 
+/** Longest contract field, in characters: the contract is a brief; long material belongs in a file the child reads. */
+export const TASK_FIELD_MAX_CHARS = 8_000;
+
 const field = (name: string) =>
   z
     .string({ error: (i) => (i.input === undefined ? `${name} is required` : `${name} must be a string`) })
-    .refine((s) => s.trim().length > 0, `${name} must not be empty`);
+    .refine((s) => s.trim().length > 0, `${name} must not be empty`)
+    .refine(
+      (s) => s.length <= TASK_FIELD_MAX_CHARS,
+      `${name} is longer than ${TASK_FIELD_MAX_CHARS} characters; keep the brief short and put long material in a file the child can read`,
+    );
 
 /** Arguments of `task` after `intent` is stripped. */
 export const taskArgs = z.preprocess(

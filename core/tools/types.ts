@@ -159,6 +159,8 @@ export interface ToolActivityFacts {
    * just started (with its `jobId`). `zuno run` shows it (client/render.ts).
    */
   child?: DelegationFact;
+  /** A `council_run` call (issue 12): its Council's run id, status and valid reports against the quorum. */
+  council?: { runId: string; status: string; valid: number; needed: number };
   /**
    * A successful work-state read (GP22 `ToolProgressObservation`): the
    * fingerprint of the authoritative Plan/Todo state it saw, never of its

@@ -83,4 +83,20 @@ describe('zuno run shows a task call', () => {
       '✓ task deep (background): job job_0_0_0 started, child ses_bg',
     ]);
   });
+
+  it('a council_run returns its Council: status, valid reports against the quorum, where to see the seats', () => {
+    const council = (status: string, valid: number) =>
+      row(EV.toolCompleted, {
+        rowId: 'tc_0_0_1',
+        callId: 'call_c',
+        tool: 'council_run',
+        outcome: status === 'succeeded' ? 'ok' : 'error',
+        durationMs: 41_000,
+        facts: { council: { runId: 'cr_abc12345', status, valid, needed: 2 } },
+      });
+    expect(render([council('succeeded', 3), council('failed', 1)])).toEqual([
+      '✓ council_run: council cr_abc12345 succeeded, 3 valid reports (quorum 2), 41s · zuno council show cr_abc12345',
+      '✗ council_run: council cr_abc12345 failed, 1 valid report (quorum 2), 41s · zuno council show cr_abc12345',
+    ]);
+  });
 });

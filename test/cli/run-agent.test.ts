@@ -71,6 +71,32 @@ describe('zuno run --agent', () => {
     );
   });
 
+  it('a Council seat is not continued either: the refusal points at the Council', async () => {
+    const { home } = makeHome({ address: temporal.address });
+    const ws = makeWorkspace();
+    const store = await openProjectionStore({ zunoDir: home });
+    try {
+      await store.upsertSession({
+        id: 'ses_agentseat',
+        workflowId: 'session/ses_agentseat',
+        workspace: ws,
+        provider: 'openai',
+        model: 'gpt-4.1',
+        status: 'completed',
+        agent: 'security-review',
+        parentSessionId: 'cr_mx52kwcja0cd5a78',
+        rootSessionId: 'cr_mx52kwcja0cd5a78',
+        depth: 1,
+        createdAtMs: 1,
+        updatedAtMs: 1,
+      });
+    } finally {
+      await store.close();
+    }
+    const r = await runZuno(['run', 'go on', '--session', 'ses_agentseat', '--model', 'openai/gpt-4.1'], { home });
+    expect(expectTypedFailure(r, 'session_delegated')).toContain('see zuno council show cr_mx52kwcja0cd5a78');
+  });
+
   it('--help lists the primary roles with their one-line descriptions', async () => {
     const { home } = makeHome();
     const r = await runZuno(['run', '--help'], { home });

@@ -54,9 +54,24 @@ describe('zuno council run refuses bad input before anything starts', () => {
     ['shell syntax as a range', 'input_invalid', ['Review it', '--diff', 'HEAD;rm -rf /'], 'is not a git range'],
     ['an option as a range', 'input_invalid', ['Review it', '--diff=--output=x'], 'is not a git range'],
     ['a range git does not know', 'diff_invalid', ['Review it', '--diff', 'HEAD~9..HEAD'], 'HEAD~9'],
+    ['dots as a range', 'input_invalid', ['Review it', '--diff', '..'], 'is not a git range'],
+    ['a range without changes', 'diff_empty', ['Review it', '--diff', 'HEAD..HEAD'], 'has no changes'],
+    [
+      'a --dir outside a git repository',
+      'diff_invalid',
+      ['Review it', '--diff', 'HEAD~1..HEAD', '--dir', tempDir('zuno-council-nogit-')],
+      'is not inside a git repository',
+    ],
+    [
+      'both --model and --script',
+      'options_conflict',
+      ['Review it', '--model', 'openai/gpt-4.1'],
+      '--model and --script both choose the model',
+    ],
   ])('%s → %s', async (_what, code, args, message) => {
     const { home } = makeHome();
-    const r = await runZuno(['council', 'run', ...args, '--dir', repo, '--script', script], { home, env: OFFLINE });
+    const dir = args.includes('--dir') ? [] : ['--dir', repo];
+    const r = await runZuno(['council', 'run', ...args, ...dir, '--script', script], { home, env: OFFLINE });
     expect(expectTypedFailure(r, code)).toContain(message);
     expect(existsSync(join(home, 'zuno.db'))).toBe(false); // nothing opened, nothing started
   });

@@ -84,7 +84,7 @@ describe('settleCouncilCall', () => {
     expect(first).toMatchObject({ outcome: 'ok', status: 'ok' });
     const row = await h.store.getToolCall(p.sessionId, p.rowId);
     expect(row).toMatchObject({ status: 'completed', outcome: 'ok', errorCode: null });
-    expect(row!.output).toContain(`council ${c.runId}: succeeded (ok) · quorum 3/2`);
+    expect(row!.output).toContain(`council ${c.runId}: succeeded (ok) · 3 valid reports, quorum 2`);
     expect(row!.output).toContain('seat 2/3 security-review: completed, report valid');
     expect(row!.output).toContain('Agreed: src/range.js:3 loops one past n.');
     expect(first.outputBytes).toBe(Buffer.byteLength(row!.output!));

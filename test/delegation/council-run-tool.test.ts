@@ -43,10 +43,10 @@ describe('council_run from a session', () => {
     expect(await run.result()).toMatchObject({ status: 'completed' });
     const call = (await h.store.loadTranscript(run.sessionId))!.toolCalls.find((c) => c.tool === 'council_run')!;
     expect(call).toMatchObject({ outcome: 'ok', status: 'completed' });
-    expect(call.output).toMatch(/^council cr_[0-9a-f]{32}: succeeded \(ok\) · quorum 3\/2/);
+    expect(call.output).toMatch(/^council cr_[0-9a-z]+: succeeded \(ok\) · 3 valid reports, quorum 2/);
     expect(call.output).toContain('seat 2/3 security-review: completed, report valid');
     expect(call.output).toContain('Agreed: range() is off by one at src/range.js:3.');
-    const runId = /council (cr_[0-9a-f]{32})/.exec(call.output!)![1]!;
+    const runId = /council (cr_[0-9a-z]+)/.exec(call.output!)![1]!;
     const council = await h.client.workflow.getHandle(`council/${runId}`).describe();
     expect(council.parentExecution?.workflowId).toBe(`session/${run.sessionId}`);
     const sa = council.searchAttributes as Record<string, unknown[]>;

@@ -88,6 +88,37 @@ describe('a malformed delegation starts nothing (DC1, DC10, DC23)', () => {
   );
 });
 
+describe('a delegation too large for the workflow history starts nothing', () => {
+  it('a field over its cap is invalid; a brief whose JSON exceeds 64 KiB is blocked by the workflow', async () => {
+    const ctl = '\u0001'.repeat(8_000); // 8 000 characters, 48 000 once escaped in JSON
+    const run = await start({
+      replies: [
+        {
+          toolCalls: [
+            { id: 'call_long', name: 'task', arguments: { ...full, objective: 'x'.repeat(70_000) } },
+            {
+              id: 'call_huge',
+              name: 'task',
+              arguments: { ...full, objective: ctl, deliverable: ctl, instructions: ctl },
+            },
+          ],
+        },
+        { text: 'I will shorten the brief.' },
+      ],
+    });
+    expect(await run.result()).toMatchObject({ status: 'completed' });
+    const calls = (await h.store.loadTranscript(run.sessionId))!.toolCalls;
+    const long = calls.find((c) => c.callId === 'call_long')!;
+    expect(long).toMatchObject({ outcome: 'blocked', blockedCategory: 'invalid_arguments' });
+    expect(long.output).toContain('objective is longer than 8000 characters');
+    const huge = calls.find((c) => c.callId === 'call_huge')!;
+    expect(huge).toMatchObject({ outcome: 'blocked', blockedCategory: 'denied' });
+    expect(huge.output).toContain('larger than 64 KiB');
+    expect(await h.store.listDelegations(run.sessionId)).toEqual([]);
+    expect(await workflowsUnder(run.sessionId)).toEqual([]);
+  }, 60_000);
+});
+
 describe('an interrupt of a parent waiting on a foreground task (TD10)', () => {
   it('cancels the child workflow; the delegation is recorded cancelled and the parent interrupted', async () => {
     const run = await start(

@@ -202,9 +202,14 @@ describe('delegation depth (DC22)', () => {
     const [two] = await h.store.listDelegations(one!.childSessionId);
     expect(two).toMatchObject({ depth: 2, status: 'completed' });
     expect(await h.store.listDelegations(two!.childSessionId)).toEqual([]);
+    // At the limit the delegation tools are not offered; a call of one anyway is blocked before anything starts.
     const blocked = (await h.store.loadTranscript(two!.childSessionId))!.toolCalls.find((c) => c.tool === 'task')!;
-    expect(blocked).toMatchObject({ outcome: 'blocked', blockedCategory: 'denied' });
-    expect(blocked.output).toContain('delegation depth limit');
+    expect(blocked).toMatchObject({ outcome: 'blocked', blockedCategory: 'unavailable' });
+    const levelTwo = JSON.stringify(
+      run.providerRequests.find((r) => JSON.stringify(r).includes('Objective: Level two work')),
+    );
+    expect(levelTwo).not.toContain('"name":"task"');
+    expect(levelTwo).not.toContain('"name":"council_run"');
     expect(await childrenOf(two!.childSessionId)).toHaveLength(0);
     expect(JSON.stringify(run.providerRequests)).not.toContain('Objective: Level three work');
   }, 120_000);
