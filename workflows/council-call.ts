@@ -16,9 +16,8 @@ import { depthOf, MAX_DELEGATION_DEPTH } from '../core/delegation/contract.js';
 import type { PlannedToolCall, ToolActivityResult } from '../core/session-contract.js';
 import type { CouncilRunArgs } from '../core/tools/council-run.js';
 import { startCouncilChild } from './council-start.js';
-import { tooLarge, type DelegatedCall, type DelegationHost } from './delegation.js';
+import { depthRefusal, tooLarge, type DelegatedCall, type DelegationHost } from './delegation.js';
 import { onRoute, type RouteOptions } from './route.js';
-import { settleDenied } from './settle.js';
 
 interface CouncilCallActivities {
   recordCallStarted(input: { sessionId: string; rowId: string }): Promise<void>;
@@ -45,18 +44,7 @@ export async function runCouncilCall(
   // Arguments over 64 KiB travel by reference (PlannedToolCall.argsInProjection); a delegation's never should.
   if (call.args === undefined) return { kind: 'settled', settled: tooLarge(call) };
   const depth = depthOf(meta);
-  if (depth >= MAX_DELEGATION_DEPTH)
-    return {
-      kind: 'settled',
-      settled: {
-        ...settleDenied(
-          call,
-          `delegation depth limit: this session is at depth ${depth} of at most ${MAX_DELEGATION_DEPTH}; it cannot start a Council.`,
-          Date.now(),
-        ),
-        failureType: 'delegation_depth',
-      },
-    };
+  if (depth >= MAX_DELEGATION_DEPTH) return { kind: 'settled', settled: depthRefusal(call, depth, 'a Council') };
   const args = call.args as CouncilRunArgs;
   // The CLI's format (`cr_<time36><hex8>`), from workflow time and the workflow's uuid4.
   const runId = `cr_${Date.now().toString(36)}${uuid4().replace(/-/g, '').slice(0, 8)}`;

@@ -76,18 +76,7 @@ export async function runTask(
   // Arguments over 64 KiB travel by reference (PlannedToolCall.argsInProjection); a delegation's never should.
   if (call.args === undefined) return { kind: 'settled', settled: tooLarge(call) };
   const depth = depthOf(meta);
-  if (depth >= MAX_DELEGATION_DEPTH)
-    return {
-      kind: 'settled',
-      settled: {
-        ...settleDenied(
-          call,
-          `delegation depth limit: this session is at depth ${depth} of at most ${MAX_DELEGATION_DEPTH}; it cannot start a child. Do the work yourself or report back.`,
-          Date.now(),
-        ),
-        failureType: 'delegation_depth',
-      },
-    };
+  if (depth >= MAX_DELEGATION_DEPTH) return { kind: 'settled', settled: depthRefusal(call, depth, 'a child') };
   const args = call.args as TaskArgs;
   const background = args.background === true;
   const jobId = background ? jobIdOf(at.turn, at.step, call.index ?? call.position) : undefined;
@@ -167,5 +156,17 @@ export function tooLarge(call: PlannedToolCall): SettledOutcome {
     ),
     outcome: 'blocked',
     failureType: 'arguments_too_large',
+  };
+}
+
+/** The settlement of a delegation at the depth limit (DC22): blocked, nothing starts. */
+export function depthRefusal(call: PlannedToolCall, depth: number, what: string): SettledOutcome {
+  return {
+    ...settleDenied(
+      call,
+      `delegation depth limit: this session is at depth ${depth} of at most ${MAX_DELEGATION_DEPTH}; it cannot start ${what}. Do the work yourself or report back.`,
+      Date.now(),
+    ),
+    failureType: 'delegation_depth',
   };
 }

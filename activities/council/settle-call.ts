@@ -12,7 +12,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { CouncilResult, SettleCouncilCallInput } from '../../core/council/contract.js';
 import type { ToolActivityResult } from '../../core/session-contract.js';
 import type { ProjectionStore } from '../projection/types.js';
-import { recordCompleted } from '../session/tool-records.js';
+import { recordDelegatedCall } from '../delegation/record-call.js';
 
 /** The seats and quorum of a result as plain lines. */
 export function councilResultLines(r: CouncilResult): string[] {
@@ -40,45 +40,23 @@ export function createSettleCouncilCall(store: ProjectionStore) {
       : `council ${input.runId} failed: ${input.failure?.code ?? 'council_failed'}: ${input.failure?.message ?? ''}`.trim();
     const errorCode = ok ? null : (r?.code ?? input.failure?.code ?? 'council_failed');
     const now = Date.now();
-    const recorded = await recordCompleted(
-      store,
-      {
-        id: row.id,
-        sessionId: row.sessionId,
-        turn: row.turn,
-        step: row.step,
-        position: row.position,
-        callId: row.callId,
-        tool: row.tool,
-        argsJson: row.argsJson,
-      },
-      {
-        outcome: ok ? 'ok' : 'error',
-        output,
-        errorCode,
-        data: { runId: input.runId, ...(r ? { council: { code: r.code, quorum: r.quorum, seats: r.seats } } : {}) },
-        attempt: Context.current().info.attempt,
-        startedAtMs: row.startedAtMs ?? now,
-        endedAtMs: now,
-        facts: {
-          council: {
-            runId: input.runId,
-            status: r?.status ?? 'failed',
-            valid: r?.quorum.valid ?? 0,
-            needed: r?.quorum.needed ?? 0,
-          },
-          ...(ok ? {} : { failed: true }),
+    return recordDelegatedCall(store, input.sessionId, input.rowId, {
+      outcome: ok ? 'ok' : 'error',
+      output,
+      errorCode,
+      data: { runId: input.runId, ...(r ? { council: { code: r.code, quorum: r.quorum, seats: r.seats } } : {}) },
+      attempt: Context.current().info.attempt,
+      startedAtMs: row.startedAtMs ?? now,
+      endedAtMs: now,
+      facts: {
+        council: {
+          runId: input.runId,
+          status: r?.status ?? 'failed',
+          valid: r?.quorum.valid ?? 0,
+          needed: r?.quorum.needed ?? 0,
         },
+        ...(ok ? {} : { failed: true }),
       },
-      { abandon: false },
-    );
-    if (recorded.kind === 'late') return { outcome: recorded.stands, outputBytes: 0, late: true };
-    if (recorded.kind === 'abandoned') throw new Error('unreachable: abandon was false');
-    return {
-      outcome: recorded.outcome,
-      outputBytes: recorded.outputBytes,
-      status: recorded.outcome === 'ok' ? 'ok' : 'failed',
-      ...(errorCode ? { errorCode } : {}),
-    };
+    });
   };
 }

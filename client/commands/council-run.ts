@@ -12,8 +12,9 @@ import { hostId, routeFor } from '../routing.js';
 import { sandboxPolicy } from '../sandbox-config.js';
 import { modelFor } from '../scripted-provider.js';
 import { serveInProcess, standaloneServes } from '../serve.js';
-import { loadZunoConfig, resolveModel } from '../zuno-config.js';
-import { apiKeyMissing, resolveWorkspace, standaloneExpected } from './run.js';
+import { loadZunoConfig } from '../zuno-config.js';
+import { commandModel } from '../command-model.js';
+import { apiKeyMissing, resolveWorkspace } from './run.js';
 import { renderCouncil, seatLine, seatsOf } from './council-view.js';
 
 /** Options of `zuno council run`. */
@@ -74,17 +75,7 @@ async function runAndFollow(
   const paths = resolvePaths();
   hostId(); // a malformed ZUNO_HOST_ID is refused before anything starts
   const zcfg = loadZunoConfig(workspace, opts.config);
-  const modelRef = opts.model ?? zcfg.model;
-  if (!script && !modelRef)
-    throw new ZunoError(
-      'model_missing',
-      'no model configured: pass --model provider/model (or set "model" in zuno.json), or --script FILE for the local provider',
-    );
-  const configured = script ? undefined : resolveModel(zcfg, modelRef!);
-  if (configured && !standaloneExpected(paths)) {
-    const keyEnv = configured.provider.apiKeyEnv;
-    if (keyEnv !== undefined && !process.env[keyEnv]) throw apiKeyMissing(configured.provider.id, keyEnv);
-  }
+  const configured = commandModel(zcfg, opts.model ?? zcfg.model, script, paths);
 
   const store: ProjectionStore = await openStore(paths);
   cleanups.unshift(() => store.close());

@@ -14,9 +14,10 @@ import { processSink, type Sink } from '../render.js';
 import { hostId, routeFor } from '../routing.js';
 import { serveInProcess, standaloneServes } from '../serve.js';
 import { newSessionId, titleOf } from '../session-start.js';
-import { loadZunoConfig, resolveModel } from '../zuno-config.js';
+import { loadZunoConfig } from '../zuno-config.js';
+import { commandModel } from '../command-model.js';
 import { sandboxPolicy } from '../sandbox-config.js';
-import { apiKeyMissing, recordSessionStart, resolveWorkspace, standaloneExpected } from './run.js';
+import { apiKeyMissing, recordSessionStart, resolveWorkspace } from './run.js';
 
 /** Options of `zuno goal start`. */
 export interface GoalStartOptions extends GoalBudgetFlags {
@@ -119,19 +120,7 @@ async function startAndFollow(
   hostId(); // a malformed ZUNO_HOST_ID is refused before anything starts
   const zcfg = loadZunoConfig(workspace, opts.config);
   const budgets = withHostTokenBudget(input.budgets, zcfg.goal.default_token_budget);
-  const modelRef = opts.model ?? zcfg.model;
-  if (!script && !modelRef) {
-    throw new ZunoError(
-      'model_missing',
-      'no model configured: pass --model provider/model (or set "model" in zuno.json), or --script FILE for the local provider',
-    );
-  }
-  const configured = script ? undefined : resolveModel(zcfg, modelRef!);
-  // A Goal this process will serve needs the key here: refused before any server starts.
-  if (configured && !standaloneExpected(paths)) {
-    const keyEnv = configured.provider.apiKeyEnv;
-    if (keyEnv !== undefined && !process.env[keyEnv]) throw apiKeyMissing(configured.provider.id, keyEnv);
-  }
+  const configured = commandModel(zcfg, opts.model ?? zcfg.model, script, paths);
 
   const store: ProjectionStore = await openStore(paths);
   cleanups.unshift(() => store.close());
