@@ -127,6 +127,27 @@ describe('local provider: replies by conversation position', () => {
     },
   );
 
+  it.each(surfaces)(
+    "$name: threads — a request whose first user message holds a thread's match is served from that thread, positions counted apart",
+    async (s) => {
+      const server = await serve({
+        replies: [{ text: 'parent 1' }, { text: 'parent 2' }],
+        threads: [{ match: 'Objective: child', replies: [{ text: 'child 1' }, { text: 'child 2' }] }],
+      });
+      /** The same body with its first user message reading `text` (the surfaces' bodies say "hi"). */
+      const as = (body: Record<string, unknown>, text: string) =>
+        JSON.parse(JSON.stringify(body).replace('"hi"', JSON.stringify(text))) as Record<string, unknown>;
+      expect(await reply(server, s, s.body(0))).toBe('parent 1');
+      expect(await reply(server, s, as(s.body(0), 'do it. Objective: child work'))).toBe('child 1');
+      expect(await reply(server, s, as(s.body(1), 'do it. Objective: child work'))).toBe('child 2');
+      expect(await reply(server, s, s.body(1))).toBe('parent 2');
+      expect(await reply(server, s, as(s.body(0), 'do it. Objective: child work'))).toBe('child 1'); // a retry
+      const exhausted = await ask(server, s, as(s.body(2), 'Objective: child'));
+      expect(exhausted.status).toBe(500);
+      expect(await exhausted.text()).toContain('in thread');
+    },
+  );
+
   it("a faulted request keeps its position's reply: the retry gets it, the next step gets the next one", async () => {
     const s = surfaces[0]!;
     const server = await serve({ replies: [{ text: 'after a 503', fault: { status: 503 } }, { text: 'next step' }] });

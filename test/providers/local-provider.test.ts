@@ -118,15 +118,15 @@ describe('script files', () => {
     expect(e2.message).toContain(missing);
   });
 
-  it('the README example is a valid script', async () => {
+  it('the README examples are valid scripts (the worked example and the threads one)', async () => {
     const readme = await readFile(
       fileURLToPath(new URL('../../client/local-provider/README.md', import.meta.url)),
       'utf8',
     );
-    const block = /```yaml\n([\s\S]*?)```/.exec(readme)?.[1];
-    expect(block).toBeDefined();
-    const script = parseScript(parseYaml(block!), 'README.md');
-    expect(script.replies.length).toBeGreaterThanOrEqual(5);
+    const blocks = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    const scripts = blocks.map((b) => parseScript(parseYaml(b), 'README.md'));
+    expect(scripts.some((s) => s.replies.length >= 5)).toBe(true);
+    expect(scripts.some((s) => (s.threads?.length ?? 0) > 0)).toBe(true);
   });
 
   it('startLocalProvider rejects an invalid inline script', async () => {
