@@ -1,0 +1,201 @@
+/**
+ * Zuno beside a plain-activity peer (issue 13 item 1; prints figures,
+ * asserts nothing). Same machine, same dev server, same scripted provider,
+ * Zuno's own `read`: N sessions × K `read` calls, P per model step, run one
+ * at a time and then all at once, Zuno and the peer alternating, R rounds.
+ * Per call: wall time, process CPU (worker, client and provider share this
+ * process, for both), Temporal history events and JSON KB; calls/s with all
+ * sessions at once; direct in-process calls for reference. Medians and
+ * ranges over the rounds, then the ratios `zuno/peer`, one figure a line.
+ * The peer: bench/peer/ (workflow state holds the conversation, no projection).
+ *
+ *   npx tsx bench/peer-bench.ts [--sessions 5] [--calls 40] [--parallel 10] [--rounds 3]
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { startLocalProvider } from '../client/local-provider/server.js';
+import { localProvider } from '../client/zuno-config.js';
+import { newSessionId } from '../client/session-start.js';
+import { createHarness, type Harness } from '../test/helpers/harness.js';
+import { startTestDevServer, type TestDevServer } from '../test/helpers/dev-server.js';
+import { benchCase, readFileCount, script, type BenchCase } from './overhead-cases.js';
+import { direct, timedSession } from './overhead-measure.js';
+import { createPeerActivities } from './peer/activities.js';
+import type { PeerInput } from './peer/workflow.js';
+
+const { values: flags } = parseArgs({
+  args: process.argv.slice(2),
+  options: {
+    sessions: { type: 'string', default: '5' },
+    calls: { type: 'string', default: '40' },
+    parallel: { type: 'string', default: '10' },
+    rounds: { type: 'string', default: '3' },
+  },
+});
+const n = (k: keyof typeof flags) => {
+  const v = Number(flags[k]);
+  if (!Number.isInteger(v) || v < 1) throw new Error(`--${k} must be a positive integer`);
+  return v;
+};
+const c: BenchCase = benchCase('read', {
+  sessions: n('sessions'),
+  calls: n('calls'),
+  perStep: n('parallel'),
+  direct: 500,
+  concurrency: undefined,
+});
+const ROUNDS = n('rounds');
+const PEER_QUEUE = `zuno-bench-peer-${Date.now()}`;
+
+/** What one phase of one system measured. */
+interface Phase {
+  wallMsPerCall: number;
+  cpuMsPerCall: number;
+  callsPerSec: number;
+  eventsPerCall: number;
+  kbPerCall: number;
+}
+
+type System = 'zuno' | 'peer';
+
+/** Runs one peer session (its own local provider, the same script as Zuno's) and returns its workflow id. */
+async function peerSession(h: Harness, workspace: string): Promise<string> {
+  const provider = await startLocalProvider({ script: script(c) });
+  try {
+    const workflowId = `peer/${newSessionId()}`;
+    const input: PeerInput = {
+      prompt: c.prompt,
+      workspace,
+      provider: localProvider(provider.url),
+      model: 'scripted',
+      maxSteps: 1000,
+    };
+    const r = await h.client.workflow.execute('peerAgentWorkflow', {
+      taskQueue: PEER_QUEUE,
+      workflowId,
+      args: [input],
+    });
+    if ((r as { calls: number }).calls !== c.calls) throw new Error(`peer: ${JSON.stringify(r)}`);
+    return workflowId;
+  } finally {
+    await provider.close();
+  }
+}
+
+/** History events and JSON KB of workflows `ids`. */
+async function historySize(h: Harness, ids: string[]): Promise<{ events: number; kb: number }> {
+  let events = 0;
+  let bytes = 0;
+  for (const id of ids) {
+    const hist = await h.client.workflow.getHandle(id).fetchHistory();
+    events += hist.events?.length ?? 0;
+    bytes += JSON.stringify(hist.events ?? []).length;
+  }
+  return { events, kb: bytes / 1024 };
+}
+
+/** `count` sessions of `system`, at most `limit` at once. */
+async function phase(h: Harness, system: System, workspace: string, limit: number): Promise<Phase> {
+  const ids: string[] = [];
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  let next = 0;
+  const lane = async () => {
+    while (next < c.sessions) {
+      next++;
+      ids.push(
+        system === 'zuno'
+          ? `session/${(await timedSession(h, c, workspace)).sessionId}`
+          : await peerSession(h, workspace),
+      );
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, c.sessions) }, lane));
+  const wallMs = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  const calls = c.sessions * c.calls;
+  const size = await historySize(h, ids);
+  return {
+    wallMsPerCall: limit === 1 ? wallMs / calls : NaN,
+    cpuMsPerCall: (cpu.user + cpu.system) / 1000 / calls,
+    callsPerSec: calls / (wallMs / 1000),
+    eventsPerCall: size.events / calls,
+    kbPerCall: size.kb / calls,
+  };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const r2 = (x: number) => Math.round(x * 100) / 100;
+const spread = (xs: number[]) => `${r2(median(xs))} (${r2(Math.min(...xs))}–${r2(Math.max(...xs))})`;
+
+async function main(): Promise<void> {
+  const root = mkdtempSync(join(tmpdir(), 'zuno-peer-bench-'));
+  let server: TestDevServer | undefined;
+  let h: Harness | undefined;
+  let peer: Worker | undefined;
+  let peerRun: Promise<void> | undefined;
+  try {
+    const workspace = join(root, 'ws');
+    mkdirSync(join(workspace, 'src'), { recursive: true });
+    for (let i = 0; i < readFileCount(c.perStep); i++) {
+      const body = Array.from({ length: 20 }, (_, l) => `export const v${i}_${l} = ${l}; // line ${l}`).join('\n');
+      writeFileSync(join(workspace, 'src', `f${i}.ts`), `${body}\n`);
+    }
+    const directMs = await direct(c, workspace);
+    server = await startTestDevServer(join(root, 'temporal.db'));
+    mkdirSync(join(root, 'state'));
+    h = await createHarness({ address: server.address, stateDir: join(root, 'state') });
+    peer = await Worker.create({
+      connection: await NativeConnection.connect({ address: server.address }),
+      taskQueue: PEER_QUEUE,
+      workflowsPath: join(import.meta.dirname, 'peer', 'workflow.ts'),
+      activities: createPeerActivities(),
+    });
+    peerRun = peer.run();
+    // Warm-up of both: bundles loaded, caches filled, Prisma's query compiler ready.
+    await timedSession(h, c, workspace);
+    await peerSession(h, workspace);
+
+    const rounds: Record<System, { seq: Phase[]; conc: Phase[] }> = {
+      zuno: { seq: [], conc: [] },
+      peer: { seq: [], conc: [] },
+    };
+    for (let r = 0; r < ROUNDS; r++) {
+      // Alternate who goes first, so neither always runs on a warmer machine.
+      const order: System[] = r % 2 === 0 ? ['zuno', 'peer'] : ['peer', 'zuno'];
+      for (const s of order) rounds[s].seq.push(await phase(h, s, workspace, 1));
+      for (const s of order) rounds[s].conc.push(await phase(h, s, workspace, c.sessions));
+    }
+    const rss = Math.round(process.memoryUsage().rss / 2 ** 20);
+    const fig = (s: System, pick: (p: Phase) => number, which: 'seq' | 'conc') => rounds[s][which].map(pick);
+    console.log(
+      `\nZuno beside a plain-activity peer: ${c.sessions} sessions × ${c.calls} read calls, ${c.perStep} per model step, ${ROUNDS} rounds alternating (median (min–max))`,
+    );
+    console.log(`direct read, ms/call: ${r2(directMs)}`);
+    for (const s of ['peer', 'zuno'] as const) {
+      console.log(`${s} wall ms/call, one session at a time: ${spread(fig(s, (p) => p.wallMsPerCall, 'seq'))}`);
+      console.log(`${s} calls/s, ${c.sessions} sessions at once: ${spread(fig(s, (p) => p.callsPerSec, 'conc'))}`);
+      console.log(`${s} process CPU ms/call: ${spread(fig(s, (p) => p.cpuMsPerCall, 'seq'))}`);
+      console.log(`${s} history events/call: ${spread(fig(s, (p) => p.eventsPerCall, 'seq'))}`);
+      console.log(`${s} history KB/call: ${spread(fig(s, (p) => p.kbPerCall, 'seq'))}`);
+    }
+    console.log(`process RSS after the bench, MB (both systems, one process): ${rss}`);
+    const ratio = (pick: (p: Phase) => number, which: 'seq' | 'conc') =>
+      r2(median(fig('zuno', pick, which)) / median(fig('peer', pick, which)));
+    console.log(`zuno/peer wall: ${ratio((p) => p.wallMsPerCall, 'seq')}`);
+    console.log(`zuno/peer cpu: ${ratio((p) => p.cpuMsPerCall, 'seq')}`);
+    console.log(`zuno/peer calls/s: ${ratio((p) => p.callsPerSec, 'conc')}`);
+    console.log(`zuno/peer history KB: ${ratio((p) => p.kbPerCall, 'seq')}`);
+  } finally {
+    peer?.shutdown();
+    await peerRun?.catch(() => undefined);
+    await h?.close().catch(() => undefined);
+    await server?.kill().catch(() => undefined);
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+await main();
