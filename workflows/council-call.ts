@@ -12,11 +12,11 @@ import {
   councilSummary,
   type SettleCouncilCallInput,
 } from '../core/council/contract.js';
-import { depthOf, MAX_DELEGATION_DEPTH } from '../core/delegation/contract.js';
+import { depthOf } from '../core/delegation/contract.js';
 import type { PlannedToolCall, ToolActivityResult } from '../core/session-contract.js';
 import type { CouncilRunArgs } from '../core/tools/council-run.js';
 import { startCouncilChild } from './council-start.js';
-import { depthRefusal, tooLarge, type DelegatedCall, type DelegationHost } from './delegation.js';
+import type { DelegatedCall, DelegationHost } from './delegation.js';
 import { onRoute, type RouteOptions } from './route.js';
 
 interface CouncilCallActivities {
@@ -32,8 +32,8 @@ interface CouncilCallActivities {
  * roles) and waited for in the foreground (DC27 SEED-GAP "how a Council's
  * result is delivered": foreground). Its result or typed failure becomes the
  * call's result (`settleCouncilCall`), recorded outside the turn's scope
- * even when an interrupt cancelled the Council. At the depth limit the call
- * is settled `blocked` and nothing starts.
+ * even when an interrupt cancelled the Council. (Refusals — too large, the
+ * depth limit — are decided before, `delegationRefusal`.)
  */
 export async function runCouncilCall(
   host: DelegationHost,
@@ -41,10 +41,7 @@ export async function runCouncilCall(
   at: { turn: number; step: number },
 ): Promise<DelegatedCall> {
   const { meta } = host;
-  // Arguments over 64 KiB travel by reference (PlannedToolCall.argsInProjection); a delegation's never should.
-  if (call.args === undefined) return { kind: 'settled', settled: tooLarge(call) };
   const depth = depthOf(meta);
-  if (depth >= MAX_DELEGATION_DEPTH) return { kind: 'settled', settled: depthRefusal(call, depth, 'a Council') };
   const args = call.args as CouncilRunArgs;
   // The CLI's format (`cr_<time36><hex8>`), from workflow time and the workflow's uuid4.
   const runId = `cr_${Date.now().toString(36)}${uuid4().replace(/-/g, '').slice(0, 8)}`;

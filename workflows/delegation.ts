@@ -13,7 +13,7 @@ import {
   type SettleDelegationResult,
   taskPrompt,
 } from '../core/delegation/contract.js';
-import type { PlannedToolCall, SettledOutcome, ToolActivityResult } from '../core/session-contract.js';
+import type { PlannedToolCall, SessionMeta, SettledOutcome, ToolActivityResult } from '../core/session-contract.js';
 import { declaredTools } from '../core/tools/registry.js';
 import type { TaskArgs } from '../core/tools/task.js';
 import type { BackgroundTasks } from './background.js';
@@ -53,8 +53,6 @@ function records(host: RouteHost): DelegationActivities {
 /**
  * A `task` call (DC1–DC4, DC9, DC11, DC16; issue 12 item 2–3), run by the
  * session workflow itself:
- * - at the depth limit ({@link MAX_DELEGATION_DEPTH}) it is settled
- *   `blocked` (`delegation_depth`) and nothing starts;
  * - `openDelegation` writes the child's session row and the delegation row;
  * - the child `session/<id>` workflow starts with the parent's meta narrowed
  *   by the role (`childMeta`: nothing widens, no user-facing tools);
@@ -73,10 +71,7 @@ export async function runTask(
   at: { turn: number; step: number },
 ): Promise<DelegatedCall> {
   const { meta } = host;
-  // Arguments over 64 KiB travel by reference (PlannedToolCall.argsInProjection); a delegation's never should.
-  if (call.args === undefined) return { kind: 'settled', settled: tooLarge(call) };
   const depth = depthOf(meta);
-  if (depth >= MAX_DELEGATION_DEPTH) return { kind: 'settled', settled: depthRefusal(call, depth, 'a child') };
   const args = call.args as TaskArgs;
   const background = args.background === true;
   const jobId = background ? jobIdOf(at.turn, at.step, call.index ?? call.position) : undefined;
@@ -144,29 +139,26 @@ export async function runTask(
 }
 
 /**
- * The settlement of a delegation whose arguments were too large to travel
- * in the workflow's history (> 64 KiB): blocked, nothing starts.
+ * Why a delegated call (`task`, `council_run`) starts nothing, or undefined
+ * when it may start: its arguments were too large to travel in the
+ * workflow's history (> 64 KiB, `argsInProjection`), or the session is at
+ * the depth limit (DC22). Blocked, as a settlement the next step persists.
  */
-export function tooLarge(call: PlannedToolCall): SettledOutcome {
-  return {
-    ...settleDenied(
-      call,
+export function delegationRefusal(meta: SessionMeta, call: PlannedToolCall): SettledOutcome | undefined {
+  const refuse = (message: string, failureType: string): SettledOutcome => ({
+    ...settleDenied(call, message, Date.now()),
+    failureType,
+  });
+  if (call.args === undefined)
+    return refuse(
       `the ${call.name} arguments are larger than 64 KiB; keep the brief short and put long material in a file the child can read`,
-      Date.now(),
-    ),
-    outcome: 'blocked',
-    failureType: 'arguments_too_large',
-  };
-}
-
-/** The settlement of a delegation at the depth limit (DC22): blocked, nothing starts. */
-export function depthRefusal(call: PlannedToolCall, depth: number, what: string): SettledOutcome {
-  return {
-    ...settleDenied(
-      call,
-      `delegation depth limit: this session is at depth ${depth} of at most ${MAX_DELEGATION_DEPTH}; it cannot start ${what}. Do the work yourself or report back.`,
-      Date.now(),
-    ),
-    failureType: 'delegation_depth',
-  };
+      'arguments_too_large',
+    );
+  const depth = depthOf(meta);
+  if (depth >= MAX_DELEGATION_DEPTH)
+    return refuse(
+      `delegation depth limit: this session is at depth ${depth} of at most ${MAX_DELEGATION_DEPTH}; it cannot start a child session or a Council. Do the work yourself or report back.`,
+      'delegation_depth',
+    );
+  return undefined;
 }

@@ -20,7 +20,7 @@ import type { BackgroundTasks } from './background.js';
 import { planBatches, runBounded } from './dispatch.js';
 import { onRoute } from './route.js';
 import { admitCall, type GateHost } from './permission-gate.js';
-import { runTask } from './delegation.js';
+import { delegationRefusal, runTask } from './delegation.js';
 import { runCouncilCall } from './council-call.js';
 import { classifyModelFailure } from './model-failure.js';
 import { settleForcedInterrupt, settleLostCall, settleNotRun } from './settle.js';
@@ -136,6 +136,11 @@ export async function runTurn(
     const decl = toolDeclarations[call.name]!;
     if (decl.delegation) {
       // Issue 12: a delegation is a child workflow this workflow starts, not an activity.
+      const refused = delegationRefusal(meta, call);
+      if (refused) {
+        host.settled.push(refused);
+        return;
+      }
       spent.toolCalls += 1;
       const where = { turn, step: host.step };
       const delegated = decl.delegation === 'task' ? runTask(host, call, where) : runCouncilCall(host, call, where);
