@@ -22,6 +22,22 @@ export class ConnectionGate {
     }
   }
 
+  /**
+   * Runs the synchronous `fn` — which may open and close its own
+   * transaction within the call — at once when no transaction holds or
+   * waits for the connection, else as soon as shared work may run. Being
+   * synchronous, nothing else runs on the connection meanwhile.
+   */
+  async sync<T>(fn: () => T): Promise<T> {
+    if (this.waiting.length === 0 && this.free(false)) return fn();
+    await this.enter(false);
+    try {
+      return fn();
+    } finally {
+      this.leave(false);
+    }
+  }
+
   /** Runs `fn` with the connection to itself (no other shared or exclusive work meanwhile). */
   async exclusive<T>(fn: () => Promise<T>): Promise<T> {
     await this.enter(true);

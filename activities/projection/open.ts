@@ -7,6 +7,10 @@ import { migratePostgres } from './migrate-postgres.js';
 import { migrateSqlite } from './migrate-sqlite.js';
 import { localMigrations } from './migrations.js';
 import { PrismaProjectionStore } from './store.js';
+import { PgRunner } from './sql/pg-runner.js';
+import type { SqlStats } from './sql/runner.js';
+import { SqliteRunner } from './sql/sqlite-runner.js';
+import { ConnectionGate } from './gate.js';
 import type { ProjectionStore } from './types.js';
 
 /** How long (ms) SQLite waits for another process's lock before SQLITE_BUSY. */
@@ -38,9 +42,12 @@ export async function openProjectionStore(opts: { databaseUrl?: string; zunoDir:
 }
 
 async function openSqlite(target: SqliteTarget): Promise<ProjectionStore> {
+  const stats: SqlStats = { statements: 0, transactions: 0 };
+  let db: Awaited<ReturnType<typeof createSqliteDb>>;
   try {
     mkdirSync(dirname(target.file), { recursive: true });
     migrateSqlite(target.file, localMigrations('sqlite'), SQLITE_BUSY_TIMEOUT_MS);
+    db = await createSqliteDb(target, SQLITE_BUSY_TIMEOUT_MS, stats);
   } catch (err) {
     if (err instanceof ZunoError) throw err;
     throw new ZunoError('projection_unavailable', `cannot open ${target.describe}: ${messageOf(err)}`, {
@@ -48,8 +55,8 @@ async function openSqlite(target: SqliteTarget): Promise<ProjectionStore> {
       file: target.file,
     });
   }
-  const db = await createSqliteDb(target, SQLITE_BUSY_TIMEOUT_MS);
-  return new PrismaProjectionStore(db, 'sqlite');
+  const gate = new ConnectionGate();
+  return new PrismaProjectionStore(db.prisma, 'sqlite', new SqliteRunner(db.connection, gate, stats), stats, gate);
 }
 
 async function openPostgres(target: PostgresTarget): Promise<ProjectionStore> {
@@ -80,8 +87,9 @@ async function openPostgres(target: PostgresTarget): Promise<ProjectionStore> {
   } finally {
     await client.end().catch(() => undefined);
   }
-  const db = await createPostgresDb(target, PG_CONNECT_TIMEOUT_MS);
-  return new PrismaProjectionStore(db, 'postgresql');
+  const stats: SqlStats = { statements: 0, transactions: 0 };
+  const { prisma, pool } = await createPostgresDb(target, PG_CONNECT_TIMEOUT_MS);
+  return new PrismaProjectionStore(prisma, 'postgresql', new PgRunner(pool, target.schema, stats), stats);
 }
 
 function messageOf(err: unknown): string {

@@ -21,6 +21,9 @@ import {
 } from './rows.js';
 import { questionColumns, toQuestion } from './question-rows.js';
 import { councilColumns, delegationColumns, toCouncil, toDelegation } from './delegation-rows.js';
+import { eventParams, toSqlOp, type ProjectionWrite } from './sql/ops.js';
+import type { SqlRunner, SqlStats } from './sql/runner.js';
+import type { StatementName } from './sql/statements.js';
 import type {
   EventRow,
   GoalRow,
@@ -34,8 +37,10 @@ import type {
   SessionRow,
   SessionStatus,
   StepDeletion,
+  StepKey,
   ToolCallRow,
   Transcript,
+  TranscriptRows,
   WorkStateRow,
   ApprovalRow,
   QuestionRow,
@@ -66,6 +71,9 @@ function pick<T extends object, K extends keyof T>(row: T, keys: readonly K[]): 
   for (const k of keys) out[k] = row[k];
   return out;
 }
+
+/** The database row a `to…` mapper of rows.ts takes (a raw hot-path row has the same columns). */
+type DbRow<F> = F extends (r: infer R) => unknown ? R : never;
 
 /** Namespace (first key) of the per-session advisory locks taken on PostgreSQL. */
 const SESSION_LOCK_NAMESPACE = 0x7a756e6f; // 'zuno'
@@ -621,17 +629,26 @@ class PrismaRows implements ProjectionWrites {
  * update a field left `undefined` keeps its stored value and `null` clears
  * it; creation times (`createdAtMs`, `admittedAtMs`) are set on insert only.
  * Errors are Prisma's (`PrismaClientKnownRequestError` etc.), unchanged.
+ *
+ * The hot path (ProjectionHotPath, issue 13) bypasses Prisma: prepared
+ * statements run by `runner` on the same SQLite connection or pg pool, and
+ * so do plain event appends and `lastEvent` outside a transaction.
  */
 export class PrismaProjectionStore extends PrismaRows implements ProjectionStore {
-  /** SQLite only: keeps plain statements out of an open transaction (one connection per process). */
-  private readonly gate: ConnectionGate | undefined;
-
+  /**
+   * @param hot the hot path's runner (sql/sqlite-runner.ts, sql/pg-runner.ts).
+   * @param stats the counters the runner (and, on SQLite, the connection) update.
+   * @param gate SQLite only: keeps plain statements out of an open transaction
+   *   (one connection per process); the SQLite runner shares it.
+   */
   constructor(
     private readonly db: ProjectionDb,
     backend: 'sqlite' | 'postgresql',
+    private readonly hot: SqlRunner,
+    private readonly stats: SqlStats,
+    private readonly gate?: ConnectionGate,
   ) {
     super(db, backend);
-    this.gate = backend === 'sqlite' ? new ConnectionGate() : undefined;
   }
 
   protected override run<T>(fn: () => Promise<T>): Promise<T> {
@@ -667,11 +684,52 @@ export class PrismaProjectionStore extends PrismaRows implements ProjectionStore
     return this.transaction(sessionId, (tx) => tx.deleteStep(sessionId, turn, step));
   }
 
-  /** On PostgreSQL a transaction of its own (the advisory lock is transaction-scoped). */
+  /** Insert-if-absent with one prepared statement (on PostgreSQL in a transaction holding the session's lock). */
   override appendEvent(e: NewEvent): Promise<number> {
-    return this.backend === 'postgresql'
-      ? this.transaction(e.sessionId, (tx) => tx.appendEvent(e))
-      : super.appendEvent(e);
+    return this.hot.appendEvent(e.sessionId, eventParams(e));
+  }
+
+  override async lastEvent(sessionId: string, type: EventType): Promise<EventRow | null> {
+    const [row] = await this.hot.read<DbRow<typeof toEvent>>('lastEventOfType', [sessionId, type]);
+    return row ? toEvent(row) : null;
+  }
+
+  writeBatch(sessionId: string, writes: readonly ProjectionWrite[]): Promise<boolean> {
+    return this.hot.batch(sessionId, writes.map(toSqlOp));
+  }
+
+  async partsThrough(sessionId: string, through: StepKey): Promise<number> {
+    const [row] = await this.hot.read<{ n: number | string }>('partsThroughCount', [
+      sessionId,
+      through.turn,
+      through.turn,
+      through.step,
+    ]);
+    return Number(row?.n ?? 0);
+  }
+
+  async transcriptAfter(sessionId: string, after: StepKey | null): Promise<TranscriptRows> {
+    // (-1, 0): every step (turns count from 0).
+    const key = [sessionId, after?.turn ?? -1, after?.turn ?? -1, after?.step ?? 0];
+    const rows = <T>(stmt: StatementName) => this.hot.read<T>(stmt, key);
+    const messages = await rows<DbRow<typeof toMessage>>('messagesAfter');
+    const parts = await rows<DbRow<typeof toPart>>('partsAfter');
+    const toolCalls = await rows<DbRow<typeof toToolCall>>('toolCallsAfter');
+    return { messages: messages.map(toMessage), parts: parts.map(toPart), toolCalls: toolCalls.map(toToolCall) };
+  }
+
+  async stepParts(sessionId: string, at: StepKey): Promise<PartRow[]> {
+    const rows = await this.hot.read<DbRow<typeof toPart>>('stepParts', [sessionId, at.turn, at.step]);
+    return rows.map(toPart);
+  }
+
+  async okToolCalls(sessionId: string): Promise<ToolCallRow[]> {
+    const rows = await this.hot.read<DbRow<typeof toToolCall>>('okToolCalls', [sessionId]);
+    return rows.map(toToolCall);
+  }
+
+  sqlStats(): SqlStats {
+    return { ...this.stats };
   }
 
   async close(): Promise<void> {

@@ -3,6 +3,52 @@ import type { GoalSnapshot } from '../../core/goal/contract.js';
 import type { EventData, EventType } from '../../core/events.js';
 import type { PartKind } from '../../core/ids.js';
 import type { BlockedCategory, ToolOutcome } from '../../core/tools/types.js';
+import type { ProjectionWrite } from './sql/ops.js';
+import type { SqlStats } from './sql/runner.js';
+
+export type { ProjectionWrite } from './sql/ops.js';
+export type { SqlStats } from './sql/runner.js';
+
+/** A model step's place in a session: (turn, step), ordered by turn then step. */
+export interface StepKey {
+  turn: number;
+  step: number;
+}
+
+/** The transcript rows of a range of steps (parts and tool calls by (turn, step, position); messages unordered). */
+export interface TranscriptRows {
+  messages: MessageRow[];
+  parts: PartRow[];
+  toolCalls: ToolCallRow[];
+}
+
+/**
+ * The projection's hot path (issue 13): what a tool call and a model step
+ * do on every call, as prepared statements — writes batched into one
+ * transaction, reads of only what is new. Not available inside
+ * {@link ProjectionStore.transaction}.
+ */
+export interface ProjectionHotPath {
+  /**
+   * Writes `writes` in order as ONE transaction of session `sessionId`
+   * (see {@link ProjectionWrite} for what each does). Resolves true when it
+   * committed; false when a `toolCall` `complete` write met a row already
+   * completed — then nothing of the batch was written. Idempotent: a batch
+   * that committed, run again, leaves the same rows.
+   * @throws the driver's error (nothing written).
+   */
+  writeBatch(sessionId: string, writes: readonly ProjectionWrite[]): Promise<boolean>;
+  /** How many parts the session has in the steps up to and including `through` (a cache's watermark). */
+  partsThrough(sessionId: string, through: StepKey): Promise<number>;
+  /** The transcript rows of the steps after `after` (every step when null). */
+  transcriptAfter(sessionId: string, after: StepKey | null): Promise<TranscriptRows>;
+  /** The parts of one step, by position. */
+  stepParts(sessionId: string, at: StepKey): Promise<PartRow[]>;
+  /** The session's tool calls whose outcome is `ok`, in call order (FT1: the read credentials are rebuilt from them). */
+  okToolCalls(sessionId: string): Promise<ToolCallRow[]>;
+  /** Statements and hot-path transactions run since the store opened (see SqlStats). */
+  sqlStats(): SqlStats;
+}
 
 /**
  * The projection store: user-facing rows kept in Prisma (DESIGN.md §3 "Where
@@ -14,7 +60,7 @@ import type { BlockedCategory, ToolOutcome } from '../../core/tools/types.js';
  * session ids, which are global. Times are epoch milliseconds. JSON-valued
  * fields are plain JS values here; the store serializes them.
  */
-export interface ProjectionStore {
+export interface ProjectionStore extends ProjectionHotPath {
   /** Which backend this is. */
   readonly backend: 'sqlite' | 'postgresql';
 
@@ -161,7 +207,7 @@ export interface StepDeletion {
   toolCalls: number;
 }
 
-export type ProjectionWrites = Omit<ProjectionStore, 'transaction' | 'close'>;
+export type ProjectionWrites = Omit<ProjectionStore, 'transaction' | 'close' | keyof ProjectionHotPath>;
 
 export type SessionStatus =
   'running' | 'completed' | 'waiting_background' | 'failed' | 'paused' | 'blocked' | 'interrupted' | 'cancelled';

@@ -59,8 +59,8 @@ async function runToolActivity(
   const name = tool.name;
   const attempt = ctx.info.attempt;
   const startedAtMs = Date.now();
-  const row = await store.getToolCall(sessionId, call.rowId);
   // Large arguments travel by reference: re-read and re-validate them from the stored row.
+  const row = call.argsInProjection ? await store.getToolCall(sessionId, call.rowId) : null;
   let args = call.args;
   if (call.argsInProjection) {
     const verdict = row ? validateToolCall(name, row.argsJson) : null;
@@ -75,6 +75,7 @@ async function runToolActivity(
     position: call.position,
     callId: call.callId,
     tool: name,
+    // Written only if the row is missing; an existing row keeps the model's own argument bytes.
     argsJson: row?.argsJson ?? JSON.stringify(call.args ?? {}),
   };
   await recordStarted(store, identity, attempt, startedAtMs, call.summary ?? tool.declaration.summarize(args as never));

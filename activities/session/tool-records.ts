@@ -16,7 +16,7 @@ import { EV } from '../../core/events.js';
 import { partId } from '../../core/ids.js';
 import type { SettledOutcome, SettlementReconciliation } from '../../core/session-contract.js';
 import type { BlockedCategory, ToolOutcome, ToolActivityFacts } from '../../core/tools/types.js';
-import type { ProjectionStore, ProjectionWrites, ToolCallRow } from '../projection/types.js';
+import type { ProjectionStore, ProjectionWrite, ProjectionWrites, ToolCallRow } from '../projection/types.js';
 
 /** The identity of one tool-call row: everything but its status and result. */
 export type ToolCallIdentity = Pick<
@@ -74,7 +74,12 @@ export async function recordPlanned(
   });
 }
 
-/** Marks a call `running` for this activity attempt and appends `tool.started`. One transaction; idempotent per attempt. */
+/**
+ * Marks a call `running` for this activity attempt and appends `tool.started`:
+ * one hot-path batch (issue 13: two prepared statements, one transaction).
+ * A row already completed stays as it is (its record stands); the event
+ * still says this attempt started. Idempotent per attempt.
+ */
 export async function recordStarted(
   store: ProjectionStore,
   call: ToolCallIdentity,
@@ -82,16 +87,24 @@ export async function recordStarted(
   startedAtMs: number,
   summary: string,
 ): Promise<void> {
-  await store.transaction(call.sessionId, async (tx) => {
-    await tx.upsertToolCall({ ...call, status: 'running', attempts: attempt, startedAtMs });
-    await tx.appendEvent({
+  await store.writeBatch(call.sessionId, [
+    { kind: 'toolCall', mode: 'running', row: { ...call, status: 'running', attempts: attempt, startedAtMs } },
+    startedEvent(call, attempt, startedAtMs, summary),
+  ]);
+}
+
+/** The `tool.started` event of one attempt. */
+function startedEvent(call: ToolCallIdentity, attempt: number, atMs: number, summary: string): ProjectionWrite {
+  return {
+    kind: 'event',
+    event: {
       id: `${call.id}:started:${attempt}`,
       sessionId: call.sessionId,
       type: EV.toolStarted,
       data: { rowId: call.id, callId: call.callId, tool: call.tool, attempt, summary },
-      atMs: startedAtMs,
-    });
-  });
+      atMs,
+    },
+  };
 }
 
 /** A tool's own result, as the activity recorded it. */
@@ -137,8 +150,16 @@ export async function recordCompleted(
   store: ProjectionStore,
   call: ToolCallIdentity,
   done: ToolCompletion,
-  opts: { abandon: boolean },
+  opts: { abandon: boolean; started?: { summary: string } },
 ): Promise<CompletionRecord> {
+  const outputBytes = Buffer.byteLength(done.output);
+  // The common case in one batch: the row is not completed yet, so this result is the record.
+  if (
+    !opts.abandon &&
+    (await store.writeBatch(call.sessionId, completionWrites(call, done, outputBytes, opts.started)))
+  )
+    return { kind: 'written', outcome: done.outcome, outputBytes };
+  // The row was completed before (or the attempt was abandoned): decide on the stored record.
   return store.transaction(call.sessionId, async (tx): Promise<CompletionRecord> => {
     const now = await tx.getToolCall(call.sessionId, call.id);
     if (now?.status === 'completed' && now.result?.settledBy !== 'workflow') {
@@ -162,51 +183,95 @@ export async function recordCompleted(
       return { kind: 'late', stands: now.outcome ?? done.outcome };
     }
     if (opts.abandon) return { kind: 'abandoned' };
-    await tx.upsertToolCall({
-      ...call,
-      status: 'completed',
-      outcome: done.outcome,
-      output: done.output,
-      errorCode: done.errorCode,
-      // The deciding facts ride on the stored result too, so `session show` reads the outcome as the activity did.
-      result:
-        done.facts && Object.keys(done.facts).length > 0 ? { ...(done.data ?? {}), facts: done.facts } : done.data,
-      attempts: done.attempt,
-      startedAtMs: done.startedAtMs,
-      endedAtMs: done.endedAtMs,
-    });
-    await tx.upsertPart({
-      id: partId(call.turn, call.step, call.position, 'tool_result'),
-      sessionId: call.sessionId,
-      messageId: `msg_${call.turn}_${call.step}_assistant`,
-      turn: call.turn,
-      step: call.step,
-      position: call.position,
-      kind: 'tool_result',
-      text: done.output,
-      toolCallId: call.id,
-      createdAtMs: done.endedAtMs,
-    });
-    const outputBytes = Buffer.byteLength(done.output);
-    await tx.appendEvent({
-      id: `${call.id}:completed`,
-      sessionId: call.sessionId,
-      type: EV.toolCompleted,
-      data: {
-        rowId: call.id,
-        callId: call.callId,
-        tool: call.tool,
-        outcome: done.outcome,
-        errorCode: done.errorCode,
-        outputBytes,
-        durationMs: done.endedAtMs - done.startedAtMs,
-        attempt: done.attempt,
-        ...(done.facts && Object.keys(done.facts).length > 0 ? { facts: done.facts } : {}),
-      },
-      atMs: done.endedAtMs,
-    });
+    // Not completed after all (never expected: the batch above would have written it): write it here.
+    for (const w of completionWrites(call, done, outputBytes, opts.started)) await writeInTransaction(tx, w);
     return { kind: 'written', outcome: done.outcome, outputBytes };
   });
+}
+
+/**
+ * The writes of a call's own result: the `started` event when the attempt
+ * recorded no start of its own (a local activity), the completed row (only
+ * while the stored one is not completed), the `tool_result` part and
+ * `tool.completed`.
+ */
+function completionWrites(
+  call: ToolCallIdentity,
+  done: ToolCompletion,
+  outputBytes: number,
+  started: { summary: string } | undefined,
+): ProjectionWrite[] {
+  const facts = done.facts && Object.keys(done.facts).length > 0 ? done.facts : undefined;
+  return [
+    ...(started ? [startedEvent(call, done.attempt, done.startedAtMs, started.summary)] : []),
+    {
+      kind: 'toolCall',
+      mode: 'complete',
+      row: {
+        ...call,
+        status: 'completed',
+        outcome: done.outcome,
+        output: done.output,
+        errorCode: done.errorCode,
+        // The deciding facts ride on the stored result too, so `session show` reads the outcome as the activity did.
+        result: facts ? { ...(done.data ?? {}), facts } : done.data,
+        attempts: done.attempt,
+        startedAtMs: done.startedAtMs,
+        endedAtMs: done.endedAtMs,
+      },
+    },
+    {
+      kind: 'part',
+      row: {
+        id: partId(call.turn, call.step, call.position, 'tool_result'),
+        sessionId: call.sessionId,
+        messageId: `msg_${call.turn}_${call.step}_assistant`,
+        turn: call.turn,
+        step: call.step,
+        position: call.position,
+        kind: 'tool_result',
+        text: done.output,
+        toolCallId: call.id,
+        createdAtMs: done.endedAtMs,
+      },
+    },
+    {
+      kind: 'event',
+      event: {
+        id: `${call.id}:completed`,
+        sessionId: call.sessionId,
+        type: EV.toolCompleted,
+        data: {
+          rowId: call.id,
+          callId: call.callId,
+          tool: call.tool,
+          outcome: done.outcome,
+          errorCode: done.errorCode,
+          outputBytes,
+          durationMs: done.endedAtMs - done.startedAtMs,
+          attempt: done.attempt,
+          ...(facts ? { facts } : {}),
+        },
+        atMs: done.endedAtMs,
+      },
+    },
+  ];
+}
+
+/** One hot-path write made inside a Prisma transaction instead (the rare paths). */
+async function writeInTransaction(tx: ProjectionWrites, w: ProjectionWrite): Promise<void> {
+  switch (w.kind) {
+    case 'toolCall':
+      return tx.upsertToolCall(w.row);
+    case 'part':
+      return tx.upsertPart(w.row);
+    case 'message':
+      return tx.upsertMessage(w.row);
+    case 'input':
+      return tx.upsertInput(w.row);
+    case 'event':
+      await tx.appendEvent(w.event);
+  }
 }
 
 /**

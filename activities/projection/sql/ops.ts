@@ -1,0 +1,118 @@
+/**
+ * Rows to hot-path statements (issue 13 item 2): what a {@link ProjectionWrite}
+ * becomes in a batch — its statement and its parameters in the statement's
+ * column order. Pure.
+ */
+import type { InputRow, MessageRow, NewEvent, PartRow, ToolCallRow } from '../types.js';
+import type { SqlOp, SqlValue } from './runner.js';
+import type { StatementName } from './statements.js';
+
+/**
+ * One write of a hot-path batch (ProjectionStore.writeBatch).
+ *
+ * - `toolCall` `plan`: a call the model asked for — identity, status, outcome,
+ *   blocked category, output and error code are written (on conflict too);
+ *   result, attempts and times are kept when the row exists.
+ * - `toolCall` `running`: an attempt started — status `running`, attempts and
+ *   start time; a completed row is left as it is.
+ * - `toolCall` `complete`: the call's own result — written only while the row
+ *   is not completed; otherwise the WHOLE batch is rolled back and
+ *   writeBatch resolves false (the first record stands; the caller decides
+ *   what the existing record means).
+ * - `part`, `message`, `input`: upserts keyed by (sessionId, id), creation
+ *   times set on insert only.
+ * - `event`: insert-if-absent by (sessionId, id).
+ */
+export type ProjectionWrite =
+  | { kind: 'toolCall'; mode: 'plan' | 'running' | 'complete'; row: ToolCallRow }
+  | { kind: 'part'; row: PartRow }
+  | { kind: 'message'; row: MessageRow }
+  | { kind: 'input'; row: InputRow }
+  | { kind: 'event'; event: NewEvent };
+
+const TOOL_CALL_STATEMENT = {
+  plan: 'toolCallPlan',
+  running: 'toolCallRunning',
+  complete: 'toolCallComplete',
+} as const satisfies Record<string, StatementName>;
+
+const json = (v: Record<string, unknown> | null | undefined): string | null => (v == null ? null : JSON.stringify(v));
+const int = (n: number | null | undefined): number | null => (n == null ? null : Math.trunc(n));
+
+/** The statement and parameters of one write. */
+export function toSqlOp(w: ProjectionWrite): SqlOp {
+  switch (w.kind) {
+    case 'toolCall': {
+      const r = w.row;
+      const params: SqlValue[] = [
+        r.sessionId,
+        r.id,
+        r.turn,
+        r.step,
+        r.position,
+        r.callId,
+        r.tool,
+        r.argsJson,
+        r.status,
+        r.outcome ?? null,
+        r.blockedCategory ?? null,
+        r.output ?? null,
+        r.errorCode ?? null,
+        json(r.result),
+        r.attempts ?? null,
+        int(r.startedAtMs),
+        int(r.endedAtMs),
+      ];
+      return { stmt: TOOL_CALL_STATEMENT[w.mode], params, ...(w.mode === 'complete' ? { mustChange: true } : {}) };
+    }
+    case 'part': {
+      const p = w.row;
+      return {
+        stmt: 'part',
+        params: [
+          p.sessionId,
+          p.id,
+          p.messageId,
+          p.turn,
+          p.step,
+          p.position,
+          p.kind,
+          p.text ?? null,
+          p.toolCallId ?? null,
+          json(p.metadata),
+          int(p.createdAtMs),
+        ],
+      };
+    }
+    case 'message': {
+      const m = w.row;
+      return {
+        stmt: 'message',
+        params: [m.sessionId, m.id, m.role, m.turn, m.step, m.inputId ?? null, int(m.createdAtMs)],
+      };
+    }
+    case 'input': {
+      const i = w.row;
+      return {
+        stmt: 'input',
+        params: [
+          i.sessionId,
+          i.id,
+          i.text,
+          i.clientMessageId ?? null,
+          i.admission,
+          i.state,
+          int(i.admittedAtMs),
+          int(i.updatedAtMs),
+        ],
+      };
+    }
+    case 'event':
+      return { stmt: 'event', params: eventParams(w.event) };
+  }
+}
+
+/** An event's parameters in statements.ts EVENT_COLUMNS order. */
+export function eventParams(e: NewEvent): SqlValue[] {
+  return [e.sessionId, e.id, e.type, JSON.stringify(e.data), int(e.atMs)];
+}
