@@ -24,11 +24,7 @@ export async function sessionCredentials(
   store: ProjectionStore,
   sessionId: string,
 ): Promise<(relPath: string) => ReadCredential | undefined> {
-  const t = await store.loadTranscript(sessionId);
   const newest = new Map<string, ReadCredential>();
-  const rows = [...(t?.toolCalls ?? [])]
-    .filter((c) => c.outcome === 'ok')
-    .sort((a, b) => a.turn - b.turn || a.step - b.step || a.position - b.position);
-  for (const row of rows) for (const c of credentialsOf(row)) newest.set(c.path, c);
+  for (const row of await store.okToolCalls(sessionId)) for (const c of credentialsOf(row)) newest.set(c.path, c);
   return (relPath) => newest.get(relPath);
 }

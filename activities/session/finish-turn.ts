@@ -45,12 +45,11 @@ export function createFinishTurn(store: ProjectionStore) {
     }
     const reconciled = input.settled?.length ? await recordSettled(store, sessionId, input.settled, atMs) : [];
     if (status === 'completed') {
-      const t = await store.loadTranscript(sessionId);
-      finalText =
-        t?.parts
-          .filter((p) => p.turn === turn && p.step === step && p.kind === 'text' && p.messageId.endsWith('_assistant'))
-          .map((p) => p.text ?? '')
-          .join('\n\n') ?? null; // separate message items (Responses commentary, then answer) stay apart
+      const parts = await store.stepParts(sessionId, { turn, step });
+      finalText = parts
+        .filter((p) => p.kind === 'text' && p.messageId.endsWith('_assistant'))
+        .map((p) => p.text ?? '')
+        .join('\n\n'); // separate message items (Responses commentary, then answer) stay apart
     }
     const waiting = status === 'completed' && (input.background?.length ?? 0) > 0;
     await store.setSessionStatus(sessionId, waiting ? 'waiting_background' : status, {

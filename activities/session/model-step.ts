@@ -1,20 +1,21 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { EV } from '../../core/events.js';
 import { assistantMessageId, userMessageId } from '../../core/ids.js';
-import type { ToolSpec } from '../../core/messages.js';
+import type { ModelMessage, ToolSpec } from '../../core/messages.js';
 import type { ModelStepInput, ModelStepResult } from '../../core/session-contract.js';
-import type { ProjectionStore } from '../projection/types.js';
+import type { ProjectionStore, ProjectionWrite, StepDeletion } from '../projection/types.js';
 import type { ModelResponse } from '../providers/types.js';
 import { DeltaBuffer } from './delta-buffer.js';
-import { persistInputs } from './persist.js';
+import { carriedInputs } from './persist.js';
 import { recordSettled } from './tool-records.js';
 import { adapterFor } from './provider-call.js';
 import { applyReasoningReplay } from './reasoning-replay.js';
-import { writeStepLedger } from './step-ledger.js';
-import { recordUsage } from './usage-record.js';
+import { stepLedger } from './step-ledger.js';
+import { usageEvent } from './usage-record.js';
 import { providerFailure } from './retry-window.js';
-import { BASE_SEGMENT_ID, systemPrompt, transcriptToMessages } from './prompt.js';
-import { rulesForTurn } from './rules-turn.js';
+import { BASE_SEGMENT_ID, stepsToMessages, systemMessages, systemPrompt } from './prompt.js';
+import { TurnRules } from './rules-turn.js';
+import { TranscriptCache } from './transcript-cache.js';
 import { GOAL_SEGMENT_ID, renderGoalContext } from '../../core/goal/context.js';
 import { workStateSegment } from './work-state-segment.js';
 import { declaredTools } from '../../core/tools/registry.js';
@@ -62,6 +63,54 @@ export function createModelStep(deps: ModelStepDeps) {
     const catalog = new Set(sessionCatalog(meta, allNames));
     return (meta.goal ? deps.toolSpecs : ordinaryTools).filter((t) => catalog.has(t.name));
   };
+  const transcripts = new TranscriptCache(store);
+  const rules = new TurnRules(store);
+
+  /**
+   * The request of one step: the provider surface, the system segments
+   * (base, role, the turn's rules — SE27, the Goal — GL19/GL20, the work
+   * state — GP32) before `conversation`, with PR8's reasoning replay applied.
+   * @throws ApplicationFailure `provider_config` for a surface this build
+   *   cannot speak; `rule_file_unreadable` (rules-turn.ts).
+   */
+  const assemble = async (input: ModelStepInput, conversation: ModelMessage[], nowMs: number) => {
+    const { meta, turn } = input;
+    const stream = adapterFor(meta.provider.transport);
+    if (!stream) {
+      throw ApplicationFailure.nonRetryable(
+        `provider ${meta.provider.id} resolves to the ${meta.provider.transport} surface, which this build cannot speak`,
+        'provider_config',
+      );
+    }
+    // SE27: the rule files of this turn, read at its first request (a file Zuno cannot read stops the turn here).
+    const ruleSegment = await rules.of({ sessionId: meta.sessionId, workspace: meta.workspace, turn, atMs: nowMs });
+    // GL19/GL20: a Goal-bound session's requests carry the Goal as runtime context, regenerated every request.
+    const goal = meta.goal ? await store.getGoal(meta.goal.goalId) : null;
+    // GP32: the current Plan/Todo, regenerated from the committed projection for every request.
+    const work = await workStateSegment(store, meta.sessionId);
+    const system = [
+      { segment: BASE_SEGMENT_ID, text: systemPrompt(meta.workspace) },
+      ...(meta.agent && meta.agent !== DEFAULT_AGENT_NAME
+        ? [{ segment: AGENT_SEGMENT_ID, text: rolePrompt(roleOf(meta)) }]
+        : []),
+      ...(ruleSegment ? [ruleSegment] : []),
+      ...(goal ? [{ segment: GOAL_SEGMENT_ID, text: renderGoalContext(goal.snapshot, input.continuation) }] : []),
+      ...(work ? [work] : []),
+    ];
+    // PR8: which reasoning capsules this request may carry is decided now, at assembly.
+    const replay = applyReasoningReplay([...systemMessages(system), ...conversation], {
+      provider: meta.provider,
+      model: meta.model,
+      nowMs,
+    });
+    return {
+      stream,
+      messages: replay.messages,
+      counts: replay.counts,
+      requestChars: JSON.stringify(replay.messages).length,
+    };
+  };
+
   return async function modelStep(input: ModelStepInput): Promise<ModelStepResult> {
     const ctx = Context.current();
     const { meta, turn, step } = input;
@@ -90,94 +139,54 @@ export function createModelStep(deps: ModelStepDeps) {
         updatedAtMs: now(),
       });
     }
-    // Rollback of an earlier attempt's partial step (PR4), then this step's inputs.
-    const rolledBack = await store.deleteStep(sessionId, turn, step);
-    if (attempt > 1) {
-      await store.appendEvent({
-        id: `step_${turn}_${step}:rollback:${attempt}`,
-        sessionId,
-        type: EV.stepRollback,
-        data: {
-          turn,
-          step,
-          attempt,
-          maxAttempts: meta.provider.retry.maxAttempts,
-          discardedParts: rolledBack.assistantParts,
-        },
-        atMs: now(),
-      });
+    const reconciled = input.settled.length ? await recordSettled(store, sessionId, input.settled, now()) : [];
+    // The conversation so far: the steps before this one (issue 13: only what is new is read).
+    let earlier = await transcripts.before(sessionId, { turn, step });
+    // Rollback of what an earlier attempt of this step left (PR4): the step is written again below.
+    let rolledBack: StepDeletion | undefined;
+    if (attempt > 1 || earlier.rowsAtCurrent) {
+      rolledBack = await store.deleteStep(sessionId, turn, step);
+      if (earlier.rowsAtCurrent) earlier = await transcripts.before(sessionId, { turn, step });
     }
-    const reconciled = await recordSettled(store, sessionId, input.settled, now());
-    const position = await persistInputs(store, sessionId, turn, step, input.newInputs, now());
-    if (step === 0) {
-      await store.appendEvent({
-        id: `turn_${turn}:started`,
-        sessionId,
-        type: EV.turnStarted,
-        data: {
-          turn,
-          trigger: input.continuation
-            ? 'goal_continuation'
-            : input.newInputs[0]?.kind === 'report'
-              ? 'background_report'
-              : 'user_input',
-          anchorMessageId: input.newInputs[0] ? userMessageId(input.newInputs[0].inputId) : null,
-          agent: meta.agent ?? DEFAULT_AGENT_NAME,
-          provider: meta.provider.id,
-          model: meta.model,
-        },
-        atMs: now(),
-      });
-    }
-
-    const transcript = await store.loadTranscript(sessionId);
-    if (!transcript) throw ApplicationFailure.nonRetryable(`session ${sessionId} has no projection`, 'corrupt_state');
-    const stream = adapterFor(meta.provider.transport);
-    if (!stream) {
-      throw ApplicationFailure.nonRetryable(
-        `provider ${meta.provider.id} resolves to the ${meta.provider.transport} surface, which this build cannot speak`,
-        'provider_config',
-      );
-    }
-    // SE27: the rule files of this turn, read at its first request (a file Zuno cannot read stops the turn here).
-    const rules = await rulesForTurn(store, { sessionId, workspace: meta.workspace, turn, atMs: now() });
-    // GL19/GL20: a Goal-bound session's requests carry the Goal as runtime context, regenerated every request.
-    const goal = meta.goal ? await store.getGoal(meta.goal.goalId) : null;
-    // GP32: the current Plan/Todo, regenerated from the committed projection for every request.
-    const work = await workStateSegment(store, sessionId);
-    const system = [
-      { segment: BASE_SEGMENT_ID, text: systemPrompt(meta.workspace) },
-      ...(meta.agent && meta.agent !== DEFAULT_AGENT_NAME
-        ? [{ segment: AGENT_SEGMENT_ID, text: rolePrompt(roleOf(meta)) }]
-        : []),
-      ...(rules ? [rules] : []),
-      ...(goal ? [{ segment: GOAL_SEGMENT_ID, text: renderGoalContext(goal.snapshot, input.continuation) }] : []),
-      ...(work ? [work] : []),
+    const carried = carriedInputs(sessionId, turn, step, input.newInputs, now());
+    const position = carried.nextPosition;
+    // What the step carries is recorded even when its request cannot be assembled (SE27: an unreadable rule file).
+    const carriedWrites: ProjectionWrite[] = [
+      ...(rolledBack ? [rollbackEvent(sessionId, { turn, step, attempt }, meta, rolledBack, now())] : []),
+      ...carried.writes,
+      ...(step === 0 ? [turnStartedEvent(sessionId, turn, input, now())] : []),
     ];
-    // PR8: which reasoning capsules this request may carry is decided now, at assembly.
-    const replay = applyReasoningReplay(transcriptToMessages(transcript, system), {
-      provider: meta.provider,
-      model: meta.model,
-      nowMs: now(),
-    });
-    const messages = replay.messages;
-    const requestChars = JSON.stringify(messages).length;
-    await store.appendEvent({
-      id: `step_${turn}_${step}:request:${attempt}`,
-      sessionId,
-      type: EV.providerRequest,
-      data: {
-        turn,
-        step,
-        attempt,
-        provider: meta.provider.id,
-        model: meta.model,
-        surface: meta.provider.transport,
-        messages: messages.length,
-        ...replay.counts,
+    let request: Awaited<ReturnType<typeof assemble>>;
+    try {
+      request = await assemble(input, [...earlier.messages, ...stepsToMessages(carried.rows)], now());
+    } catch (err) {
+      await store.writeBatch(sessionId, carriedWrites);
+      throw err;
+    }
+    const { stream, messages, requestChars } = request;
+    // Before the request, one batch: what it carries (SE9: reconstructible from the projection once sent).
+    await store.writeBatch(sessionId, [
+      ...carriedWrites,
+      {
+        kind: 'event',
+        event: {
+          id: `step_${turn}_${step}:request:${attempt}`,
+          sessionId,
+          type: EV.providerRequest,
+          data: {
+            turn,
+            step,
+            attempt,
+            provider: meta.provider.id,
+            model: meta.model,
+            surface: meta.provider.transport,
+            messages: messages.length,
+            ...request.counts,
+          },
+          atMs: now(),
+        },
       },
-      atMs: now(),
-    });
+    ]);
     const messageId = assistantMessageId(turn, step);
     let deltas = 0;
     const buffer = new DeltaBuffer((text) =>
@@ -220,11 +229,10 @@ export function createModelStep(deps: ModelStepDeps) {
       clearInterval(beat);
     }
 
-    await recordUsage(store, { sessionId, turn, step, attempt, atMs: now() }, response, requestChars);
-    // The part ledger in provider order (PR9), calls validated and planned (TD8).
-    const planned = await writeStepLedger(
+    // After the answer, one batch: usage, the part ledger in provider order (PR9), calls validated and planned (TD8).
+    const usage = await usageEvent(store, { sessionId, turn, step, attempt, atMs: now() }, response, requestChars);
+    const ledger = await stepLedger(
       {
-        store,
         sessionId,
         turn,
         step,
@@ -237,20 +245,28 @@ export function createModelStep(deps: ModelStepDeps) {
       },
       response.parts,
     );
-    await store.appendEvent({
-      id: `${messageId}:completed`,
-      sessionId,
-      type: EV.messageCompleted,
-      data: {
-        messageId,
-        turn,
-        step,
-        finishReason: response.finishReason,
-        toolCalls: planned.length,
-        usage: response.usage ?? null,
+    const planned = ledger.planned;
+    await store.writeBatch(sessionId, [
+      ...(usage ? [{ kind: 'event', event: usage } satisfies ProjectionWrite] : []),
+      ...ledger.writes,
+      {
+        kind: 'event',
+        event: {
+          id: `${messageId}:completed`,
+          sessionId,
+          type: EV.messageCompleted,
+          data: {
+            messageId,
+            turn,
+            step,
+            finishReason: response.finishReason,
+            toolCalls: planned.length,
+            usage: response.usage ?? null,
+          },
+          atMs: now(),
+        },
       },
-      atMs: now(),
-    });
+    ]);
     return {
       finishReason: response.finishReason,
       toolCalls: planned,
@@ -258,5 +274,51 @@ export function createModelStep(deps: ModelStepDeps) {
       ...(response.usage ? { usage: response.usage } : {}),
       ...(reconciled.length ? { reconciled } : {}),
     };
+  };
+}
+
+/** `step.rollback`: an earlier attempt of this step was rolled back (PR4). */
+function rollbackEvent(
+  sessionId: string,
+  at: { turn: number; step: number; attempt: number },
+  meta: ModelStepInput['meta'],
+  rolledBack: StepDeletion,
+  atMs: number,
+): ProjectionWrite {
+  return {
+    kind: 'event',
+    event: {
+      id: `step_${at.turn}_${at.step}:rollback:${at.attempt}`,
+      sessionId,
+      type: EV.stepRollback,
+      data: { ...at, maxAttempts: meta.provider.retry.maxAttempts, discardedParts: rolledBack.assistantParts },
+      atMs,
+    },
+  };
+}
+
+/** `turn.started`: what drives the turn, its anchor message and who runs it. */
+function turnStartedEvent(sessionId: string, turn: number, input: ModelStepInput, atMs: number): ProjectionWrite {
+  const { meta } = input;
+  return {
+    kind: 'event',
+    event: {
+      id: `turn_${turn}:started`,
+      sessionId,
+      type: EV.turnStarted,
+      data: {
+        turn,
+        trigger: input.continuation
+          ? 'goal_continuation'
+          : input.newInputs[0]?.kind === 'report'
+            ? 'background_report'
+            : 'user_input',
+        anchorMessageId: input.newInputs[0] ? userMessageId(input.newInputs[0].inputId) : null,
+        agent: meta.agent ?? DEFAULT_AGENT_NAME,
+        provider: meta.provider.id,
+        model: meta.model,
+      },
+      atMs,
+    },
   };
 }

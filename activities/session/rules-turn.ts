@@ -123,3 +123,29 @@ async function storedSegment(store: ProjectionStore, sessionId: string, sha256: 
   }
   return null;
 }
+
+/** Sessions whose rules segment one worker remembers (least recently used out first). */
+const TURN_RULES_SESSIONS = 256;
+
+/**
+ * {@link rulesForTurn} remembered per session for its current turn (issue
+ * 13): the segment is decided once per turn and recorded, so the later
+ * steps of the turn on this worker take it from memory instead of reading
+ * the record back (a read whose cost grows with the turn's events).
+ */
+export class TurnRules {
+  private readonly known = new Map<string, { turn: number; segment: SystemSegment | null }>();
+
+  constructor(private readonly store: ProjectionStore) {}
+
+  /** The turn's rules segment; see {@link rulesForTurn} (same errors). */
+  async of(input: RulesTurnInput): Promise<SystemSegment | null> {
+    const hit = this.known.get(input.sessionId);
+    if (hit?.turn === input.turn) return hit.segment;
+    const segment = await rulesForTurn(this.store, input);
+    this.known.delete(input.sessionId);
+    this.known.set(input.sessionId, { turn: input.turn, segment });
+    if (this.known.size > TURN_RULES_SESSIONS) this.known.delete(this.known.keys().next().value!);
+    return segment;
+  }
+}

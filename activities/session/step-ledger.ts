@@ -1,6 +1,6 @@
 /**
  * The part ledger of one model step (PR9): the assistant message and every
- * output part written in provider order, each tool call validated (TD8) and
+ * output part, as writes in provider order, each tool call validated (TD8) and
  * planned for the workflow, reasoning capsules kept on their part (PR8).
  */
 import { callSubject } from '../permission/subject.js';
@@ -10,12 +10,11 @@ import type { AssistantPart } from '../../core/messages.js';
 import { INLINE_ARGS_MAX_CHARS, type PlannedToolCall } from '../../core/session-contract.js';
 import { toolDeclarations, validateToolCall } from '../../core/tools/registry.js';
 import type { ToolDeclaration } from '../../core/tools/types.js';
-import type { ProjectionStore } from '../projection/types.js';
-import { recordPlanned } from './tool-records.js';
+import type { ProjectionWrite } from '../projection/types.js';
+import { plannedWrites, type ToolCallIdentity } from './tool-records.js';
 
 /** Where a step's output goes. */
 export interface LedgerTarget {
-  store: ProjectionStore;
   sessionId: string;
   turn: number;
   step: number;
@@ -33,60 +32,67 @@ export interface LedgerTarget {
 }
 
 /**
- * Writes the assistant message and its parts at consecutive positions in
- * the order given (provider order), all sharing the message's creation time
- * so hydration reproduces that order. A reasoning part keeps its capsule in
+ * The writes of the assistant message and its parts at consecutive
+ * positions in the order given (provider order), all sharing the message's
+ * creation time so hydration reproduces that order — for the step's one
+ * batch (issue 13). A reasoning part keeps its capsule in
  * `metadata.providerReasoning` (stored as session content, not redacted)
  * and is announced by a `provider.reasoning.item` event carrying it. Each
  * tool call gets a row: validated calls are planned (`pending`); malformed
  * or unknown calls are settled `blocked` at once with a
- * `tool.dispatch.blocked` event. Idempotent (upserts keyed by position).
- * @returns the planned calls in model order (blocked ones included, marked).
+ * `tool.dispatch.blocked` event (tool-records.ts `plannedWrites`).
+ * Idempotent (upserts keyed by position).
+ * @returns the writes, and the planned calls in model order (blocked ones included, marked).
  */
-export async function writeStepLedger(target: LedgerTarget, parts: AssistantPart[]): Promise<PlannedToolCall[]> {
-  const { store, sessionId, turn, step, atMs } = target;
+export async function stepLedger(
+  target: LedgerTarget,
+  parts: AssistantPart[],
+): Promise<{ writes: ProjectionWrite[]; planned: PlannedToolCall[] }> {
+  const { sessionId, turn, step, atMs } = target;
   const messageId = assistantMessageId(turn, step);
-  await store.upsertMessage({ id: messageId, sessionId, role: 'assistant', turn, step, createdAtMs: atMs });
+  const writes: ProjectionWrite[] = [
+    { kind: 'message', row: { id: messageId, sessionId, role: 'assistant', turn, step, createdAtMs: atMs } },
+  ];
   const planned: PlannedToolCall[] = [];
   let position = target.firstPosition;
   for (const part of parts) {
     const common = { sessionId, messageId, turn, step, position, createdAtMs: atMs };
     const textPart = (kind: 'reasoning' | 'text', text: string, metadata: Record<string, unknown> | null) =>
-      store.upsertPart({ ...common, id: partId(turn, step, position, kind), kind, text, metadata });
+      writes.push({ kind: 'part', row: { ...common, id: partId(turn, step, position, kind), kind, text, metadata } });
     if (part.kind === 'reasoning') {
-      await textPart(
-        'reasoning',
-        part.text,
-        part.providerReasoning ? { providerReasoning: part.providerReasoning } : null,
-      );
+      textPart('reasoning', part.text, part.providerReasoning ? { providerReasoning: part.providerReasoning } : null);
       if (part.providerReasoning) {
-        await store.appendEvent({
-          id: `${partId(turn, step, position, 'reasoning')}:capsule`,
-          sessionId,
-          type: EV.reasoningItem,
-          data: { messageId, position, ...part.providerReasoning },
-          atMs,
+        writes.push({
+          kind: 'event',
+          event: {
+            id: `${partId(turn, step, position, 'reasoning')}:capsule`,
+            sessionId,
+            type: EV.reasoningItem,
+            data: { messageId, position, ...part.providerReasoning },
+            atMs,
+          },
         });
       }
     } else if (part.kind === 'text') {
-      await textPart('text', part.text, target.requestId ? { requestId: target.requestId } : null);
+      textPart('text', part.text, target.requestId ? { requestId: target.requestId } : null);
     } else {
-      planned.push(await planToolCall(target, messageId, position, planned.length, part));
+      const call = await planToolCall(target, position, planned.length, part);
+      planned.push(call.plan);
+      writes.push(...plannedWrites(call.identity, { messageId, atMs }, call.plan.blocked));
     }
     position += 1;
   }
-  return planned;
+  return { writes, planned };
 }
 
-/** Validates one call (TD8), records it (tool-records.ts: row, part, blocked event) and returns its plan. */
+/** Validates one call (TD8) and returns its plan and its row's identity. */
 async function planToolCall(
   target: LedgerTarget,
-  messageId: string,
   position: number,
   index: number,
   call: Extract<AssistantPart, { kind: 'tool_call' }>,
-): Promise<PlannedToolCall> {
-  const { store, sessionId, turn, step, atMs } = target;
+): Promise<{ plan: PlannedToolCall; identity: ToolCallIdentity }> {
+  const { sessionId, turn, step } = target;
   const rowId = toolCallRowId(turn, step, position);
   const verdict = target.toolsDisabled
     ? ({
@@ -104,13 +110,19 @@ async function planToolCall(
   else p.blocked = { category: verdict.category, message: verdict.message };
   if (verdict.ok && target.subjectsIn !== undefined)
     p.subject = await callSubject(call.name, verdict.args, target.subjectsIn);
-  await recordPlanned(
-    store,
-    { id: rowId, sessionId, turn, step, position, callId: call.callId, tool: call.name, argsJson: call.argsJson },
-    { messageId, atMs },
-    p.blocked,
-  );
-  return p;
+  return {
+    plan: p,
+    identity: {
+      id: rowId,
+      sessionId,
+      turn,
+      step,
+      position,
+      callId: call.callId,
+      tool: call.name,
+      argsJson: call.argsJson,
+    },
+  };
 }
 
 /** The declarations of a catalog's tools, by name (what a narrowed session may call). */

@@ -31,47 +31,68 @@ export interface CallPlace {
 }
 
 /**
- * Records one call the model asked for (TD8): its row (`pending`, or
- * `completed` + `blocked` with the category when rejected), its
- * `tool_call` part, and for a rejected call `tool.dispatch.blocked`. One
- * transaction; idempotent.
+ * The writes that record one call the model asked for (TD8): its row
+ * (`pending`, or `completed` + `blocked` with the category when rejected),
+ * its `tool_call` part, and for a rejected call `tool.dispatch.blocked` —
+ * for the model step's one batch. Idempotent.
  */
+export function plannedWrites(
+  call: ToolCallIdentity,
+  place: CallPlace,
+  blocked?: { category: BlockedCategory; message: string },
+): ProjectionWrite[] {
+  return [
+    {
+      kind: 'toolCall',
+      mode: 'plan',
+      row: {
+        ...call,
+        status: blocked ? 'completed' : 'pending',
+        outcome: blocked ? 'blocked' : null,
+        blockedCategory: blocked?.category ?? null,
+        output: blocked ? `Blocked (${blocked.category}): ${blocked.message}` : null,
+        errorCode: blocked?.category ?? null,
+      },
+    },
+    {
+      kind: 'part',
+      row: {
+        id: partId(call.turn, call.step, call.position, 'tool_call'),
+        sessionId: call.sessionId,
+        messageId: place.messageId,
+        turn: call.turn,
+        step: call.step,
+        position: call.position,
+        kind: 'tool_call',
+        toolCallId: call.id,
+        createdAtMs: place.atMs,
+      },
+    },
+    ...(blocked
+      ? [
+          {
+            kind: 'event',
+            event: {
+              id: `${call.id}:blocked`,
+              sessionId: call.sessionId,
+              type: EV.toolBlocked,
+              data: { rowId: call.id, callId: call.callId, tool: call.tool, ...blocked },
+              atMs: place.atMs,
+            },
+          } satisfies ProjectionWrite,
+        ]
+      : []),
+  ];
+}
+
+/** Records one call the model asked for: {@link plannedWrites} as one batch. */
 export async function recordPlanned(
   store: ProjectionStore,
   call: ToolCallIdentity,
   place: CallPlace,
   blocked?: { category: BlockedCategory; message: string },
 ): Promise<void> {
-  await store.transaction(call.sessionId, async (tx) => {
-    await tx.upsertToolCall({
-      ...call,
-      status: blocked ? 'completed' : 'pending',
-      outcome: blocked ? 'blocked' : null,
-      blockedCategory: blocked?.category ?? null,
-      output: blocked ? `Blocked (${blocked.category}): ${blocked.message}` : null,
-      errorCode: blocked?.category ?? null,
-    });
-    await tx.upsertPart({
-      id: partId(call.turn, call.step, call.position, 'tool_call'),
-      sessionId: call.sessionId,
-      messageId: place.messageId,
-      turn: call.turn,
-      step: call.step,
-      position: call.position,
-      kind: 'tool_call',
-      toolCallId: call.id,
-      createdAtMs: place.atMs,
-    });
-    if (blocked) {
-      await tx.appendEvent({
-        id: `${call.id}:blocked`,
-        sessionId: call.sessionId,
-        type: EV.toolBlocked,
-        data: { rowId: call.id, callId: call.callId, tool: call.tool, ...blocked },
-        atMs: place.atMs,
-      });
-    }
-  });
+  await store.writeBatch(call.sessionId, plannedWrites(call, place, blocked));
 }
 
 /**

@@ -1,33 +1,35 @@
-import type { ProjectionStore } from '../projection/types.js';
+import type { NewEvent, ProjectionStore } from '../projection/types.js';
 import { EV, parseEventData } from '../../core/events.js';
 import type { ModelResponse } from '../providers/types.js';
 import { accumulate, contextSnapshot, type CumulativeUsage, usageBuckets } from './usage.js';
 
 /**
- * Appends the `session.usage` event of one provider request (PR11): the
+ * The `session.usage` event of one provider request (PR11), to be written
+ * with the step's other records; null when this attempt's is recorded
+ * already. It holds the
  * provider's normalized usage (or null when it reported none), its
  * non-overlapping buckets, the session's cumulative buckets (the previous
  * event's plus these) and the ContextUsageSnapshot. Every answered request
  * counts — a step retried after its answer arrived was billed twice — but
  * one attempt's request is counted once (the event id is per attempt).
  */
-export async function recordUsage(
+export async function usageEvent(
   store: ProjectionStore,
   at: { sessionId: string; turn: number; step: number; attempt: number; atMs: number },
   response: ModelResponse,
   requestChars: number,
-): Promise<void> {
+): Promise<NewEvent | null> {
   const id = `step_${at.turn}_${at.step}:usage:${at.attempt}`;
   const stored = await store.lastEvent(at.sessionId, EV.usage);
   const last = stored ? parseEventData(EV.usage, stored.data) : null;
-  if (last?.eventId === id) return;
+  if (last?.eventId === id) return null;
   const prev: CumulativeUsage | undefined = last?.cumulative;
   const buckets = usageBuckets(response.usage);
   const outputChars = response.parts.reduce(
     (n, p) => n + (p.kind === 'tool_call' ? p.argsJson.length + p.name.length : p.text.length),
     0,
   );
-  await store.appendEvent({
+  return {
     id,
     sessionId: at.sessionId,
     type: EV.usage,
@@ -42,5 +44,5 @@ export async function recordUsage(
       snapshot: contextSnapshot(response.usage, requestChars, outputChars),
     },
     atMs: at.atMs,
-  });
+  };
 }
