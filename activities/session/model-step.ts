@@ -1,29 +1,23 @@
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { Context } from '@temporalio/activity';
 import { EV } from '../../core/events.js';
-import { assistantMessageId, userMessageId } from '../../core/ids.js';
-import type { ModelMessage, ToolSpec } from '../../core/messages.js';
+import { assistantMessageId } from '../../core/ids.js';
+import type { ToolSpec } from '../../core/messages.js';
 import type { ModelStepInput, ModelStepResult } from '../../core/session-contract.js';
 import type { ProjectionStore, ProjectionWrite, StepDeletion } from '../projection/types.js';
 import type { ModelResponse } from '../providers/types.js';
 import { DeltaBuffer } from './delta-buffer.js';
 import { carriedInputs } from './persist.js';
 import { recordSettled } from './tool-records.js';
-import { adapterFor } from './provider-call.js';
-import { applyReasoningReplay } from './reasoning-replay.js';
 import { stepLedger } from './step-ledger.js';
 import { usageEvent } from './usage-record.js';
 import { providerFailure } from './retry-window.js';
-import { BASE_SEGMENT_ID, stepsToMessages, systemMessages, systemPrompt } from './prompt.js';
-import { TurnRules } from './rules-turn.js';
+import { stepsToMessages } from './prompt.js';
+import { RequestAssembler, type AssembledRequest } from './request-assembly.js';
+import { rollbackEvent, turnStartedEvent } from './step-events.js';
 import { TranscriptCache } from './transcript-cache.js';
-import { GOAL_SEGMENT_ID, renderGoalContext } from '../../core/goal/context.js';
-import { workStateSegment } from './work-state-segment.js';
 import { declaredTools } from '../../core/tools/registry.js';
-import { DEFAULT_AGENT_NAME, rolePrompt } from '../../core/agents.js';
-import { roleOf, sessionCatalog } from '../../core/delegation/contract.js';
-
-/** Segment id of the agent role's prompt (SE28), present for every role but `build`. */
-const AGENT_SEGMENT_ID = 'system.agent';
+import { DEFAULT_AGENT_NAME } from '../../core/agents.js';
+import { sessionCatalog } from '../../core/delegation/contract.js';
 
 /** Interval between modelStep heartbeats, in ms (the heartbeat timeout is temporal.yaml `activities.model`). */
 const HEARTBEAT_EVERY_MS = 2_000;
@@ -38,20 +32,24 @@ export interface ModelStepDeps {
 }
 
 /**
- * Builds the `modelStep` activity (DESIGN.md §3): persists the inputs this
- * request carries (SE2 applied) and any workflow-settled tool outcomes (GP9;
- * a settlement that met an already committed result is returned in
- * `reconciled`, so the Temporal history shows which result stands),
- * rolls back what an earlier attempt of the same step left (PR4), assembles
- * the request from the projection (SE9) with the turn's rule files (SE27,
- * `rules-turn.ts`: an unreadable one fails the step `rule_file_unreadable`,
- * non-retryable, before any provider request) and the current work state
- * (`runtime.work_state`, `work-state-segment.ts`: Plan and Todo, when any), streams the provider while
- * heartbeating and emits coalesced `message.part.delta` events, then writes the
- * assistant message, its parts (PR9 ids) and one tool-call row per call, with
- * malformed or unknown calls already settled as `blocked` (TD8).
- * Provider failures become ApplicationFailures typed by the ProviderError code,
- * `nonRetryable` unless retryable, with `nextRetryDelay` from Retry-After (PR2).
+ * Builds the `modelStep` activity (DESIGN.md §3): persists any
+ * workflow-settled tool outcomes (GP9; a settlement that met an already
+ * committed result is returned in `reconciled`, so the Temporal history
+ * shows which result stands), rolls back what an earlier attempt of the same
+ * step left (PR4), assembles the request (request-assembly.ts: SE9, SE27 —
+ * an unreadable rule file fails the step `rule_file_unreadable`,
+ * non-retryable, before any provider request — and the work state) from the
+ * conversation so far (transcript-cache.ts: the worker's cache of closed
+ * steps plus only the newer rows) and the inputs it carries, then writes in
+ * ONE batch what the request carries (the inputs, SE2 applied; the turn's
+ * start; `session.provider.request`), streams the provider while
+ * heartbeating and emits coalesced `message.part.delta` events, and writes
+ * in ONE more batch the usage, the assistant message, its parts (PR9 ids)
+ * and one tool-call row per call, with malformed or unknown calls already
+ * settled as `blocked` (TD8). Issue 13: its reads and writes do not grow
+ * with the session. Provider failures become ApplicationFailures typed by
+ * the ProviderError code, `nonRetryable` unless retryable, with
+ * `nextRetryDelay` from Retry-After (PR2).
  */
 export function createModelStep(deps: ModelStepDeps) {
   const { store } = deps;
@@ -64,52 +62,7 @@ export function createModelStep(deps: ModelStepDeps) {
     return (meta.goal ? deps.toolSpecs : ordinaryTools).filter((t) => catalog.has(t.name));
   };
   const transcripts = new TranscriptCache(store);
-  const rules = new TurnRules(store);
-
-  /**
-   * The request of one step: the provider surface, the system segments
-   * (base, role, the turn's rules — SE27, the Goal — GL19/GL20, the work
-   * state — GP32) before `conversation`, with PR8's reasoning replay applied.
-   * @throws ApplicationFailure `provider_config` for a surface this build
-   *   cannot speak; `rule_file_unreadable` (rules-turn.ts).
-   */
-  const assemble = async (input: ModelStepInput, conversation: ModelMessage[], nowMs: number) => {
-    const { meta, turn } = input;
-    const stream = adapterFor(meta.provider.transport);
-    if (!stream) {
-      throw ApplicationFailure.nonRetryable(
-        `provider ${meta.provider.id} resolves to the ${meta.provider.transport} surface, which this build cannot speak`,
-        'provider_config',
-      );
-    }
-    // SE27: the rule files of this turn, read at its first request (a file Zuno cannot read stops the turn here).
-    const ruleSegment = await rules.of({ sessionId: meta.sessionId, workspace: meta.workspace, turn, atMs: nowMs });
-    // GL19/GL20: a Goal-bound session's requests carry the Goal as runtime context, regenerated every request.
-    const goal = meta.goal ? await store.getGoal(meta.goal.goalId) : null;
-    // GP32: the current Plan/Todo, regenerated from the committed projection for every request.
-    const work = await workStateSegment(store, meta.sessionId);
-    const system = [
-      { segment: BASE_SEGMENT_ID, text: systemPrompt(meta.workspace) },
-      ...(meta.agent && meta.agent !== DEFAULT_AGENT_NAME
-        ? [{ segment: AGENT_SEGMENT_ID, text: rolePrompt(roleOf(meta)) }]
-        : []),
-      ...(ruleSegment ? [ruleSegment] : []),
-      ...(goal ? [{ segment: GOAL_SEGMENT_ID, text: renderGoalContext(goal.snapshot, input.continuation) }] : []),
-      ...(work ? [work] : []),
-    ];
-    // PR8: which reasoning capsules this request may carry is decided now, at assembly.
-    const replay = applyReasoningReplay([...systemMessages(system), ...conversation], {
-      provider: meta.provider,
-      model: meta.model,
-      nowMs,
-    });
-    return {
-      stream,
-      messages: replay.messages,
-      counts: replay.counts,
-      requestChars: JSON.stringify(replay.messages).length,
-    };
-  };
+  const requests = new RequestAssembler(store);
 
   return async function modelStep(input: ModelStepInput): Promise<ModelStepResult> {
     const ctx = Context.current();
@@ -156,9 +109,9 @@ export function createModelStep(deps: ModelStepDeps) {
       ...carried.writes,
       ...(step === 0 ? [turnStartedEvent(sessionId, turn, input, now())] : []),
     ];
-    let request: Awaited<ReturnType<typeof assemble>>;
+    let request: AssembledRequest;
     try {
-      request = await assemble(input, [...earlier.messages, ...stepsToMessages(carried.rows)], now());
+      request = await requests.assemble(input, [...earlier.messages, ...stepsToMessages(carried.rows)], now());
     } catch (err) {
       await store.writeBatch(sessionId, carriedWrites);
       throw err;
@@ -274,51 +227,5 @@ export function createModelStep(deps: ModelStepDeps) {
       ...(response.usage ? { usage: response.usage } : {}),
       ...(reconciled.length ? { reconciled } : {}),
     };
-  };
-}
-
-/** `step.rollback`: an earlier attempt of this step was rolled back (PR4). */
-function rollbackEvent(
-  sessionId: string,
-  at: { turn: number; step: number; attempt: number },
-  meta: ModelStepInput['meta'],
-  rolledBack: StepDeletion,
-  atMs: number,
-): ProjectionWrite {
-  return {
-    kind: 'event',
-    event: {
-      id: `step_${at.turn}_${at.step}:rollback:${at.attempt}`,
-      sessionId,
-      type: EV.stepRollback,
-      data: { ...at, maxAttempts: meta.provider.retry.maxAttempts, discardedParts: rolledBack.assistantParts },
-      atMs,
-    },
-  };
-}
-
-/** `turn.started`: what drives the turn, its anchor message and who runs it. */
-function turnStartedEvent(sessionId: string, turn: number, input: ModelStepInput, atMs: number): ProjectionWrite {
-  const { meta } = input;
-  return {
-    kind: 'event',
-    event: {
-      id: `turn_${turn}:started`,
-      sessionId,
-      type: EV.turnStarted,
-      data: {
-        turn,
-        trigger: input.continuation
-          ? 'goal_continuation'
-          : input.newInputs[0]?.kind === 'report'
-            ? 'background_report'
-            : 'user_input',
-        anchorMessageId: input.newInputs[0] ? userMessageId(input.newInputs[0].inputId) : null,
-        agent: meta.agent ?? DEFAULT_AGENT_NAME,
-        provider: meta.provider.id,
-        model: meta.model,
-      },
-      atMs,
-    },
   };
 }

@@ -1,0 +1,57 @@
+/** The events a model step records beside its rows (core/events.ts catalogue). */
+import { DEFAULT_AGENT_NAME } from '../../core/agents.js';
+import { EV } from '../../core/events.js';
+import { userMessageId } from '../../core/ids.js';
+import type { ModelStepInput } from '../../core/session-contract.js';
+import type { ProjectionWrite, StepDeletion } from '../projection/types.js';
+
+/** `step.rollback`: an earlier attempt of this step was rolled back (PR4). */
+export function rollbackEvent(
+  sessionId: string,
+  at: { turn: number; step: number; attempt: number },
+  meta: ModelStepInput['meta'],
+  rolledBack: StepDeletion,
+  atMs: number,
+): ProjectionWrite {
+  return {
+    kind: 'event',
+    event: {
+      id: `step_${at.turn}_${at.step}:rollback:${at.attempt}`,
+      sessionId,
+      type: EV.stepRollback,
+      data: { ...at, maxAttempts: meta.provider.retry.maxAttempts, discardedParts: rolledBack.assistantParts },
+      atMs,
+    },
+  };
+}
+
+/** `turn.started`: what drives the turn, its anchor message and who runs it. */
+export function turnStartedEvent(
+  sessionId: string,
+  turn: number,
+  input: ModelStepInput,
+  atMs: number,
+): ProjectionWrite {
+  const { meta } = input;
+  return {
+    kind: 'event',
+    event: {
+      id: `turn_${turn}:started`,
+      sessionId,
+      type: EV.turnStarted,
+      data: {
+        turn,
+        trigger: input.continuation
+          ? 'goal_continuation'
+          : input.newInputs[0]?.kind === 'report'
+            ? 'background_report'
+            : 'user_input',
+        anchorMessageId: input.newInputs[0] ? userMessageId(input.newInputs[0].inputId) : null,
+        agent: meta.agent ?? DEFAULT_AGENT_NAME,
+        provider: meta.provider.id,
+        model: meta.model,
+      },
+      atMs,
+    },
+  };
+}
