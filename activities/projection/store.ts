@@ -23,7 +23,7 @@ import { questionColumns, toQuestion } from './question-rows.js';
 import { councilColumns, delegationColumns, toCouncil, toDelegation } from './delegation-rows.js';
 import { eventParams, toSqlOp, type ProjectionWrite } from './sql/ops.js';
 import type { SqlRunner, SqlStats } from './sql/runner.js';
-import type { StatementName } from './sql/statements.js';
+import { TOOL_CALL_COLUMNS, type StatementName } from './sql/statements.js';
 import type {
   EventRow,
   GoalRow,
@@ -49,21 +49,15 @@ import type {
   WorkUpdateRow,
 } from './types.js';
 
-/** Tool-call row fields stored as they are. */
-const TOOL_CALL_FIELDS = [
-  'turn',
-  'step',
-  'position',
-  'callId',
-  'tool',
-  'argsJson',
-  'status',
-  'outcome',
-  'blockedCategory',
-  'output',
-  'errorCode',
-  'attempts',
-] as const satisfies readonly (keyof ToolCallRow)[];
+/** Tool-call row fields stored as they are: the columns but the key, the JSON result and the times. */
+const TOOL_CALL_FIELDS = TOOL_CALL_COLUMNS.filter(
+  (
+    c,
+  ): c is Exclude<
+    (typeof TOOL_CALL_COLUMNS)[number],
+    'sessionId' | 'id' | 'resultJson' | 'startedAtMs' | 'endedAtMs'
+  > => !['sessionId', 'id', 'resultJson', 'startedAtMs', 'endedAtMs'].includes(c),
+) satisfies readonly (keyof ToolCallRow)[];
 
 /** The named fields of a row, copied as they are (the stored column has the row field's name). */
 function pick<T extends object, K extends keyof T>(row: T, keys: readonly K[]): Pick<T, K> {

@@ -131,6 +131,16 @@ function afterStep(dialect: Dialect, from: number): string {
   return `("turn" > ${a} OR ("turn" = ${b} AND "step" > ${c}))`;
 }
 
+/** The rows of a session's steps after (turn, step): parameters sessionId, turn, turn, step. */
+function rowsAfter(name: string, tableName: string, orderBy: string): Statement {
+  return {
+    name,
+    reader: true,
+    text: (dialect, table) =>
+      `SELECT * FROM ${table(tableName)} WHERE "sessionId" = ${placeholders(dialect, 1)[0]} AND ${afterStep(dialect, 2)}${orderBy}`,
+  };
+}
+
 /** The hot-path statements, by name. */
 export const STATEMENTS = {
   /** A call the model asked for (TD8): identity and planned/blocked status; result columns kept when present. */
@@ -195,28 +205,11 @@ export const STATEMENTS = {
     },
   },
   /** Parts after step (turn, step): sessionId, turn, turn, step. */
-  partsAfter: {
-    name: 'zuno_parts_after',
-    reader: true,
-    text: (dialect, table) =>
-      `SELECT * FROM ${table('parts')} WHERE "sessionId" = ${placeholders(dialect, 1)[0]} AND ${afterStep(dialect, 2)} ` +
-      `ORDER BY "turn", "step", "position", "id"`,
-  },
+  partsAfter: rowsAfter('zuno_parts_after', 'parts', ' ORDER BY "turn", "step", "position", "id"'),
   /** Tool calls after step (turn, step): sessionId, turn, turn, step. */
-  toolCallsAfter: {
-    name: 'zuno_tool_calls_after',
-    reader: true,
-    text: (dialect, table) =>
-      `SELECT * FROM ${table('tool_calls')} WHERE "sessionId" = ${placeholders(dialect, 1)[0]} AND ${afterStep(dialect, 2)} ` +
-      `ORDER BY "turn", "step", "position", "id"`,
-  },
+  toolCallsAfter: rowsAfter('zuno_tool_calls_after', 'tool_calls', ' ORDER BY "turn", "step", "position", "id"'),
   /** Messages after step (turn, step): sessionId, turn, turn, step. */
-  messagesAfter: {
-    name: 'zuno_messages_after',
-    reader: true,
-    text: (dialect, table) =>
-      `SELECT * FROM ${table('messages')} WHERE "sessionId" = ${placeholders(dialect, 1)[0]} AND ${afterStep(dialect, 2)}`,
-  },
+  messagesAfter: rowsAfter('zuno_messages_after', 'messages', ''),
   /** Parts of one step: sessionId, turn, step. */
   stepParts: {
     name: 'zuno_step_parts',
