@@ -46,7 +46,7 @@ export interface ZunoWorkerOptions {
  */
 export async function createZunoWorker(opts: ZunoWorkerOptions): Promise<{ worker: Worker; close(): Promise<void> }> {
   const connection = await NativeConnection.connect({ address: opts.address });
-  const codePath = await workflowBundlePath(opts.stateDir, undefined, opts.workflowsPath);
+  const codePath = await workflowBundlePath(opts.stateDir, opts.workflowsPath);
   const observers = createBgObserver(opts.store);
   const worker = await Worker.create({
     ...workflowOptions(codePath),
@@ -88,7 +88,7 @@ export async function createRoutedWorker(
   },
 ): Promise<RoutedWorker> {
   const connection = await NativeConnection.connect({ address: opts.address });
-  const codePath = await workflowBundlePath(opts.stateDir, undefined, opts.workflowsPath);
+  const codePath = await workflowBundlePath(opts.stateDir, opts.workflowsPath);
   const observers = createBgObserver(opts.store);
   const common = { connection, namespace: opts.namespace, ...(opts.identity ? { identity: opts.identity } : {}) };
   const workflows = await Worker.create({

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { bundleWorkflowCode, DefaultLogger, type Logger } from '@temporalio/worker';
+import { execa } from 'execa';
 import { INSTALL_ROOT as projectRoot } from './install-root.js';
 
 /**
@@ -28,12 +28,13 @@ function hashTree(hash: ReturnType<typeof createHash>, dir: string): void {
  * `workflowsPath` replaces the entry module (default {@link WORKFLOWS_PATH}):
  * tests bundle fixture workflows next to Zuno's with an entry that re-exports
  * `workflows/index.ts`. The `.ts` files of that entry's folder join the cache key.
+ *
+ * The bundler (webpack) runs in a child process, `worker/bundle-workflows.mjs`
+ * (issue 13 item 5): in the worker's own process it left ~190 MB of RSS behind
+ * for the worker's whole life.
+ * @throws Error carrying the bundler's stderr when bundling fails.
  */
-export async function workflowBundlePath(
-  stateDir: string,
-  logger?: Logger,
-  workflowsPath: string = WORKFLOWS_PATH,
-): Promise<string> {
+export async function workflowBundlePath(stateDir: string, workflowsPath: string = WORKFLOWS_PATH): Promise<string> {
   const entry = resolve(workflowsPath);
   const hash = createHash('sha256');
   hashTree(hash, join(projectRoot, 'workflows'));
@@ -55,13 +56,18 @@ export async function workflowBundlePath(
   } catch {
     // not cached yet
   }
-  const bundle = await bundleWorkflowCode({
-    workflowsPath: entry,
-    logger: logger ?? new DefaultLogger('WARN'),
-  });
   mkdirSync(dir, { recursive: true });
   const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, bundle.code);
+  const child = await execa(process.execPath, [BUNDLER, entry, tmp], { reject: false, stdin: 'ignore' });
+  if (child.exitCode !== 0) {
+    rmSync(tmp, { force: true });
+    const why = (child.stderr || child.stdout || `exit ${String(child.exitCode ?? child.signal)}`).trim();
+    throw new Error(`bundling the workflow code of ${entry} failed: ${why}`);
+  }
+  if (child.stderr.trim()) process.stderr.write(`${child.stderr.trim()}\n`);
   renameSync(tmp, path);
   return path;
 }
+
+/** The bundler's own process (plain JavaScript: it runs the same from the sources and from dist/). */
+const BUNDLER = join(projectRoot, 'worker', 'bundle-workflows.mjs');
