@@ -2,20 +2,23 @@
  * Zuno beside a plain-activity peer (issue 13 item 1; prints figures,
  * asserts nothing). Same machine, same dev server, same scripted provider,
  * Zuno's own `read`: N sessions × K `read` calls, P per model step, run one
- * at a time and then all at once, Zuno and the peer alternating, R rounds.
- * Per call: wall time, process CPU (worker, client and provider share this
- * process, for both), Temporal history events and JSON KB; calls/s with all
- * sessions at once; direct in-process calls for reference. Medians and
- * ranges over the rounds, then the ratios `zuno/peer`, one figure a line.
+ * at a time, then all N at once, then W at once (the wide phase), Zuno and
+ * the peer alternating, R rounds. Each system's worker runs in a process of
+ * its own (`zuno worker` as operators run it; bench/peer/worker.ts), so
+ * worker CPU per call and worker RSS are the worker's alone. Per call: wall
+ * time, worker CPU, Temporal history events and JSON KB; calls/s at N and W
+ * at once; worker RSS (peak during the wide phase, and after the bench);
+ * direct in-process calls for reference. Medians and ranges over the
+ * rounds, then the ratios `zuno/peer`, one figure a line, last.
  * The peer: bench/peer/ (workflow state holds the conversation, no projection).
  *
- *   npx tsx bench/peer-bench.ts [--sessions 5] [--calls 40] [--parallel 10] [--rounds 3]
+ *   npx tsx bench/peer-bench.ts [--sessions 5] [--calls 40] [--parallel 10] [--wide 50] [--rounds 3]
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { DefaultLogger, bundleWorkflowCode } from '@temporalio/worker';
 import { startLocalProvider } from '../client/local-provider/server.js';
 import { localProvider } from '../client/zuno-config.js';
 import { newSessionId } from '../client/session-start.js';
@@ -23,8 +26,8 @@ import { createHarness, type Harness } from '../test/helpers/harness.js';
 import { startTestDevServer, type TestDevServer } from '../test/helpers/dev-server.js';
 import { benchCase, readFileCount, script, type BenchCase } from './overhead-cases.js';
 import { direct, timedSession } from './overhead-measure.js';
-import { createPeerActivities } from './peer/activities.js';
 import type { PeerInput } from './peer/workflow.js';
+import { peerWorkerProcess, zunoWorkerProcess, type BenchWorker } from './worker-procs.js';
 
 const { values: flags } = parseArgs({
   args: process.argv.slice(2),
@@ -33,6 +36,7 @@ const { values: flags } = parseArgs({
     calls: { type: 'string', default: '40' },
     parallel: { type: 'string', default: '10' },
     rounds: { type: 'string', default: '3' },
+    wide: { type: 'string', default: '50' },
   },
 });
 const n = (k: keyof typeof flags) => {
@@ -48,10 +52,14 @@ const c: BenchCase = benchCase('read', {
   concurrency: undefined,
 });
 const ROUNDS = n('rounds');
+const WIDE = n('wide');
 const PEER_QUEUE = `zuno-bench-peer-${Date.now()}`;
+const ZUNO_QUEUE = `zuno-bench-zuno-${Date.now()}`;
 
 /** What one phase of one system measured. */
 interface Phase {
+  /** Peak worker RSS while the phase ran, MiB (sampled every 100 ms). */
+  peakRssMb: number;
   wallMsPerCall: number;
   cpuMsPerCall: number;
   callsPerSec: number;
@@ -97,14 +105,23 @@ async function historySize(h: Harness, ids: string[]): Promise<{ events: number;
   return { events, kb: bytes / 1024 };
 }
 
-/** `count` sessions of `system`, at most `limit` at once. */
-async function phase(h: Harness, system: System, workspace: string, limit: number): Promise<Phase> {
+/** `count` sessions of `system`, at most `limit` at once; CPU and RSS are `worker`'s. */
+async function phase(
+  h: Harness,
+  system: System,
+  worker: BenchWorker,
+  workspace: string,
+  count: number,
+  limit: number,
+): Promise<Phase> {
   const ids: string[] = [];
-  const cpu0 = process.cpuUsage();
+  const cpu0 = worker.cpuMs();
+  let peakRssMb = worker.rssMb();
+  const sampler = setInterval(() => (peakRssMb = Math.max(peakRssMb, worker.rssMb())), 100);
   const t0 = performance.now();
   let next = 0;
   const lane = async () => {
-    while (next < c.sessions) {
+    while (next < count) {
       next++;
       ids.push(
         system === 'zuno'
@@ -113,14 +130,19 @@ async function phase(h: Harness, system: System, workspace: string, limit: numbe
       );
     }
   };
-  await Promise.all(Array.from({ length: Math.min(limit, c.sessions) }, lane));
+  try {
+    await Promise.all(Array.from({ length: Math.min(limit, count) }, lane));
+  } finally {
+    clearInterval(sampler);
+  }
   const wallMs = performance.now() - t0;
-  const cpu = process.cpuUsage(cpu0);
-  const calls = c.sessions * c.calls;
+  const cpuMs = worker.cpuMs() - cpu0;
+  const calls = count * c.calls;
   const size = await historySize(h, ids);
   return {
+    peakRssMb,
     wallMsPerCall: limit === 1 ? wallMs / calls : NaN,
-    cpuMsPerCall: (cpu.user + cpu.system) / 1000 / calls,
+    cpuMsPerCall: cpuMs / calls,
     callsPerSec: calls / (wallMs / 1000),
     eventsPerCall: size.events / calls,
     kbPerCall: size.kb / calls,
@@ -135,8 +157,7 @@ async function main(): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), 'zuno-peer-bench-'));
   let server: TestDevServer | undefined;
   let h: Harness | undefined;
-  let peer: Worker | undefined;
-  let peerRun: Promise<void> | undefined;
+  const workers: Partial<Record<System, BenchWorker>> = {};
   try {
     const workspace = join(root, 'ws');
     mkdirSync(join(workspace, 'src'), { recursive: true });
@@ -146,52 +167,66 @@ async function main(): Promise<void> {
     }
     const directMs = await direct(c, workspace);
     server = await startTestDevServer(join(root, 'temporal.db'));
-    mkdirSync(join(root, 'state'));
-    h = await createHarness({ address: server.address, stateDir: join(root, 'state') });
-    peer = await Worker.create({
-      connection: await NativeConnection.connect({ address: server.address }),
-      taskQueue: PEER_QUEUE,
-      workflowsPath: join(import.meta.dirname, 'peer', 'workflow.ts'),
-      activities: createPeerActivities(),
-    });
-    peerRun = peer.run();
+    const home = join(root, 'state');
+    mkdirSync(home);
+    h = await createHarness({ address: server.address, withWorker: false, stateDir: home, taskQueue: ZUNO_QUEUE });
+    const peerBundle = join(root, 'peer-bundle.js');
+    writeFileSync(
+      peerBundle,
+      (
+        await bundleWorkflowCode({
+          workflowsPath: join(import.meta.dirname, 'peer', 'workflow.ts'),
+          logger: new DefaultLogger('WARN'),
+        })
+      ).code,
+    );
+    const zuno = (workers.zuno = zunoWorkerProcess(home, server.address, ZUNO_QUEUE));
+    const peer = (workers.peer = peerWorkerProcess(root, server.address, PEER_QUEUE, peerBundle));
     // Warm-up of both: bundles loaded, caches filled, Prisma's query compiler ready.
     await timedSession(h, c, workspace);
     await peerSession(h, workspace);
 
-    const rounds: Record<System, { seq: Phase[]; conc: Phase[] }> = {
-      zuno: { seq: [], conc: [] },
-      peer: { seq: [], conc: [] },
+    const rounds: Record<System, { seq: Phase[]; conc: Phase[]; wide: Phase[] }> = {
+      zuno: { seq: [], conc: [], wide: [] },
+      peer: { seq: [], conc: [], wide: [] },
     };
     for (let r = 0; r < ROUNDS; r++) {
       // Alternate who goes first, so neither always runs on a warmer machine.
       const order: System[] = r % 2 === 0 ? ['zuno', 'peer'] : ['peer', 'zuno'];
-      for (const s of order) rounds[s].seq.push(await phase(h, s, workspace, 1));
-      for (const s of order) rounds[s].conc.push(await phase(h, s, workspace, c.sessions));
+      const w = (s: System) => (s === 'zuno' ? zuno : peer);
+      for (const s of order) rounds[s].seq.push(await phase(h, s, w(s), workspace, c.sessions, 1));
+      for (const s of order) rounds[s].conc.push(await phase(h, s, w(s), workspace, c.sessions, c.sessions));
+      for (const s of order) rounds[s].wide.push(await phase(h, s, w(s), workspace, WIDE, WIDE));
     }
-    const rss = Math.round(process.memoryUsage().rss / 2 ** 20);
-    const fig = (s: System, pick: (p: Phase) => number, which: 'seq' | 'conc') => rounds[s][which].map(pick);
+    const after = { zuno: await zuno.memory(), peer: await peer.memory() };
+    const fig = (s: System, pick: (p: Phase) => number, which: 'seq' | 'conc' | 'wide') => rounds[s][which].map(pick);
     console.log(
-      `\nZuno beside a plain-activity peer: ${c.sessions} sessions × ${c.calls} read calls, ${c.perStep} per model step, ${ROUNDS} rounds alternating (median (min–max))`,
+      `\nZuno beside a plain-activity peer: ${c.sessions} sessions × ${c.calls} read calls, ${c.perStep} per model step, ${ROUNDS} rounds alternating, each worker in a process of its own (median (min–max))`,
     );
     console.log(`direct read, ms/call: ${r2(directMs)}`);
     for (const s of ['peer', 'zuno'] as const) {
       console.log(`${s} wall ms/call, one session at a time: ${spread(fig(s, (p) => p.wallMsPerCall, 'seq'))}`);
       console.log(`${s} calls/s, ${c.sessions} sessions at once: ${spread(fig(s, (p) => p.callsPerSec, 'conc'))}`);
-      console.log(`${s} process CPU ms/call: ${spread(fig(s, (p) => p.cpuMsPerCall, 'seq'))}`);
+      console.log(`${s} calls/s, ${WIDE} sessions at once: ${spread(fig(s, (p) => p.callsPerSec, 'wide'))}`);
+      console.log(`${s} worker CPU ms/call, one at a time: ${spread(fig(s, (p) => p.cpuMsPerCall, 'seq'))}`);
+      console.log(`${s} worker CPU ms/call, ${WIDE} at once: ${spread(fig(s, (p) => p.cpuMsPerCall, 'wide'))}`);
       console.log(`${s} history events/call: ${spread(fig(s, (p) => p.eventsPerCall, 'seq'))}`);
       console.log(`${s} history KB/call: ${spread(fig(s, (p) => p.kbPerCall, 'seq'))}`);
+      console.log(`${s} worker peak RSS MB, ${WIDE} at once: ${spread(fig(s, (p) => p.peakRssMb, 'wide'))}`);
+      console.log(
+        `${s} worker after the bench, MB: RSS ${r2(after[s].rss)}, main-thread heap ${r2(after[s].heapUsed)} (after GC)`,
+      );
     }
-    console.log(`process RSS after the bench, MB (both systems, one process): ${rss}`);
-    const ratio = (pick: (p: Phase) => number, which: 'seq' | 'conc') =>
+    const ratio = (pick: (p: Phase) => number, which: 'seq' | 'conc' | 'wide') =>
       r2(median(fig('zuno', pick, which)) / median(fig('peer', pick, which)));
+    console.log(`zuno/peer history KB: ${ratio((p) => p.kbPerCall, 'seq')}`);
+    console.log(`zuno/peer worker RSS after the bench: ${r2(after.zuno.rss / after.peer.rss)}`);
+    console.log(`zuno/peer calls/s, ${WIDE} at once: ${ratio((p) => p.callsPerSec, 'wide')}`);
+    console.log(`zuno/peer calls/s, ${c.sessions} at once: ${ratio((p) => p.callsPerSec, 'conc')}`);
     console.log(`zuno/peer wall: ${ratio((p) => p.wallMsPerCall, 'seq')}`);
     console.log(`zuno/peer cpu: ${ratio((p) => p.cpuMsPerCall, 'seq')}`);
-    console.log(`zuno/peer calls/s: ${ratio((p) => p.callsPerSec, 'conc')}`);
-    console.log(`zuno/peer history KB: ${ratio((p) => p.kbPerCall, 'seq')}`);
   } finally {
-    peer?.shutdown();
-    await peerRun?.catch(() => undefined);
+    for (const w of Object.values(workers)) await w.stop().catch(() => undefined);
     await h?.close().catch(() => undefined);
     await server?.kill().catch(() => undefined);
     rmSync(root, { recursive: true, force: true });

@@ -345,7 +345,21 @@ export interface ToolActivityInput {
   goalId?: string;
   /** The session's sandbox policy (`SessionMeta.sandbox`; absent: the auto default). */
   sandbox?: SandboxPolicy;
+  /**
+   * Set when the call runs as a local activity (issue 13): the task queue
+   * whose worker must run it — the session's route, or the workflow's own
+   * task queue for a session without one. A worker that does not serve it
+   * refuses with {@link LOCAL_ELSEWHERE} and the workflow schedules the
+   * regular activity on the route.
+   */
+  localOn?: string;
 }
+
+/** Longest a tool call runs as a local activity before the regular activity takes over, in ms (issue 13). */
+export const LOCAL_ACTIVITY_TIMEOUT_MS = 5_000;
+
+/** Failure type of a local activity refused by a worker that does not serve the session's route. */
+export const LOCAL_ELSEWHERE = 'local_elsewhere';
 
 /** Output of a tool activity: small; the output text is in the projection. */
 export interface ToolActivityResult {

@@ -50,7 +50,7 @@ export async function createZunoWorker(opts: ZunoWorkerOptions): Promise<{ worke
   const observers = createBgObserver(opts.store);
   const worker = await Worker.create({
     ...workflowOptions(codePath),
-    ...activityOptions(opts, observers),
+    ...activityOptions(opts, observers, (q) => q === opts.taskQueue),
     connection,
     namespace: opts.namespace,
     taskQueue: opts.taskQueue,
@@ -91,15 +91,19 @@ export async function createRoutedWorker(
   const codePath = await workflowBundlePath(opts.stateDir, opts.workflowsPath);
   const observers = createBgObserver(opts.store);
   const common = { connection, namespace: opts.namespace, ...(opts.identity ? { identity: opts.identity } : {}) };
+  // Local activities (issue 13) run only for sessions whose activities this process runs anyway.
+  const serves = (q: string) => q === opts.activityTaskQueue || (opts.unroutedActivities === true && q === opts.taskQueue);
   const workflows = await Worker.create({
     ...common,
     ...workflowOptions(codePath),
-    ...(opts.unroutedActivities ? activityOptions(opts, observers) : {}),
+    ...activityOptions(opts, observers, serves),
+    // Without unrouted activities the workflow side runs local activities only: it polls no activity tasks.
+    enableNonLocalActivities: opts.unroutedActivities === true,
     taskQueue: opts.taskQueue,
   });
   const activities = await Worker.create({
     ...common,
-    ...activityOptions(opts, observers),
+    ...activityOptions(opts, observers, serves),
     taskQueue: opts.activityTaskQueue,
   });
   const shutdown = () => {
@@ -138,10 +142,15 @@ async function closeAfter(observers: BgObserverActivities, connection: NativeCon
   await connection.close();
 }
 
-/** The activity side of a Zuno worker: every session activity, bound to the projection store. */
+/**
+ * The activity side of a Zuno worker: every session activity, bound to the
+ * projection store. `serves` tells whether this process runs the activities
+ * of a task queue (a local activity of a session routed elsewhere refuses).
+ */
 function activityOptions(
   opts: Pick<ZunoWorkerOptions, 'store' | 'maxConcurrentActivities'>,
   observers: BgObserverActivities,
+  serves: (taskQueue: string) => boolean,
 ) {
   return {
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? 16,
@@ -157,7 +166,7 @@ function activityOptions(
       bgCommand: createBgCommand(opts.store),
       ...createDelegationActivities(opts.store),
       ...observers.activities,
-      ...createToolActivities(toolImplementations, opts.store),
+      ...createToolActivities(toolImplementations, opts.store, serves),
       ...createCouncilActivities(opts.store),
     },
   };

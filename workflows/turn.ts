@@ -1,4 +1,4 @@
-import { ActivityFailure, isCancellation, proxyActivities, setCurrentDetails } from '@temporalio/workflow';
+import { ActivityFailure, isCancellation, proxyActivities, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
 import { modelStepOptions, toolActivityOptions } from '../core/activity-policy.js';
 import {
   type AdmittedInput,
@@ -19,6 +19,7 @@ import { toolDeclarations } from '../core/tools/registry.js';
 import type { BackgroundTasks } from './background.js';
 import { planBatches, runBounded } from './dispatch.js';
 import { onRoute } from './route.js';
+import { runsLocally, tryLocal } from './local-tools.js';
 import { admitCall, type GateHost } from './permission-gate.js';
 import { delegationRefusal, runTask } from './delegation.js';
 import { runCouncilCall } from './council-call.js';
@@ -43,6 +44,11 @@ export interface TurnHost extends GateHost {
    * instead of ending (so a `steered` receipt is true, SE1).
    */
   readonly takeSteeringAtEnd: boolean;
+  /**
+   * true for sessions started by this code (`patched`, LOCAL_TOOLS_PATCH in local-tools.ts):
+   * short reads run first as local activities (issue 13).
+   */
+  readonly localTools: boolean;
   /** Outcomes settled by the workflow, persisted by the next modelStep or finishTurn. */
   settled: SettledOutcome[];
   /** The step now running (for the state query). */
@@ -177,14 +183,19 @@ export async function runTurn(
       ...(meta.goal ? { goalId: meta.goal.goalId } : {}),
       ...(meta.sandbox ? { sandbox: meta.sandbox } : {}),
     };
-    const outcome = await raceForced(
-      ctl,
+    const regular = (): Promise<ToolActivityResult> =>
       onRoute(host, (o) =>
         proxyActivities<Record<string, (i: ToolActivityInput) => Promise<ToolActivityResult>>>({ ...options, ...o })[
           toolActivityName(call.name)
         ]!(input),
-      ),
-    );
+      );
+    const local = async (): Promise<ToolActivityResult> => {
+      // Issue 13: a short read runs in this worker first; anything but a result falls back to the regular activity.
+      const localOn = meta.route?.taskQueue ?? workflowInfo().taskQueue;
+      const attempt = await tryLocal(call.name, summary, { ...input, localOn });
+      return attempt.kind === 'done' ? attempt.value : regular();
+    };
+    const outcome = await raceForced(ctl, host.localTools && runsLocally(decl, call) ? local() : regular());
     if (outcome.kind === 'done') {
       stagnation.record(call, outcome.value);
       if (outcome.value.outcome === 'uncertain')

@@ -1,7 +1,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { backgroundTaskId } from '../../core/ids.js';
 import type { ToolActivityInput, ToolActivityResult } from '../../core/session-contract.js';
-import { INTERRUPT_COOPERATIVE_WINDOW_MS, toolActivityName } from '../../core/session-contract.js';
+import { INTERRUPT_COOPERATIVE_WINDOW_MS, LOCAL_ELSEWHERE, toolActivityName } from '../../core/session-contract.js';
 import { validateToolCall } from '../../core/tools/registry.js';
 import type { ToolResult } from '../../core/tools/types.js';
 import type { ProjectionStore } from '../projection/types.js';
@@ -32,6 +32,13 @@ const HEARTBEAT_EVERY_MS = 1_000;
  * facts, outcome facts) is
  * declared on its body (activities/tools/tool-body.ts), never keyed on its name.
  *
+ * Run as a local activity (issue 13, a short read: workflows/local-tools.ts)
+ * it first checks that this worker serves `input.localOn` — `serves` says
+ * which task queues' activities this process runs — and refuses with a
+ * non-retryable `local_elsewhere` otherwise (the workspace may live on
+ * another host); it records no separate start — one transaction writes
+ * `tool.started` with the result — and sends no heartbeats.
+ *
  * The result is small: outcome, error code, output size, `status` (`failed`
  * for an error/uncertain outcome or a tool-declared failure such as a shell
  * exit ≠ 0) and the tool's `facts` (exit code, verdict, conflict kind).
@@ -39,12 +46,13 @@ const HEARTBEAT_EVERY_MS = 1_000;
 export function createToolActivities(
   tools: Record<string, ToolImplementation>,
   store: ProjectionStore,
+  serves: (taskQueue: string) => boolean,
 ): Record<string, (input: ToolActivityInput) => Promise<ToolActivityResult>> {
   const activities: Record<string, (input: ToolActivityInput) => Promise<ToolActivityResult>> = {};
   for (const [name, tool] of Object.entries(tools)) {
     // A delegation (task, council_run) is a child workflow the session workflow starts: no activity.
     if (tool.declaration.delegation) continue;
-    activities[toolActivityName(name)] = (input) => runToolActivity(tool, store, input);
+    activities[toolActivityName(name)] = (input) => runToolActivity(tool, store, serves, input);
   }
   return activities;
 }
@@ -52,11 +60,19 @@ export function createToolActivities(
 async function runToolActivity(
   tool: ToolImplementation,
   store: ProjectionStore,
+  serves: (taskQueue: string) => boolean,
   input: ToolActivityInput,
 ): Promise<ToolActivityResult> {
   const ctx = Context.current();
   const { call, sessionId, turn, step } = input;
   const name = tool.name;
+  const local = ctx.info.isLocal;
+  if (local && !serves(input.localOn ?? ctx.info.taskQueue)) {
+    throw ApplicationFailure.nonRetryable(
+      `this worker does not run the activities of task queue ${input.localOn ?? ctx.info.taskQueue}`,
+      LOCAL_ELSEWHERE,
+    );
+  }
   const attempt = ctx.info.attempt;
   const startedAtMs = Date.now();
   // Large arguments travel by reference: re-read and re-validate them from the stored row.
@@ -78,12 +94,16 @@ async function runToolActivity(
     // Written only if the row is missing; an existing row keeps the model's own argument bytes.
     argsJson: row?.argsJson ?? JSON.stringify(call.args ?? {}),
   };
-  await recordStarted(store, identity, attempt, startedAtMs, call.summary ?? tool.declaration.summarize(args as never));
+  const summary = call.summary ?? tool.declaration.summarize(args as never);
+  // A local attempt is short: its start is written with its result, in one transaction.
+  if (!local) await recordStarted(store, identity, attempt, startedAtMs, summary);
   // TD10: the cooperative window counts from the moment the cancellation reaches this call.
   let cancelledAtMs: number | undefined;
   ctx.cancellationSignal.addEventListener('abort', () => (cancelledAtMs = Date.now()), { once: true });
   let progress: ToolProgress = { outputBytes: 0 };
-  const beat = setInterval(() => ctx.heartbeat(progressDetails(progress, startedAtMs, Date.now())), HEARTBEAT_EVERY_MS);
+  const beat = local
+    ? undefined
+    : setInterval(() => ctx.heartbeat(progressDetails(progress, startedAtMs, Date.now())), HEARTBEAT_EVERY_MS);
   let result: ToolResult;
   try {
     result = await tool.run(args, {
@@ -150,7 +170,7 @@ async function runToolActivity(
       endedAtMs,
       facts,
     },
-    { abandon: stopped !== undefined },
+    { abandon: stopped !== undefined, ...(local ? { started: { summary } } : {}) },
   );
   if (recorded.kind === 'late') return { outcome: recorded.stands, outputBytes: 0, late: true };
   if (recorded.kind === 'abandoned') {

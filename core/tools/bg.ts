@@ -129,6 +129,8 @@ export const bgDeclaration: BgDeclaration = {
   concurrency: 'ParallelSafe',
   args: bgArgs,
   effectOf: bgEffect,
+  // Issue 13: a look at a task (list, output window, artifact window) is a short read; wait and cancel are not.
+  runsLocally: (args) => args.action === 'list' || args.action === 'output' || args.action === 'artifact',
   onSchedule: (args) => (args.action === 'cancel' ? { cancelsBackgroundTask: args.taskID } : undefined),
   summarize(args) {
     switch (args.action) {

@@ -33,6 +33,7 @@ export const globDeclaration: ToolDeclaration<GlobArgs> = {
   effect: 'ReadOnly',
   replay: 'Safe',
   concurrency: 'ParallelSafe',
+  runsLocally: () => true,
   args: globArgs,
   subjectOf: (args) => ({ kind: 'paths', paths: [args.path ?? '.'] }),
   summarize(args) {

@@ -46,6 +46,7 @@ export const grepDeclaration: ToolDeclaration<GrepArgs> = {
   effect: 'ReadOnly',
   replay: 'Safe',
   concurrency: 'ParallelSafe',
+  runsLocally: () => true,
   args: grepArgs,
   subjectOf: (args) => ({ kind: 'paths', paths: [args.path ?? '.'] }),
   summarize(args) {

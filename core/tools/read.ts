@@ -64,6 +64,7 @@ export const readDeclaration: ToolDeclaration<ReadArgs> = {
   effect: 'ReadOnly',
   replay: 'Safe',
   concurrency: 'ParallelSafe',
+  runsLocally: () => true,
   args: readArgs,
   subjectOf: (args) => ({ kind: 'paths', paths: [args.path] }),
   summarize(args) {

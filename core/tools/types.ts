@@ -73,6 +73,18 @@ export interface ToolDeclaration<Args = unknown> {
    * lines appended after the issue list. Absent: none.
    */
   argumentNotes?(raw: unknown, issues: readonly { path: readonly PropertyKey[]; code?: string }[]): string[];
+  /**
+   * Issue 13: true for a call expected to finish in well under a second —
+   * a short read of the workspace or of durable state — which the session
+   * workflow then runs first as a Temporal local activity (in the worker
+   * that runs the workflow task: no activity task, no poll), falling back
+   * to the regular activity when it fails, times out or cannot run there.
+   * Only honoured for a `Safe` call whose effect is `ReadOnly` (running it
+   * twice is harmless). Part of the workflow's command sequence: changing
+   * which calls answer true needs a new `patched()` id (workflows/local-tools.ts).
+   * Absent: never local.
+   */
+  runsLocally?(args: Args): boolean;
 }
 
 /**

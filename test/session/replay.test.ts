@@ -236,6 +236,8 @@ describe('session workflow determinism', () => {
     expect(files).toEqual(
       expect.arrayContaining(['session-delegation-parent-v1.json', 'session-delegation-child-v1.json']),
     );
+    // Local activities (issue 13): parallel reads completing out of order, a read refused locally that fell back.
+    expect(files).toEqual(expect.arrayContaining(['session-local-reads-v1.json', 'session-local-fallback-v1.json']));
     for (const f of files) {
       const history = JSON.parse(readFileSync(join(FIXTURES, f), 'utf8'));
       expect(history.events.length, f).toBeGreaterThan(10);

@@ -1,0 +1,97 @@
+/**
+ * Workers in processes of their own for the benches (issue 13): Zuno's as an
+ * operator runs it (`zuno worker`, compiled), the peer's beside it, so CPU
+ * and memory are the worker's alone — not the bench's client, provider
+ * servers and bookkeeping. CPU from /proc/<pid>/stat (user + system, the
+ * process and its waited-for children), RSS from /proc/<pid>/status, heap
+ * on request through bench/mem-report.mjs. Linux only.
+ */
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ROOT } from '../test/helpers/dev-server.js';
+
+/** A benchmarked worker process. */
+export interface BenchWorker {
+  pid: number;
+  /** CPU time used so far, in ms (user + system, with reaped children). */
+  cpuMs(): number;
+  /** Resident set size now, in MiB. */
+  rssMb(): number;
+  /** Collects garbage in the worker's main thread and returns its process.memoryUsage(), in MiB. */
+  memory(): Promise<{ rss: number; heapUsed: number; external: number }>;
+  stop(): Promise<void>;
+}
+
+const TICK_MS = 1000 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+
+function wrap(child: ChildProcess, memFile: string, name: string): BenchWorker {
+  let stderr = '';
+  child.stderr?.on('data', (d) => (stderr = (stderr + String(d)).slice(-4000)));
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  child.once('exit', (code, signal) => {
+    if (code !== 0 && signal !== 'SIGTERM')
+      process.stderr.write(`${name} worker exited (${code ?? signal}): ${stderr}\n`);
+  });
+  const pid = child.pid!;
+  return {
+    pid,
+    cpuMs() {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // Fields 14–17 of stat (utime, stime, cutime, cstime), counted after the state field (3).
+      return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * TICK_MS;
+    },
+    rssMb() {
+      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      return Number(m![1]) / 1024;
+    },
+    async memory() {
+      rmSync(memFile, { force: true });
+      process.kill(pid, 'SIGUSR2');
+      for (let i = 0; i < 100 && !existsSync(memFile); i++) await sleep(50);
+      const u = JSON.parse(readFileSync(memFile, 'utf8')) as Record<'rss' | 'heapUsed' | 'external', number>;
+      return { rss: u.rss / 2 ** 20, heapUsed: u.heapUsed / 2 ** 20, external: u.external / 2 ** 20 };
+    },
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+const preload = (memFile: string) => ({
+  NODE_OPTIONS: `--import ${pathToFileURL(join(import.meta.dirname, 'mem-report.mjs')).href} --expose-gc`,
+  ZUNO_BENCH_MEM_FILE: memFile,
+});
+
+/**
+ * Starts `zuno worker` with ZUNO_HOME=`home` on `taskQueue` of the server at
+ * `address` (writes `<home>/temporal.yaml`); its projection is `<home>`'s.
+ */
+export function zunoWorkerProcess(home: string, address: string, taskQueue: string): BenchWorker {
+  writeFileSync(
+    join(home, 'temporal.yaml'),
+    ['server:', '  mode: external', `  address: ${address}`, `taskQueue: ${taskQueue}`, ''].join('\n'),
+  );
+  const memFile = join(home, 'bench-mem.json');
+  const child = spawn(process.execPath, [join(ROOT, 'bin', 'zuno.mjs'), 'worker'], {
+    cwd: home,
+    env: { ...process.env, ZUNO_HOME: home, TEMPORAL_ADDRESS: '', ...preload(memFile) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  return wrap(child, memFile, 'zuno');
+}
+
+/** Starts the peer's worker (bench/peer/worker.ts) on `taskQueue` with the prebuilt workflow bundle `codePath`. */
+export function peerWorkerProcess(dir: string, address: string, taskQueue: string, codePath: string): BenchWorker {
+  const memFile = join(dir, 'peer-mem.json');
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(import.meta.dirname, 'peer', 'worker.ts'), address, taskQueue, codePath],
+    { cwd: ROOT, env: { ...process.env, ...preload(memFile) }, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  return wrap(child, memFile, 'peer');
+}

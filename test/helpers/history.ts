@@ -1,0 +1,63 @@
+import { defaultPayloadConverter } from '@temporalio/common';
+import type { Client } from '@temporalio/client';
+
+/** One activity a workflow ran, as its history records it. */
+export interface ActivityRun {
+  /** The activity type, e.g. `tool_read`. */
+  type: string;
+  /** The one-line summary the Temporal UI shows, when set. */
+  summary: string | null;
+  /** true for a local activity (a `core_local_activity` marker, issue 13); false for an ActivityTaskScheduled. */
+  local: boolean;
+  /** A local activity's sequence number (its scheduling order); absent for a regular one. */
+  seq?: number;
+  /** A local activity that failed (the marker carries a failure). */
+  failed: boolean;
+  /** A local activity's first scheduling and its completion, ms since the epoch. */
+  scheduledMs?: number;
+  completedMs?: number;
+}
+
+const ms = (t: { seconds: number; nanos: number } | null | undefined) =>
+  t ? t.seconds * 1000 + t.nanos / 1e6 : undefined;
+
+type HistoryEvent = NonNullable<
+  Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['fetchHistory']>>['events']
+>[number];
+
+function summaryOf(e: HistoryEvent): string | null {
+  const data = e.userMetadata?.summary?.data;
+  return data ? (JSON.parse(Buffer.from(data).toString('utf8')) as string) : null;
+}
+
+/**
+ * The activities a workflow ran, in history order: each regular activity at
+ * its ActivityTaskScheduled, each local activity at its marker (recorded
+ * when it finished, so parallel local activities appear in completion order).
+ */
+export async function activityRuns(client: Client, workflowId: string): Promise<ActivityRun[]> {
+  const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  return (history.events ?? []).flatMap((e): ActivityRun[] => {
+    const scheduled = e.activityTaskScheduledEventAttributes;
+    if (scheduled) return [{ type: scheduled.activityType!.name!, summary: summaryOf(e), local: false, failed: false }];
+    const m = e.markerRecordedEventAttributes;
+    if (m?.markerName !== 'core_local_activity') return [];
+    const data = defaultPayloadConverter.fromPayload(m.details!.data!.payloads![0]!) as {
+      seq: number;
+      activity_type: string;
+      complete_time?: { seconds: number; nanos: number };
+      original_schedule_time?: { seconds: number; nanos: number };
+    };
+    return [
+      {
+        type: data.activity_type,
+        summary: summaryOf(e),
+        local: true,
+        seq: data.seq,
+        failed: !!m.failure,
+        scheduledMs: ms(data.original_schedule_time),
+        completedMs: ms(data.complete_time),
+      },
+    ];
+  });
+}

@@ -1,0 +1,60 @@
+import { TemporalFailure, isCancellation, proxyLocalActivities } from '@temporalio/workflow';
+import { ActivityCancellationType } from '@temporalio/common';
+import type { PlannedToolCall, ToolActivityInput, ToolActivityResult } from '../core/session-contract.js';
+import { LOCAL_ACTIVITY_TIMEOUT_MS, toolActivityName } from '../core/session-contract.js';
+import type { ToolDeclaration } from '../core/tools/types.js';
+
+/**
+ * `patched()` id of sessions whose short reads run as local activities
+ * (issue 13). Before it, every tool call was a regular activity. The set of
+ * calls that run locally ({@link runsLocally}) is part of the command
+ * sequence: a change to it needs a new id.
+ */
+export const LOCAL_TOOLS_PATCH = 'zuno-local-tools-v1';
+
+/**
+ * Whether a validated call runs first as a local activity: its tool says it
+ * is short for these arguments (`runsLocally`), it is replay `Safe` and its
+ * effect is `ReadOnly` (TD1, TD3: a second run, after a fallback, changes
+ * nothing), and its arguments travel inline (a call whose arguments are in
+ * the projection is long by definition). Pure.
+ */
+export function runsLocally(decl: ToolDeclaration, call: PlannedToolCall): boolean {
+  if (call.args === undefined || call.argsInProjection || !decl.runsLocally) return false;
+  const effect = decl.effectOf ? decl.effectOf(call.args as never) : decl.effect;
+  return decl.replay === 'Safe' && effect === 'ReadOnly' && decl.runsLocally(call.args as never);
+}
+
+/** What {@link tryLocal} came to: the tool's result, or a reason to run the regular activity instead. */
+export type LocalAttempt = { kind: 'done'; value: ToolActivityResult } | { kind: 'fallback'; reason: string };
+
+/**
+ * Runs one call as a local activity (issue 13): in the worker that runs this
+ * workflow task, one attempt, at most {@link LOCAL_ACTIVITY_TIMEOUT_MS}
+ * from scheduling (a wait for a local-activity slot included). `input.localOn`
+ * names the task queue whose worker may run it; a worker that does not
+ * serve it refuses (`local_elsewhere`). Any failure but a cancellation —
+ * a timeout, a refusal, an infrastructure error — comes back as `fallback`:
+ * the caller then schedules the regular activity, which runs the (Safe,
+ * ReadOnly) call again from the start and records over nothing (a completed
+ * record stands). A cancellation (TD10 interrupt) is rethrown as it is.
+ * Deterministic: only schedules and awaits.
+ * @throws the cancellation of the scope it runs in.
+ */
+export async function tryLocal(name: string, summary: string, input: ToolActivityInput): Promise<LocalAttempt> {
+  const local = proxyLocalActivities<Record<string, (i: ToolActivityInput) => Promise<ToolActivityResult>>>({
+    scheduleToCloseTimeout: LOCAL_ACTIVITY_TIMEOUT_MS,
+    retry: { maximumAttempts: 1 },
+    // TD10: a cancelled read reports its own final result, as its regular activity would.
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+    summary,
+  });
+  try {
+    return { kind: 'done', value: await local[toolActivityName(name)]!(input) };
+  } catch (err) {
+    // A local activity's failure may reach the workflow unwrapped (an ApplicationFailure or
+    // TimeoutFailure, not an ActivityFailure around it): any Temporal failure but a cancellation falls back.
+    if (isCancellation(err) || !(err instanceof TemporalFailure)) throw err;
+    return { kind: 'fallback', reason: (err.cause ?? err).message };
+  }
+}
