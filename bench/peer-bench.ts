@@ -234,3 +234,5 @@ async function main(): Promise<void> {
 }
 
 await main();
+// tsx's esbuild service keeps a child process open in this process: exit once everything here is closed.
+process.exit();

@@ -58,6 +58,8 @@ function wrap(child: ChildProcess, memFile: string, name: string): BenchWorker {
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       await exited;
+      // A subprocess the worker left (none expected) must not hold the bench open through the stderr pipe.
+      child.stderr?.destroy();
     },
   };
 }

@@ -45,8 +45,6 @@ export async function activityRuns(client: Client, workflowId: string): Promise<
     const data = defaultPayloadConverter.fromPayload(m.details!.data!.payloads![0]!) as {
       seq: number;
       activity_type: string;
-      complete_time?: { seconds: number; nanos: number };
-      original_schedule_time?: { seconds: number; nanos: number };
     };
     return [
       {
@@ -55,8 +53,6 @@ export async function activityRuns(client: Client, workflowId: string): Promise<
         local: true,
         seq: data.seq,
         failed: !!m.failure,
-        scheduledMs: ms(data.original_schedule_time),
-        completedMs: ms(data.complete_time),
       },
     ];
   });
