@@ -19,6 +19,16 @@ import { workflowBundlePath } from './workflow-bundle.js';
 const HEARTBEAT_THROTTLE_MAX_MS = INTERRUPT_DELIVERY_MS;
 /** How long a workflow task waits on this worker's sticky queue before any worker may take it, in ms. */
 const STICKY_QUEUE_TIMEOUT_MS = 3_000;
+/**
+ * Workflows a worker keeps in its cache (issue 13 item 5). Measured by
+ * bench/worker-memory.ts: an idle cached session holds ~0.3 MiB of RSS
+ * (~1 MiB each for the first 100, which pay for the cache's own growth),
+ * so 500 cached sessions stay near 250 MiB above an idle worker's ~290 MiB.
+ * An evicted session costs a replay of its current run on its next input;
+ * SDK default here would be thousands (a fraction of the V8 heap limit),
+ * which lets a worker watching many long Goals grow past a gigabyte.
+ */
+export const WORKFLOW_CACHE_SIZE = 500;
 
 export interface ZunoWorkerOptions {
   address: string;
@@ -92,7 +102,8 @@ export async function createRoutedWorker(
   const observers = createBgObserver(opts.store);
   const common = { connection, namespace: opts.namespace, ...(opts.identity ? { identity: opts.identity } : {}) };
   // Local activities (issue 13) run only for sessions whose activities this process runs anyway.
-  const serves = (q: string) => q === opts.activityTaskQueue || (opts.unroutedActivities === true && q === opts.taskQueue);
+  const serves = (q: string) =>
+    q === opts.activityTaskQueue || (opts.unroutedActivities === true && q === opts.taskQueue);
   const workflows = await Worker.create({
     ...common,
     ...workflowOptions(codePath),
@@ -125,6 +136,7 @@ export async function createRoutedWorker(
 function workflowOptions(codePath: string) {
   return {
     workflowBundle: { codePath },
+    maxCachedWorkflows: WORKFLOW_CACHE_SIZE,
     // A workflow task parked on a dead worker's sticky queue moves to the shared queue after this
     // (default 10 s): a killed worker delays its sessions' next decision by 3 s, not 10 s.
     stickyQueueScheduleToStartTimeout: STICKY_QUEUE_TIMEOUT_MS,

@@ -11,6 +11,18 @@ import { INSTALL_ROOT as projectRoot } from './install-root.js';
  */
 export const WORKFLOWS_PATH = join(projectRoot, 'workflows', 'index.ts');
 
+/**
+ * Modules the workflow bundle loads once and shares between the workflows
+ * of a worker (the bundler's `preloadModules`; issue 13 item 5). With the
+ * reused V8 context every module a workflow imports is otherwise evaluated
+ * again for each workflow in the cache: the tool declarations with their zod
+ * schemas were most of the ~2 MiB an idle cached session held. Only pure
+ * modules belong here — constant tables and functions of their arguments,
+ * no module-level state, no `@temporalio/workflow` call — as all of core/ is
+ * (no core module imports @temporalio/workflow). Part of the cache key.
+ */
+export const SHARED_MODULES = [join(projectRoot, 'core', 'tools', 'registry.ts')];
+
 function hashTree(hash: ReturnType<typeof createHash>, dir: string): void {
   for (const name of readdirSync(dir).sort()) {
     const p = join(dir, name);
@@ -39,6 +51,7 @@ export async function workflowBundlePath(stateDir: string, workflowsPath: string
   const hash = createHash('sha256');
   hashTree(hash, join(projectRoot, 'workflows'));
   hashTree(hash, join(projectRoot, 'core'));
+  hash.update(readFileSync(BUNDLER)).update(SHARED_MODULES.join('\n'));
   if (entry !== WORKFLOWS_PATH) {
     hash.update(entry);
     hashTree(hash, dirname(entry));
@@ -58,7 +71,10 @@ export async function workflowBundlePath(stateDir: string, workflowsPath: string
   }
   mkdirSync(dir, { recursive: true });
   const tmp = `${path}.${process.pid}.tmp`;
-  const child = await execa(process.execPath, [BUNDLER, entry, tmp], { reject: false, stdin: 'ignore' });
+  const child = await execa(process.execPath, [BUNDLER, entry, tmp, ...SHARED_MODULES], {
+    reject: false,
+    stdin: 'ignore',
+  });
   if (child.exitCode !== 0) {
     rmSync(tmp, { force: true });
     const why = (child.stderr || child.stdout || `exit ${String(child.exitCode ?? child.signal)}`).trim();
