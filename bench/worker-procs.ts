@@ -31,9 +31,12 @@ function wrap(child: ChildProcess, memFile: string, name: string): BenchWorker {
   let stderr = '';
   child.stderr?.on('data', (d) => (stderr = (stderr + String(d)).slice(-4000)));
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  child.once('exit', (code, signal) => {
-    if (code !== 0 && signal !== 'SIGTERM')
-      process.stderr.write(`${name} worker exited (${code ?? signal}): ${stderr}\n`);
+  let stopping = false;
+  child.once('close', (code, signal) => {
+    if (stopping) return;
+    // A worker that dies mid-bench would leave the bench waiting forever: stop it loudly instead.
+    process.stderr.write(`${name} worker exited (${code ?? signal}) before the bench stopped it:\n${stderr}\n`);
+    process.exit(1);
   });
   const pid = child.pid!;
   return {
@@ -56,6 +59,7 @@ function wrap(child: ChildProcess, memFile: string, name: string): BenchWorker {
       return { rss: u.rss / 2 ** 20, heapUsed: u.heapUsed / 2 ** 20, external: u.external / 2 ** 20 };
     },
     async stop() {
+      stopping = true;
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       await exited;
       // A subprocess the worker left (none expected) must not hold the bench open through the stderr pipe.
@@ -63,6 +67,11 @@ function wrap(child: ChildProcess, memFile: string, name: string): BenchWorker {
     },
   };
 }
+
+/** ZUNO_BENCH_CPU_PROF=<dir>: each worker writes a V8 CPU profile there when it stops (open it in Chrome DevTools). */
+const profile = process.env.ZUNO_BENCH_CPU_PROF
+  ? ['--cpu-prof', `--cpu-prof-dir=${process.env.ZUNO_BENCH_CPU_PROF}`]
+  : [];
 
 const preload = (memFile: string) => ({
   NODE_OPTIONS: `--import ${pathToFileURL(join(import.meta.dirname, 'mem-report.mjs')).href} --expose-gc`,
@@ -79,7 +88,7 @@ export function zunoWorkerProcess(home: string, address: string, taskQueue: stri
     ['server:', '  mode: external', `  address: ${address}`, `taskQueue: ${taskQueue}`, ''].join('\n'),
   );
   const memFile = join(home, 'bench-mem.json');
-  const child = spawn(process.execPath, [join(ROOT, 'bin', 'zuno.mjs'), 'worker'], {
+  const child = spawn(process.execPath, [...profile, join(ROOT, 'bin', 'zuno.mjs'), 'worker'], {
     cwd: home,
     env: { ...process.env, ZUNO_HOME: home, TEMPORAL_ADDRESS: '', ...preload(memFile) },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -92,7 +101,7 @@ export function peerWorkerProcess(dir: string, address: string, taskQueue: strin
   const memFile = join(dir, 'peer-mem.json');
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', join(import.meta.dirname, 'peer', 'worker.ts'), address, taskQueue, codePath],
+    ['--import', 'tsx', ...profile, join(import.meta.dirname, 'peer', 'worker.ts'), address, taskQueue, codePath],
     { cwd: ROOT, env: { ...process.env, ...preload(memFile) }, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   return wrap(child, memFile, 'peer');

@@ -6,11 +6,13 @@
  *
  *   node --import tsx bench/peer/worker.ts <address> <taskQueue> <bundlePath>
  */
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createPeerActivities } from './activities.js';
 
 const [address, taskQueue, codePath] = process.argv.slice(2);
 if (!address || !taskQueue || !codePath) throw new Error('usage: worker.ts <address> <taskQueue> <bundlePath>');
+// As Zuno's worker does: no SDK signal handlers (SIGUSR2 is the bench's memory probe), warnings only.
+Runtime.install({ shutdownSignals: [], logger: new DefaultLogger('WARN') });
 const connection = await NativeConnection.connect({ address });
 const worker = await Worker.create({
   connection,
