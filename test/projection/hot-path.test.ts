@@ -66,6 +66,25 @@ describe.each(BACKENDS)('projection hot path (%s)', (backend) => {
     expect(events.map((e) => e.type)).toEqual([EV.toolStarted, EV.toolCompleted]);
   });
 
+  it('a local read costs one transaction: tool.started, row, result part and tool.completed together', async () => {
+    const call = identity('ses_hot_local', 0, 0, 1);
+    const before = store.sqlStats();
+    const written = await recordCompleted(store, call, done('one'), {
+      abandon: false,
+      started: { summary: 'read: a.ts' },
+    });
+    const after = store.sqlStats();
+    expect(written).toEqual({ kind: 'written', outcome: 'ok', outputBytes: 3 });
+    expect(after.transactions - before.transactions).toBe(1);
+    if (backend === 'sqlite') expect(after.statements - before.statements).toBe(4);
+    const events = await store.listEvents('ses_hot_local', 0);
+    expect(events.map((e) => [e.type, e.data.attempt])).toEqual([
+      [EV.toolStarted, 1],
+      [EV.toolCompleted, 1],
+    ]);
+    expect((await store.getToolCall('ses_hot_local', call.id))!).toMatchObject({ status: 'completed', outcome: 'ok' });
+  });
+
   it('a completion that meets a completed row writes nothing of its batch; the first record stands', async () => {
     const call = identity('ses_hot2', 0, 0, 1);
     await recordCompleted(store, call, done('first'), { abandon: false });
