@@ -27,7 +27,7 @@ import { startTestDevServer, type TestDevServer } from '../test/helpers/dev-serv
 import { benchCase, readFileCount, script, type BenchCase } from './overhead-cases.js';
 import { direct, timedSession } from './overhead-measure.js';
 import type { PeerInput } from './peer/workflow.js';
-import { peerWorkerProcess, zunoWorkerProcess, type BenchWorker } from './worker-procs.js';
+import { peerWorkerProcess, runBench, zunoWorkerProcess, type BenchWorker } from './worker-procs.js';
 
 const { values: flags } = parseArgs({
   args: process.argv.slice(2),
@@ -233,6 +233,4 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
-// tsx's esbuild service keeps a child process open in this process: exit once everything here is closed.
-process.exit();
+await runBench(main);

@@ -13,13 +13,11 @@
  *
  *   npx tsx bench/session-length.ts [--steps 170] [--parallel 5]
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createHarness, type Harness } from '../test/helpers/harness.js';
-import { startTestDevServer, type TestDevServer } from '../test/helpers/dev-server.js';
-import { zunoWorkerProcess, type BenchWorker } from './worker-procs.js';
+import type { Harness } from '../test/helpers/harness.js';
+import { runBench, zunoBench } from './worker-procs.js';
 
 const { values: flags } = parseArgs({
   args: process.argv.slice(2),
@@ -55,10 +53,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const r2 = (x: number) => Math.round(x * 100) / 100;
 
 async function main(): Promise<void> {
-  const root = mkdtempSync(join(tmpdir(), 'zuno-length-bench-'));
-  let server: TestDevServer | undefined;
-  let h: Harness | undefined;
-  let worker: BenchWorker | undefined;
+  const { root, h, close } = await zunoBench('length');
   try {
     const workspace = join(root, 'ws');
     mkdirSync(join(workspace, 'src'), { recursive: true });
@@ -66,12 +61,6 @@ async function main(): Promise<void> {
       const body = Array.from({ length: 20 }, (_, l) => `export const v${i}_${l} = ${l}; // line ${l}`).join('\n');
       writeFileSync(join(workspace, 'src', `f${i}.ts`), `${body}\n`);
     }
-    server = await startTestDevServer(join(root, 'temporal.db'));
-    const home = join(root, 'state');
-    mkdirSync(home);
-    const taskQueue = `zuno-bench-length-${Date.now()}`;
-    h = await createHarness({ address: server.address, withWorker: false, stateDir: home, taskQueue });
-    worker = zunoWorkerProcess(home, server.address, taskQueue);
     const replies = Array.from({ length: STEPS }, (_, k) => ({
       toolCalls: Array.from({ length: PER_STEP }, (_, j) => ({
         name: 'read',
@@ -105,13 +94,8 @@ async function main(): Promise<void> {
       console.log(`modelStep ms at ${a.messages} prior messages: ${r2(a.ms)} (${r2(a.min)}–${r2(a.max)})`);
     console.log(`modelStep at ${at[2]!.messages} vs ${at[0]!.messages} prior messages: ${r2(at[2]!.ms / at[0]!.ms)}`);
   } finally {
-    await worker?.stop().catch(() => undefined);
-    await h?.close().catch(() => undefined);
-    await server?.kill().catch(() => undefined);
-    rmSync(root, { recursive: true, force: true });
+    await close();
   }
 }
 
-await main();
-// tsx's esbuild service keeps a child process open in this process: exit once everything here is closed.
-process.exit();
+await runBench(main);

@@ -10,15 +10,13 @@
  *
  *   npx tsx bench/worker-memory.ts [--sessions 1000]
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SessionState } from '../core/session-contract.js';
-import { createHarness, type Harness } from '../test/helpers/harness.js';
-import { startTestDevServer, type TestDevServer } from '../test/helpers/dev-server.js';
-import { zunoWorkerProcess, type BenchWorker } from './worker-procs.js';
+import type { Harness } from '../test/helpers/harness.js';
+import { runBench, zunoBench } from './worker-procs.js';
 
 const { values: flags } = parseArgs({
   args: process.argv.slice(2),
@@ -63,20 +61,11 @@ async function idleSessions(h: Harness, workspace: string, count: number): Promi
 const r2 = (x: number) => Math.round(x * 100) / 100;
 
 async function main(): Promise<void> {
-  const root = mkdtempSync(join(tmpdir(), 'zuno-memory-bench-'));
-  let server: TestDevServer | undefined;
-  let h: Harness | undefined;
-  let worker: BenchWorker | undefined;
+  const { root, h, worker, close } = await zunoBench('memory');
   try {
     const workspace = join(root, 'ws');
     mkdirSync(workspace);
     writeFileSync(join(workspace, 'a.txt'), 'alpha\n');
-    server = await startTestDevServer(join(root, 'temporal.db'));
-    const home = join(root, 'state');
-    mkdirSync(home);
-    const taskQueue = `zuno-bench-memory-${Date.now()}`;
-    h = await createHarness({ address: server.address, withWorker: false, stateDir: home, taskQueue });
-    worker = zunoWorkerProcess(home, server.address, taskQueue);
     // Warm-up: a session that ends (the bundle loaded, Prisma ready); it leaves nothing cached.
     const warm = await h.startScripted({
       workspace,
@@ -99,13 +88,8 @@ async function main(): Promise<void> {
     console.log(`MiB RSS per idle session, first ${FIRST}: ${r2((first.rss - base.rss) / FIRST)}`);
     console.log(`MiB RSS per idle session, ${FIRST}→${N}: ${r2((all.rss - first.rss) / (N - FIRST))}`);
   } finally {
-    await worker?.stop().catch(() => undefined);
-    await h?.close().catch(() => undefined);
-    await server?.kill().catch(() => undefined);
-    rmSync(root, { recursive: true, force: true });
+    await close();
   }
 }
 
-await main();
-// tsx's esbuild service keeps a child process open in this process: exit once everything here is closed.
-process.exit();
+await runBench(main);

@@ -7,11 +7,13 @@
  * on request through bench/mem-report.mjs. Linux only.
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ROOT } from '../test/helpers/dev-server.js';
+import { ROOT, startTestDevServer } from '../test/helpers/dev-server.js';
+import { createHarness, type Harness } from '../test/helpers/harness.js';
 
 /** A benchmarked worker process. */
 export interface BenchWorker {
@@ -105,4 +107,54 @@ export function peerWorkerProcess(dir: string, address: string, taskQueue: strin
     { cwd: ROOT, env: { ...process.env, ...preload(memFile) }, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   return wrap(child, memFile, 'peer');
+}
+
+/** A bench's Temporal, client and Zuno worker: see {@link zunoBench}. */
+export interface ZunoBench {
+  /** A fresh temporary directory, removed by `close`. */
+  root: string;
+  address: string;
+  /** Client, projection store and scripted sessions; hosts no worker. */
+  h: Harness;
+  /** `zuno worker` on the harness's task queue, with the harness's projection. */
+  worker: BenchWorker;
+  /** Stops the worker, closes the harness, kills the dev server, removes `root`. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts what a bench of Zuno alone needs: the pinned dev server, a harness
+ * without a worker, and `zuno worker` in a process of its own on the
+ * harness's task queue (`zuno-bench-<name>-<time>`), sharing its projection.
+ */
+export async function zunoBench(name: string): Promise<ZunoBench> {
+  const root = mkdtempSync(join(tmpdir(), `zuno-${name}-bench-`));
+  const closers: (() => Promise<unknown>)[] = [async () => rmSync(root, { recursive: true, force: true })];
+  const close = async () => {
+    for (const c of closers.splice(0).reverse()) await c().catch(() => undefined);
+  };
+  try {
+    const server = await startTestDevServer(join(root, 'temporal.db'));
+    closers.push(() => server.kill());
+    const home = join(root, 'state');
+    mkdirSync(home);
+    const taskQueue = `zuno-bench-${name}-${Date.now()}`;
+    const h = await createHarness({ address: server.address, withWorker: false, stateDir: home, taskQueue });
+    closers.push(() => h.close());
+    const worker = zunoWorkerProcess(home, server.address, taskQueue);
+    closers.push(() => worker.stop());
+    return { root, address: server.address, h, worker, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+/**
+ * Runs a bench's `main` and exits: tsx's esbuild service keeps a child
+ * process open in the bench's process, which would otherwise never end.
+ */
+export async function runBench(main: () => Promise<void>): Promise<void> {
+  await main();
+  process.exit();
 }
