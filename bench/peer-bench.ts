@@ -27,7 +27,7 @@ import { startTestDevServer, type TestDevServer } from '../test/helpers/dev-serv
 import { benchCase, readFileCount, script, type BenchCase } from './overhead-cases.js';
 import { direct, timedSession } from './overhead-measure.js';
 import type { PeerInput } from './peer/workflow.js';
-import { peerWorkerProcess, runBench, zunoWorkerProcess, type BenchWorker } from './worker-procs.js';
+import { machineTicks, peerWorkerProcess, runBench, zunoWorkerProcess, type BenchWorker } from './worker-procs.js';
 
 const { values: flags } = parseArgs({
   args: process.argv.slice(2),
@@ -60,6 +60,8 @@ const ZUNO_QUEUE = `zuno-bench-zuno-${Date.now()}`;
 interface Phase {
   /** Peak worker RSS while the phase ran, MiB (sampled every 100 ms). */
   peakRssMb: number;
+  /** Share of the machine's CPU (all cores) busy during the phase, 0–1: whoever ran it. */
+  machineBusy: number;
   wallMsPerCall: number;
   cpuMsPerCall: number;
   callsPerSec: number;
@@ -116,6 +118,7 @@ async function phase(
 ): Promise<Phase> {
   const ids: string[] = [];
   const cpu0 = worker.cpuMs();
+  const m0 = machineTicks();
   let peakRssMb = worker.rssMb();
   const sampler = setInterval(() => (peakRssMb = Math.max(peakRssMb, worker.rssMb())), 100);
   const t0 = performance.now();
@@ -137,10 +140,12 @@ async function phase(
   }
   const wallMs = performance.now() - t0;
   const cpuMs = worker.cpuMs() - cpu0;
+  const m1 = machineTicks();
   const calls = count * c.calls;
   const size = await historySize(h, ids);
   return {
     peakRssMb,
+    machineBusy: (m1.busy - m0.busy) / (m1.total - m0.total),
     wallMsPerCall: limit === 1 ? wallMs / calls : NaN,
     cpuMsPerCall: cpuMs / calls,
     callsPerSec: calls / (wallMs / 1000),
@@ -212,6 +217,9 @@ async function main(): Promise<void> {
       console.log(`${s} worker CPU ms/call, ${WIDE} at once: ${spread(fig(s, (p) => p.cpuMsPerCall, 'wide'))}`);
       console.log(`${s} history events/call: ${spread(fig(s, (p) => p.eventsPerCall, 'seq'))}`);
       console.log(`${s} history KB/call: ${spread(fig(s, (p) => p.kbPerCall, 'seq'))}`);
+      console.log(
+        `${s} machine CPU busy, ${WIDE} at once (all cores, every process): ${spread(fig(s, (p) => p.machineBusy, 'wide'))}`,
+      );
       console.log(`${s} worker peak RSS MB, ${WIDE} at once: ${spread(fig(s, (p) => p.peakRssMb, 'wide'))}`);
       console.log(
         `${s} worker after the bench, MB: RSS ${r2(after[s].rss)}, main-thread heap ${r2(after[s].heapUsed)} (after GC)`,

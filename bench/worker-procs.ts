@@ -27,6 +27,14 @@ export interface BenchWorker {
   stop(): Promise<void>;
 }
 
+/** Busy and total CPU time of the whole machine so far, in clock ticks (/proc/stat, every core). */
+export function machineTicks(): { busy: number; total: number } {
+  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const total = f.reduce((a, b) => a + b, 0);
+  // idle + iowait are not busy.
+  return { busy: total - f[3]! - f[4]!, total };
+}
+
 const TICK_MS = 1000 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
 
 function wrap(child: ChildProcess, memFile: string, name: string): BenchWorker {
