@@ -204,7 +204,9 @@ async function main(): Promise<void> {
     console.log(`${'setup (dev server, worker, warm-up)'.padEnd(width)}  ${round(setupMs / 1000, 2)} s`);
     const runtimeS = round((performance.now() - began) / 1000, 2);
     console.log(`${'runtime'.padEnd(width)}  ${runtimeS} s`);
-    console.log('* activity start → result: tool body plus its running-row upsert and tool.started event;');
+    console.log(
+      '* activity start → result: tool body plus its running-row upsert and tool.started event (read: a local activity, its start written with its result);',
+    );
     console.log(
       `  read: ${read.perStep} calls per step contend for the projection; tool phase = per-step span / calls;`,
     );
