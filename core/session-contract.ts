@@ -355,8 +355,13 @@ export interface ToolActivityInput {
   localOn?: string;
 }
 
-/** Longest a tool call runs as a local activity before the regular activity takes over, in ms (issue 13). */
-export const LOCAL_ACTIVITY_TIMEOUT_MS = 5_000;
+/**
+ * Longest a tool call runs as a local activity before the regular activity
+ * takes over, in ms (issue 13). Temporal keeps the workflow task open while
+ * its local activities run, so nothing reaches the workflow meanwhile — an
+ * interrupt (TD10), a steered input: kept within INTERRUPT_DELIVERY_MS.
+ */
+export const LOCAL_ACTIVITY_TIMEOUT_MS = 500;
 
 /** Failure type of a local activity refused by a worker that does not serve the session's route. */
 export const LOCAL_ELSEWHERE = 'local_elsewhere';

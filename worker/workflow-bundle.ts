@@ -19,7 +19,9 @@ export const WORKFLOWS_PATH = join(projectRoot, 'workflows', 'index.ts');
  * schemas were most of the ~2 MiB an idle cached session held. Only pure
  * modules belong here — constant tables and functions of their arguments,
  * no module-level state, no `@temporalio/workflow` call — as all of core/ is
- * (no core module imports @temporalio/workflow). Part of the cache key.
+ * (no core module imports @temporalio/workflow). The SDK deep-freezes them:
+ * workflow code must not parse with these zod schemas (zod caches internals
+ * on first use); validation belongs to modelStep. Part of the cache key.
  */
 export const SHARED_MODULES = [join(projectRoot, 'core', 'tools', 'registry.ts')];
 

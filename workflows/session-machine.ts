@@ -46,7 +46,7 @@ import { ClientIdTable } from './client-ids.js';
 import { onRoute } from './route.js';
 import { describeOutcome, statusLine } from './status-line.js';
 import { validateResume } from './resume.js';
-import { LOCAL_TOOLS_PATCH } from './local-tools.js';
+import { localToolsRule, type LocalToolsRule } from './local-tools.js';
 import { errorOf, runTurn, statusOf, type TurnHost } from './turn.js';
 import { newTurnControl, type TurnControl } from './turn-control.js';
 
@@ -95,7 +95,7 @@ export class SessionMachine implements TurnHost, QuestionHost {
   /** The session's side of the Goal that drives it (DESIGN.md §3); null for an ordinary session. */
   readonly goal: GoalLink | null;
   readonly takeSteeringAtEnd: boolean;
-  readonly localTools: boolean;
+  readonly localTools: LocalToolsRule;
   private readonly v2: boolean;
   /** Sessions under {@link RESUME_PATCH}: a pause waits for `resume` instead of ending the workflow. */
   private readonly resumable: boolean;
@@ -127,7 +127,7 @@ export class SessionMachine implements TurnHost, QuestionHost {
     this.v2 = patched(STATE_MACHINE_PATCH);
     this.resumable = this.v2 && patched(RESUME_PATCH);
     this.takeSteeringAtEnd = this.v2;
-    this.localTools = patched(LOCAL_TOOLS_PATCH);
+    this.localTools = localToolsRule();
     this.meta = input.meta;
     const c = input.carried;
     this.inbox = [...(c?.pending ?? [])];

@@ -1,4 +1,10 @@
-import { ActivityFailure, isCancellation, proxyActivities, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  isCancellation,
+  proxyActivities,
+  setCurrentDetails,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { modelStepOptions, toolActivityOptions } from '../core/activity-policy.js';
 import {
   type AdmittedInput,
@@ -19,7 +25,7 @@ import { toolDeclarations } from '../core/tools/registry.js';
 import type { BackgroundTasks } from './background.js';
 import { planBatches, runBounded } from './dispatch.js';
 import { onRoute } from './route.js';
-import { runsLocally, tryLocal } from './local-tools.js';
+import { type LocalToolsRule, runsLocally, tryLocal } from './local-tools.js';
 import { admitCall, type GateHost } from './permission-gate.js';
 import { delegationRefusal, runTask } from './delegation.js';
 import { runCouncilCall } from './council-call.js';
@@ -44,11 +50,8 @@ export interface TurnHost extends GateHost {
    * instead of ending (so a `steered` receipt is true, SE1).
    */
   readonly takeSteeringAtEnd: boolean;
-  /**
-   * true for sessions started by this code (`patched`, LOCAL_TOOLS_PATCH in local-tools.ts):
-   * short reads run first as local activities (issue 13).
-   */
-  readonly localTools: boolean;
+  /** Whether and when short reads run first as local activities (issue 13; `patched`, local-tools.ts). */
+  readonly localTools: LocalToolsRule;
   /** Outcomes settled by the workflow, persisted by the next modelStep or finishTurn. */
   settled: SettledOutcome[];
   /** The step now running (for the state query). */
@@ -115,6 +118,8 @@ export async function runTurn(
       if (o.outcome === 'uncertain') spent.uncertain.push({ callId: o.callId, tool: o.tool, cause: o.cause });
   };
   const stagnation = new StagnationGuard();
+  /** Calls in the batch now running (issue 13: a v2 local read needs its whole batch to run at once). */
+  let batchSize = 0;
 
   const runTool = async (call: PlannedToolCall): Promise<void> => {
     const before = host.settled.length;
@@ -195,7 +200,8 @@ export async function runTurn(
       const attempt = await tryLocal(call.name, summary, { ...input, localOn });
       return attempt.kind === 'done' ? attempt.value : regular();
     };
-    const outcome = await raceForced(ctl, host.localTools && runsLocally(decl, call) ? local() : regular());
+    const batch = { size: batchSize, concurrency: meta.toolConcurrency };
+    const outcome = await raceForced(ctl, runsLocally(host.localTools, decl, call, batch) ? local() : regular());
     if (outcome.kind === 'done') {
       stagnation.record(call, outcome.value);
       if (outcome.value.outcome === 'uncertain')
@@ -294,6 +300,7 @@ export async function runTurn(
           ),
         );
         for (const batch of planBatches(result.toolCalls, (n) => toolDeclarations[n]?.concurrency ?? 'Exclusive')) {
+          batchSize = batch.length;
           await runBounded(batch, meta.toolConcurrency, runTool);
         }
       }

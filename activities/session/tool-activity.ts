@@ -1,4 +1,5 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import { ApplicationFailureCategory } from '@temporalio/common';
 import { backgroundTaskId } from '../../core/ids.js';
 import type { ToolActivityInput, ToolActivityResult } from '../../core/session-contract.js';
 import { INTERRUPT_COOPERATIVE_WINDOW_MS, LOCAL_ELSEWHERE, toolActivityName } from '../../core/session-contract.js';
@@ -68,10 +69,13 @@ async function runToolActivity(
   const name = tool.name;
   const local = ctx.info.isLocal;
   if (local && !serves(input.localOn ?? ctx.info.taskQueue)) {
-    throw ApplicationFailure.nonRetryable(
-      `this worker does not run the activities of task queue ${input.localOn ?? ctx.info.taskQueue}`,
-      LOCAL_ELSEWHERE,
-    );
+    // BENIGN: an expected refusal (the regular activity follows), not worth a warning in the worker's log.
+    throw ApplicationFailure.create({
+      message: `this worker does not run the activities of task queue ${input.localOn ?? ctx.info.taskQueue}`,
+      type: LOCAL_ELSEWHERE,
+      nonRetryable: true,
+      category: ApplicationFailureCategory.BENIGN,
+    });
   }
   const attempt = ctx.info.attempt;
   const startedAtMs = Date.now();
@@ -174,10 +178,12 @@ async function runToolActivity(
   );
   if (recorded.kind === 'late') return { outcome: recorded.stands, outputBytes: 0, late: true };
   if (recorded.kind === 'abandoned') {
-    throw ApplicationFailure.retryable(
-      `${name} was stopped because ${stopped}; its partial result was not recorded`,
-      'worker_shutdown',
-    );
+    throw ApplicationFailure.create({
+      message: `${name} was stopped because ${stopped}; its partial result was not recorded`,
+      type: 'worker_shutdown',
+      // A local attempt past its short timeout is expected: the regular activity runs the call.
+      ...(local ? { category: ApplicationFailureCategory.BENIGN } : {}),
+    });
   }
   const bg = result.isError ? undefined : tool.body.backgroundFacts?.(result);
   const stands = recorded.outcome;

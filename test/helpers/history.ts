@@ -13,13 +13,7 @@ export interface ActivityRun {
   seq?: number;
   /** A local activity that failed (the marker carries a failure). */
   failed: boolean;
-  /** A local activity's first scheduling and its completion, ms since the epoch. */
-  scheduledMs?: number;
-  completedMs?: number;
 }
-
-const ms = (t: { seconds: number; nanos: number } | null | undefined) =>
-  t ? t.seconds * 1000 + t.nanos / 1e6 : undefined;
 
 type HistoryEvent = NonNullable<
   Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['fetchHistory']>>['events']

@@ -18,8 +18,9 @@ import { createHarness, type Harness } from '../helpers/harness.js';
  * deliberately slow grep among quick reads, fewer lanes than calls) replay
  * deterministically; a read whose session is routed to another host falls
  * back to the regular activity on that route. Record the checked-in
- * fixtures with ZUNO_RECORD_HISTORY=1 (test/fixtures/histories/session-local-reads-v1.json
- * and session-local-fallback-v1.json, replayed by test/session/replay.test.ts with the other fixtures).
+ * fixtures with ZUNO_RECORD_HISTORY=1 (test/fixtures/histories/session-local-reads-v2.json
+ * and session-local-fallback-v2.json, replayed by test/session/replay.test.ts with the other fixtures;
+ * the v1 fixtures, recorded under `zuno-local-tools-v1` with three lanes for eight reads, stay).
  */
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'histories');
 const READS = 7;
@@ -42,9 +43,9 @@ function workspaceWithSlowGrep(): string {
   const ws = mkdtempSync(join(tmpdir(), 'zuno-local-ws-'));
   for (let i = 0; i < READS; i++) writeFileSync(join(ws, `f${i}.txt`), `file ${i}\n`);
   const line = 'lorem ipsum dolor sit amet consectetur adipiscing elit\n'.repeat(150);
-  for (let d = 0; d < 30; d++) {
+  for (let d = 0; d < 10; d++) {
     mkdirSync(join(ws, 'big', `d${d}`), { recursive: true });
-    for (let f = 0; f < 60; f++) writeFileSync(join(ws, 'big', `d${d}`, `${f}.txt`), line);
+    for (let f = 0; f < 40; f++) writeFileSync(join(ws, 'big', `d${d}`, `${f}.txt`), line);
   }
   return ws;
 }
@@ -68,13 +69,16 @@ describe('short reads as local activities', () => {
     const run = await h.runSession({
       workspace,
       prompt: 'look around',
-      toolConcurrency: 3,
+      // The first step's batch (a grep and the reads) runs at once: local. The second's is wider: regular (v2).
+      toolConcurrency: READS + 1,
       script: {
         replies: [
           { toolCalls: [{ name: 'grep', arguments: { pattern: 'consectetur', path: 'big' } }, ...reads] },
           {
             toolCalls: [
               { name: 'glob', arguments: { pattern: '*.txt' } },
+              ...reads,
+              { name: 'read', arguments: { path: 'f0.txt', offset: 1 } },
               { name: 'write', arguments: { path: 'n.txt', content: 'x\n' } },
             ],
           },
@@ -86,19 +90,22 @@ describe('short reads as local activities', () => {
 
     const runs = await activityRuns(h.client, run.workflowId);
     const markers = runs.filter((r) => r.local);
-    expect(markers.map((m) => m.type).sort()).toEqual(
-      ['tool_glob', 'tool_grep', ...reads.map(() => 'tool_read')].sort(),
-    );
+    expect(markers.map((m) => m.type).sort()).toEqual(['tool_grep', ...reads.map(() => 'tool_read')].sort());
     expect(markers.every((m) => !m.failed)).toBe(true);
     // The slow grep was scheduled first and completed after reads scheduled later.
     const seqs = markers.map((m) => m.seq!);
     expect(seqs).not.toEqual([...seqs].sort((a, b) => a - b));
-    expect(runs.filter((r) => !r.local && r.type.startsWith('tool_')).map((r) => r.type)).toEqual(['tool_write']);
+    expect(runs.filter((r) => !r.local && r.type.startsWith('tool_')).map((r) => r.type)).toEqual([
+      'tool_glob',
+      ...reads.map(() => 'tool_read'),
+      'tool_read',
+      'tool_write',
+    ]);
 
     // The same records a regular activity leaves: a completed row, one result part, one start and one completion.
     const t = (await h.store.loadTranscript(run.sessionId))!;
     const events = await h.store.listEvents(run.sessionId, 0, 1000);
-    expect(t.toolCalls).toHaveLength(READS + 3);
+    expect(t.toolCalls).toHaveLength(2 * READS + 4);
     for (const row of t.toolCalls) {
       expect(row.status, row.id).toBe('completed');
       expect(row.outcome, row.id).toBe('ok');
@@ -123,26 +130,29 @@ describe('short reads as local activities', () => {
 
     const json = exportedHistory(run.workflowId);
     await Worker.runReplayHistory({ workflowBundle: { codePath } }, JSON.parse(json), run.workflowId);
-    if (process.env.ZUNO_RECORD_HISTORY === '1') writeFileSync(join(FIXTURES, 'session-local-reads-v1.json'), json);
+    if (process.env.ZUNO_RECORD_HISTORY === '1') writeFileSync(join(FIXTURES, 'session-local-reads-v2.json'), json);
   });
 
-  it('has a checked-in history whose parallel local reads completed out of their scheduling order', async () => {
-    const history = JSON.parse(readFileSync(join(FIXTURES, 'session-local-reads-v1.json'), 'utf8')) as {
-      events: {
-        markerRecordedEventAttributes?: { markerName: string; details: { data: { payloads: { data: string }[] } } };
-      }[];
-    };
-    const seqs = history.events.flatMap((e) => {
-      const m = e.markerRecordedEventAttributes;
-      if (m?.markerName !== 'core_local_activity') return [];
-      return [
-        (JSON.parse(Buffer.from(m.details.data.payloads[0]!.data, 'base64').toString('utf8')) as { seq: number }).seq,
-      ];
-    });
-    expect(seqs.length).toBeGreaterThan(READS);
-    expect(seqs).not.toEqual([...seqs].sort((a, b) => a - b));
-    await Worker.runReplayHistory({ workflowBundle: { codePath } }, history as never, 'session-local-reads-v1');
-  });
+  it.each(['v1', 'v2'])(
+    'has a checked-in history (%s) whose parallel local reads completed out of order',
+    async (v) => {
+      const history = JSON.parse(readFileSync(join(FIXTURES, `session-local-reads-${v}.json`), 'utf8')) as {
+        events: {
+          markerRecordedEventAttributes?: { markerName: string; details: { data: { payloads: { data: string }[] } } };
+        }[];
+      };
+      const seqs = history.events.flatMap((e) => {
+        const m = e.markerRecordedEventAttributes;
+        if (m?.markerName !== 'core_local_activity') return [];
+        return [
+          (JSON.parse(Buffer.from(m.details.data.payloads[0]!.data, 'base64').toString('utf8')) as { seq: number }).seq,
+        ];
+      });
+      expect(seqs.length).toBeGreaterThanOrEqual(READS + 1);
+      expect(seqs).not.toEqual([...seqs].sort((a, b) => a - b));
+      await Worker.runReplayHistory({ workflowBundle: { codePath } }, history as never, `session-local-reads-${v}`);
+    },
+  );
 
   it('falls back to the regular activity on the route when this worker does not serve it', async () => {
     const workspace = mkdtempSync(join(tmpdir(), 'zuno-local-route-'));
@@ -186,7 +196,7 @@ describe('short reads as local activities', () => {
       const json = exportedHistory(run.workflowId);
       await Worker.runReplayHistory({ workflowBundle: { codePath } }, JSON.parse(json), run.workflowId);
       if (process.env.ZUNO_RECORD_HISTORY === '1')
-        writeFileSync(join(FIXTURES, 'session-local-fallback-v1.json'), json);
+        writeFileSync(join(FIXTURES, 'session-local-fallback-v2.json'), json);
     } finally {
       host.worker.shutdown();
       await running;
