@@ -12,13 +12,21 @@ const cleanups = useCleanups();
 const READS_PER_STEP = 10;
 const PATCH_STEPS = 3;
 
-/** 3 steps of 10 reads, 3 steps of one `apply_patch` (replay Never) each, 3 steps of 10 reads, then an answer. */
+/**
+ * 3 steps of 9 reads and a grep, 3 steps of one `apply_patch` (replay Never)
+ * each, 3 steps of 9 reads and a grep, then an answer. The grep scans a
+ * generated tree: a call that stays running long enough (tens of ms) for a
+ * kill to land between its two writes; the reads alone finish in a few ms.
+ */
 function script(): Script {
   const reads = (from: number) => ({
-    toolCalls: Array.from({ length: READS_PER_STEP }, (_, i) => ({
-      name: 'read',
-      arguments: { path: `src/f${(from + i) % 5}.ts` },
-    })),
+    toolCalls: [
+      ...Array.from({ length: READS_PER_STEP - 1 }, (_, i) => ({
+        name: 'read',
+        arguments: { path: `src/f${(from + i) % 5}.ts` },
+      })),
+      { name: 'grep', arguments: { pattern: 'no_such_token_anywhere', path: 'big' } },
+    ],
   });
   const patch = (i: number) => ({
     toolCalls: [
@@ -59,6 +67,11 @@ it('workers killed between the two writes of tool calls leave no half-written re
   const workspace = mkdtempSync(join(tmpdir(), 'zuno-write-crash-ws-'));
   mkdirSync(join(workspace, 'src'));
   for (let i = 0; i < 5; i++) writeFileSync(join(workspace, 'src', `f${i}.ts`), `export const v${i} = ${i};\n`);
+  const filler = 'lorem ipsum dolor sit amet consectetur adipiscing elit\n'.repeat(150);
+  for (let d = 0; d < 20; d++) {
+    mkdirSync(join(workspace, 'big', `d${d}`), { recursive: true });
+    for (let f = 0; f < 50; f++) writeFileSync(join(workspace, 'big', `d${d}`, `${f}.txt`), filler);
+  }
   let worker = spawnWorker();
   const run = await h.startScripted({
     workspace,
@@ -128,7 +141,7 @@ it('workers killed between the two writes of tool calls leave no half-written re
       .filter((e) => e.type === 'tool.started' && e.data.rowId === row.id)
       .map((e) => e.data.attempt);
     expect(new Set(attempts).size, where).toBe(attempts.length);
-    if (row.tool === 'read') expect(row.outcome, where).toBe('ok');
+    if (row.tool === 'read' || row.tool === 'grep') expect(row.outcome, where).toBe('ok');
     if (row.tool === 'apply_patch') {
       // Never re-run: an applied patch is ok, a lost one uncertain — a second application would be an error.
       expect(['ok', 'uncertain'], where).toContain(row.outcome);
