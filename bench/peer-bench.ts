@@ -62,6 +62,8 @@ interface Phase {
   peakRssMb: number;
   /** Share of the machine's CPU (all cores) busy during the phase, 0–1: whoever ran it. */
   machineBusy: number;
+  /** Share of calls whose local attempt failed and ran again as a regular activity (Zuno), 0–1. */
+  fellBack: number;
   wallMsPerCall: number;
   cpuMsPerCall: number;
   callsPerSec: number;
@@ -95,16 +97,23 @@ async function peerSession(h: Harness, workspace: string): Promise<string> {
   }
 }
 
-/** History events and JSON KB of workflows `ids`. */
-async function historySize(h: Harness, ids: string[]): Promise<{ events: number; kb: number }> {
+/** History events and JSON KB of workflows `ids`, and their local activities that failed (then ran as regular ones). */
+async function historySize(h: Harness, ids: string[]): Promise<{ events: number; kb: number; fellBack: number }> {
   let events = 0;
   let bytes = 0;
+  let fellBack = 0;
   for (const id of ids) {
     const hist = await h.client.workflow.getHandle(id).fetchHistory();
     events += hist.events?.length ?? 0;
     bytes += JSON.stringify(hist.events ?? []).length;
+    for (const e of hist.events ?? [])
+      if (
+        e.markerRecordedEventAttributes?.markerName === 'core_local_activity' &&
+        e.markerRecordedEventAttributes.failure
+      )
+        fellBack++;
   }
-  return { events, kb: bytes / 1024 };
+  return { events, kb: bytes / 1024, fellBack };
 }
 
 /** `count` sessions of `system`, at most `limit` at once; CPU and RSS are `worker`'s. */
@@ -146,6 +155,7 @@ async function phase(
   return {
     peakRssMb,
     machineBusy: (m1.busy - m0.busy) / (m1.total - m0.total),
+    fellBack: size.fellBack / calls,
     wallMsPerCall: limit === 1 ? wallMs / calls : NaN,
     cpuMsPerCall: cpuMs / calls,
     callsPerSec: calls / (wallMs / 1000),
@@ -215,6 +225,10 @@ async function main(): Promise<void> {
       console.log(`${s} calls/s, ${WIDE} sessions at once: ${spread(fig(s, (p) => p.callsPerSec, 'wide'))}`);
       console.log(`${s} worker CPU ms/call, one at a time: ${spread(fig(s, (p) => p.cpuMsPerCall, 'seq'))}`);
       console.log(`${s} worker CPU ms/call, ${WIDE} at once: ${spread(fig(s, (p) => p.cpuMsPerCall, 'wide'))}`);
+      if (s === 'zuno')
+        console.log(
+          `zuno local reads that fell back to a regular activity, share, ${WIDE} at once: ${spread(fig(s, (p) => p.fellBack, 'wide'))}`,
+        );
       console.log(`${s} history events/call: ${spread(fig(s, (p) => p.eventsPerCall, 'seq'))}`);
       console.log(`${s} history KB/call: ${spread(fig(s, (p) => p.kbPerCall, 'seq'))}`);
       console.log(
