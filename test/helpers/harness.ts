@@ -250,3 +250,25 @@ export async function waitForPhase(
   );
   return state!;
 }
+
+/**
+ * Starts a worker of its own on `taskQueue` (a route's host queue) sharing the
+ * harness's server and projection; `stop()` shuts it down and closes it.
+ */
+export async function startRouteWorker(h: Harness, taskQueue: string): Promise<{ stop(): Promise<void> }> {
+  const w = await createZunoWorker({
+    address: h.address,
+    namespace: 'default',
+    taskQueue,
+    store: h.store,
+    stateDir: h.stateDir,
+  });
+  const running = w.worker.run();
+  return {
+    async stop() {
+      w.worker.shutdown();
+      await running;
+      await w.close();
+    },
+  };
+}

@@ -5,10 +5,9 @@ import { join } from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { workflowBundlePath } from '../../worker/workflow-bundle.js';
-import { createZunoWorker } from '../../worker/worker.js';
 import { TEMPORAL_BIN } from '../helpers/dev-server.js';
 import { activityRuns } from '../helpers/history.js';
-import { createHarness, type Harness } from '../helpers/harness.js';
+import { createHarness, startRouteWorker, type Harness } from '../helpers/harness.js';
 
 /**
  * Issue 13: short reads (read, glob, grep, bg looks) run as Temporal local
@@ -160,14 +159,7 @@ describe('short reads as local activities', () => {
     const workspace = mkdtempSync(join(tmpdir(), 'zuno-local-route-'));
     writeFileSync(join(workspace, 'a.txt'), 'alpha\n');
     const route = { host: 'other-box', taskQueue: `${h.taskQueue}/host/other-box`, servedBy: 'worker' as const };
-    const host = await createZunoWorker({
-      address: h.address,
-      namespace: 'default',
-      taskQueue: route.taskQueue,
-      store: h.store,
-      stateDir: h.stateDir,
-    });
-    const running = host.worker.run();
+    const host = await startRouteWorker(h, route.taskQueue);
     try {
       const started = await h.startScripted({
         workspace,
@@ -200,9 +192,7 @@ describe('short reads as local activities', () => {
       if (process.env.ZUNO_RECORD_HISTORY === '1')
         writeFileSync(join(FIXTURES, 'session-local-fallback-v2.json'), json);
     } finally {
-      host.worker.shutdown();
-      await running;
-      await host.close();
+      await host.stop();
     }
   });
 });

@@ -3,8 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import type { SessionState } from '../../core/session-contract.js';
-import { createZunoWorker } from '../../worker/worker.js';
-import { createHarness, type Harness } from '../helpers/harness.js';
+import { createHarness, startRouteWorker, type Harness } from '../helpers/harness.js';
 
 /**
  * A routed session whose host has no worker (DESIGN.md §1): its activities
@@ -56,14 +55,7 @@ describe('a session whose host has no worker', () => {
     const hist = await handle.fetchHistory();
     expect(hist.events!.some((e) => e.activityTaskStartedEventAttributes)).toBe(false);
 
-    const w = await createZunoWorker({
-      address: h.address,
-      namespace: 'default',
-      taskQueue: route.taskQueue,
-      store: h.store,
-      stateDir: h.stateDir,
-    });
-    const running = w.worker.run();
+    const w = await startRouteWorker(h, route.taskQueue);
     try {
       expect(await run.result()).toMatchObject({ status: 'completed' });
       expect((await handle.query<SessionState>('state').catch(() => null))?.waitingForWorker).toBeUndefined();
@@ -73,9 +65,7 @@ describe('a session whose host has no worker', () => {
         .filter((q): q is string => typeof q === 'string');
       expect(new Set(queues)).toEqual(new Set([route.taskQueue]));
     } finally {
-      w.worker.shutdown();
-      await running;
-      await w.close();
+      await w.stop();
       await run.closeProvider();
     }
   }, 90_000);
