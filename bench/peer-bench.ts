@@ -27,7 +27,14 @@ import { startTestDevServer, type TestDevServer } from '../test/helpers/dev-serv
 import { benchCase, readFileCount, script, type BenchCase } from './overhead-cases.js';
 import { direct, timedSession } from './overhead-measure.js';
 import type { PeerInput } from './peer/workflow.js';
-import { machineTicks, peerWorkerProcess, runBench, zunoWorkerProcess, type BenchWorker } from './worker-procs.js';
+import {
+  badArgument,
+  machineTicks,
+  peerWorkerProcess,
+  runBench,
+  zunoWorkerProcess,
+  type BenchWorker,
+} from './worker-procs.js';
 
 const { values: flags } = parseArgs({
   args: process.argv.slice(2),
@@ -41,7 +48,7 @@ const { values: flags } = parseArgs({
 });
 const n = (k: keyof typeof flags) => {
   const v = Number(flags[k]);
-  if (!Number.isInteger(v) || v < 1) throw new Error(`--${k} must be a positive integer`);
+  if (!Number.isInteger(v) || v < 1) badArgument(`--${k} must be a positive integer`);
   return v;
 };
 const c: BenchCase = benchCase('read', {

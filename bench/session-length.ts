@@ -17,7 +17,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Harness } from '../test/helpers/harness.js';
-import { runBench, zunoBench } from './worker-procs.js';
+import { badArgument, runBench, zunoBench } from './worker-procs.js';
 
 const { values: flags } = parseArgs({
   args: process.argv.slice(2),
@@ -25,8 +25,8 @@ const { values: flags } = parseArgs({
 });
 const STEPS = Number(flags.steps);
 const PER_STEP = Number(flags.parallel);
-if (!Number.isInteger(STEPS) || STEPS < 20 || STEPS > 199) throw new Error('--steps must be an integer in 20..199');
-if (!Number.isInteger(PER_STEP) || PER_STEP < 1) throw new Error('--parallel must be a positive integer');
+if (!Number.isInteger(STEPS) || STEPS < 20 || STEPS > 199) badArgument('--steps must be an integer in 20..199');
+if (!Number.isInteger(PER_STEP) || PER_STEP < 1) badArgument('--parallel must be a positive integer');
 const FILES = 20;
 
 /** The modelStep spans of a workflow, in ms, in step order. */

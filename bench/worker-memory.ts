@@ -16,14 +16,14 @@ import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SessionState } from '../core/session-contract.js';
 import type { Harness } from '../test/helpers/harness.js';
-import { runBench, zunoBench } from './worker-procs.js';
+import { badArgument, runBench, zunoBench } from './worker-procs.js';
 
 const { values: flags } = parseArgs({
   args: process.argv.slice(2),
   options: { sessions: { type: 'string', default: '1000' } },
 });
 const N = Number(flags.sessions);
-if (!Number.isInteger(N) || N < 200) throw new Error('--sessions must be an integer ≥ 200');
+if (!Number.isInteger(N) || N < 200) badArgument('--sessions must be an integer ≥ 200');
 const FIRST = 100;
 const AT_ONCE = 20;
 

@@ -166,3 +166,9 @@ export async function runBench(main: () => Promise<void>): Promise<void> {
   await main();
   process.exit();
 }
+
+/** Refuses a bad bench argument: the message on stderr, exit 2, no stack trace. */
+export function badArgument(message: string): never {
+  process.stderr.write(`${process.argv[1]?.split('/').pop() ?? 'bench'}: ${message}\n`);
+  process.exit(2);
+}
