@@ -451,6 +451,8 @@ export interface FinishSessionInput {
   unrun?: AdmittedInput[];
   /** A Goal-bound session: finishTurn also returns the work-state facts its Goal decides on. */
   goalId?: string;
+  /** Set when finishTurn runs as a local activity (issue 13, a fast turn): as {@link ToolActivityInput.localOn}. */
+  localOn?: string;
 }
 
 /** Work-state facts at a turn's end, for the Goal (GL23, GL26). */

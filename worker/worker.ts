@@ -171,7 +171,7 @@ function activityOptions(
     maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE_MAX_MS,
     activities: {
       modelStep: createModelStep({ store: opts.store, toolSpecs: toolSpecs(), goalOnly: goalOnlyTools() }),
-      finishTurn: createFinishTurn(opts.store),
+      finishTurn: createFinishTurn(opts.store, serves),
       recordGoal: createRecordGoal(opts.store),
       recordApproval: createRecordApproval(opts.store),
       recordQuestion: createRecordQuestion(opts.store),

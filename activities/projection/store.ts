@@ -688,6 +688,12 @@ export class PrismaProjectionStore extends PrismaRows implements ProjectionStore
     return row ? toEvent(row) : null;
   }
 
+  /** One prepared statement (the work-state segment of every model request reads it). */
+  override async getWorkState(sessionId: string): Promise<WorkStateRow | null> {
+    const [row] = await this.hot.read<DbRow<typeof toWorkState>>('workState', [sessionId]);
+    return row ? toWorkState(row) : null;
+  }
+
   writeBatch(sessionId: string, writes: readonly ProjectionWrite[]): Promise<boolean> {
     return this.hot.batch(sessionId, writes.map(toSqlOp));
   }

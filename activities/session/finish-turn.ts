@@ -2,7 +2,8 @@ import { turnWorkFacts } from './work-facts.js';
 import { Context } from '@temporalio/activity';
 import { TURN_END_EVENT } from '../../core/events.js';
 import type { FinishSessionInput, SessionActivities } from '../../core/session-contract.js';
-import type { InputState, ProjectionStore } from '../projection/types.js';
+import type { InputState, ProjectionStore, ProjectionWrite } from '../projection/types.js';
+import { localHere, type Serves } from './local-guard.js';
 import { persistInputs, persistUnrunInputs } from './persist.js';
 import { recordSettled } from './tool-records.js';
 
@@ -33,9 +34,15 @@ const MAX_FINAL_TEXT_IN_HISTORY = 2_000;
  * for the workflow's state query, and `reconciled` when a settlement met an
  * already committed result (tool-records.ts `recordSettled`) and, for a
  * Goal-bound session (`goalId`), the work-state facts its Goal decides on.
+ * The session's status, its inputs' states and the end event are one
+ * transaction. A fast turn (issue 13) runs it first as a local activity:
+ * then it refuses in a worker that does not serve `input.localOn`
+ * (local-guard.ts). Every write is idempotent: a second run records the
+ * same turn end.
  */
-export function createFinishTurn(store: ProjectionStore) {
+export function createFinishTurn(store: ProjectionStore, serves: Serves) {
   return async function finishTurn(input: FinishSessionInput): ReturnType<SessionActivities['finishTurn']> {
+    localHere(serves, input.localOn);
     const { sessionId, turn, step, status } = input;
     const atMs = Date.now();
     let finalText: string | null = null;
@@ -52,29 +59,42 @@ export function createFinishTurn(store: ProjectionStore) {
         .join('\n\n'); // separate message items (Responses commentary, then answer) stay apart
     }
     const waiting = status === 'completed' && (input.background?.length ?? 0) > 0;
-    await store.setSessionStatus(sessionId, waiting ? 'waiting_background' : status, {
-      updatedAtMs: atMs,
-      ...(finalText !== null ? { finalText } : {}),
-      ...(input.error ? { error: `${input.error.code}: ${input.error.message}` } : {}),
-    });
-    for (const id of input.inputIds) {
-      await store.setInputState(sessionId, id, INPUT_STATE_AFTER[status], atMs);
-    }
-    if (input.unrun?.length) await persistUnrunInputs(store, sessionId, input.unrun, atMs);
-    await store.appendEvent({
-      id: `turn_${turn}:finished`,
-      sessionId,
-      type: TURN_END_EVENT[status],
-      data: {
+    // One transaction: the session's status, its inputs' SE2 states, the turn's end event.
+    await store.writeBatch(sessionId, [
+      {
+        kind: 'sessionStatus',
         sessionId,
-        turn,
-        workflowId: Context.current().info.workflowExecution?.workflowId ?? null,
-        text: finalText,
-        error: input.error ?? null,
-        background: input.background ?? [],
+        status: waiting ? 'waiting_background' : status,
+        atMs,
+        ...(finalText !== null ? { finalText } : {}),
+        ...(input.error ? { error: `${input.error.code}: ${input.error.message}` } : {}),
       },
-      atMs,
-    });
+      ...input.inputIds.map((inputId): ProjectionWrite => ({
+        kind: 'inputState',
+        sessionId,
+        inputId,
+        state: INPUT_STATE_AFTER[status],
+        atMs,
+      })),
+      {
+        kind: 'event',
+        event: {
+          id: `turn_${turn}:finished`,
+          sessionId,
+          type: TURN_END_EVENT[status],
+          data: {
+            sessionId,
+            turn,
+            workflowId: Context.current().info.workflowExecution?.workflowId ?? null,
+            text: finalText,
+            error: input.error ?? null,
+            background: input.background ?? [],
+          },
+          atMs,
+        },
+      },
+    ]);
+    if (input.unrun?.length) await persistUnrunInputs(store, sessionId, input.unrun, atMs);
     return {
       finalText: finalText === null ? null : finalText.slice(0, MAX_FINAL_TEXT_IN_HISTORY),
       ...(reconciled.length ? { reconciled } : {}),

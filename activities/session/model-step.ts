@@ -13,10 +13,9 @@ import { usageEvent } from './usage-record.js';
 import { providerFailure } from './retry-window.js';
 import { stepsToMessages } from './prompt.js';
 import { RequestAssembler, type AssembledRequest } from './request-assembly.js';
-import { rollbackEvent, turnStartedEvent } from './step-events.js';
+import { rollbackEvent, sessionTurnWrite, turnStartedEvent } from './step-events.js';
 import { TranscriptCache } from './transcript-cache.js';
 import { declaredTools } from '../../core/tools/registry.js';
-import { DEFAULT_AGENT_NAME } from '../../core/agents.js';
 import { sessionCatalog } from '../../core/delegation/contract.js';
 
 /** Interval between modelStep heartbeats, in ms (the heartbeat timeout is temporal.yaml `activities.model`). */
@@ -41,8 +40,8 @@ export interface ModelStepDeps {
  * non-retryable, before any provider request — and the work state) from the
  * conversation so far (transcript-cache.ts: the worker's cache of closed
  * steps plus only the newer rows) and the inputs it carries, then writes in
- * ONE batch what the request carries (the inputs, SE2 applied; the turn's
- * start; `session.provider.request`), streams the provider while
+ * ONE batch what the request carries (at a turn's first step the session
+ * row; the inputs, SE2 applied; the turn's start; `session.provider.request`), streams the provider while
  * heartbeating and emits coalesced `message.part.delta` events, and writes
  * in ONE more batch the usage, the assistant message, its parts (PR9 ids)
  * and one tool-call row per call, with malformed or unknown calls already
@@ -71,27 +70,6 @@ export function createModelStep(deps: ModelStepDeps) {
     const attempt = ctx.info.attempt;
     const now = () => Date.now();
 
-    if (step === 0) {
-      // Every turn (a continued or resumed session may run on another route, provider or model).
-      const existing = await store.getSession(sessionId);
-      await store.upsertSession({
-        id: sessionId,
-        workflowId: ctx.info.workflowExecution?.workflowId ?? `session/${sessionId}`,
-        workspace: meta.workspace,
-        provider: meta.provider.id,
-        model: meta.model,
-        status: 'running',
-        title: existing?.title ?? meta.title,
-        host: meta.route?.host ?? null,
-        taskQueue: meta.route?.taskQueue ?? null,
-        agent: meta.agent ?? DEFAULT_AGENT_NAME,
-        parentSessionId: meta.delegation?.parentSessionId ?? null,
-        rootSessionId: meta.delegation?.rootSessionId ?? null,
-        depth: meta.delegation?.depth ?? null,
-        createdAtMs: existing?.createdAtMs ?? now(),
-        updatedAtMs: now(),
-      });
-    }
     const reconciled = input.settled.length ? await recordSettled(store, sessionId, input.settled, now()) : [];
     // The conversation so far: the steps before this one (issue 13: only what is new is read).
     let earlier = await transcripts.before(sessionId, { turn, step });
@@ -105,6 +83,8 @@ export function createModelStep(deps: ModelStepDeps) {
     const position = carried.nextPosition;
     // What the step carries is recorded even when its request cannot be assembled (SE27: an unreadable rule file).
     const carriedWrites: ProjectionWrite[] = [
+      // Every turn's session row (a continued or resumed session may run on another route, provider or model).
+      ...(step === 0 ? [sessionTurnWrite(input, ctx.info.workflowExecution?.workflowId, now())] : []),
       ...(rolledBack ? [rollbackEvent(sessionId, { turn, step, attempt }, meta, rolledBack, now())] : []),
       ...carried.writes,
       ...(step === 0 ? [turnStartedEvent(sessionId, turn, input, now())] : []),

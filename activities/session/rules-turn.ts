@@ -17,7 +17,7 @@ import { ZunoError } from '../../core/errors.js';
 import { EV, parseEventData } from '../../core/events.js';
 import type { SystemSegment } from '../../core/messages.js';
 import { renderRulesSegment, ruleBudgetBytes, RULE_FILE_UNREADABLE, RULES_SEGMENT_ID } from '../../core/rule-budget.js';
-import type { ProjectionStore } from '../projection/types.js';
+import type { NewEvent, ProjectionStore } from '../projection/types.js';
 import { loadRuleFiles } from './rule-files.js';
 
 /** Where and when: the session, its workspace root and the turn. */
@@ -70,48 +70,52 @@ export async function rulesForTurn(store: ProjectionStore, input: RulesTurnInput
   }
   const text = renderRulesSegment(files.inForce);
   const sha256 = text === null ? null : createHash('sha256').update(text, 'utf8').digest('hex');
-  await store.transaction(sessionId, async (tx) => {
-    if (text !== null && sha256 !== null) {
-      await tx.appendEvent({
-        id: `segment:${RULES_SEGMENT_ID}:${sha256}`,
-        sessionId,
-        type: EV.promptSegment,
-        data: { segment: RULES_SEGMENT_ID, sha256, text },
-        atMs,
-      });
-    }
-    for (const [i, s] of files.skipped.entries()) {
-      await tx.appendEvent({
-        id: `turn_${turn}:rules:skipped:${i}`,
-        sessionId,
-        type: EV.instructionNotInForce,
-        data: {
-          turn,
-          level: 'warning',
-          reason: 'over_budget',
-          source: s.entry.path,
-          scope: s.entry.scope,
-          bytes: s.bytes,
-          budget: s.budget,
-          remaining: s.remaining,
-        },
-        atMs,
-      });
-    }
-    await tx.appendEvent({
-      id: `turn_${turn}:rules`,
+  // One transaction: the segment's text, what was skipped, the decision.
+  const events: NewEvent[] = [];
+  if (text !== null && sha256 !== null) {
+    events.push({
+      id: `segment:${RULES_SEGMENT_ID}:${sha256}`,
       sessionId,
-      type: EV.instructionInForce,
+      type: EV.promptSegment,
+      data: { segment: RULES_SEGMENT_ID, sha256, text },
+      atMs,
+    });
+  }
+  for (const [i, s] of files.skipped.entries()) {
+    events.push({
+      id: `turn_${turn}:rules:skipped:${i}`,
+      sessionId,
+      type: EV.instructionNotInForce,
       data: {
         turn,
-        segment: RULES_SEGMENT_ID,
-        sha256,
-        budget: files.budget,
-        sources: files.inForce.map((f) => ({ path: f.path, scope: f.scope, bytes: f.bytes, sha256: f.sha256 })),
+        level: 'warning',
+        reason: 'over_budget',
+        source: s.entry.path,
+        scope: s.entry.scope,
+        bytes: s.bytes,
+        budget: s.budget,
+        remaining: s.remaining,
       },
       atMs,
     });
+  }
+  events.push({
+    id: `turn_${turn}:rules`,
+    sessionId,
+    type: EV.instructionInForce,
+    data: {
+      turn,
+      segment: RULES_SEGMENT_ID,
+      sha256,
+      budget: files.budget,
+      sources: files.inForce.map((f) => ({ path: f.path, scope: f.scope, bytes: f.bytes, sha256: f.sha256 })),
+    },
+    atMs,
   });
+  await store.writeBatch(
+    sessionId,
+    events.map((event) => ({ kind: 'event', event })),
+  );
   return text === null ? null : { segment: RULES_SEGMENT_ID, text };
 }
 

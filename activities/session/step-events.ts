@@ -55,3 +55,36 @@ export function turnStartedEvent(
     },
   };
 }
+
+/**
+ * The session row a turn's first step writes (ops.ts `sessionTurn`): status
+ * `running` with the turn's route, provider, model, agent and delegation
+ * link; a stored title, creation time, final text and error stay.
+ */
+export function sessionTurnWrite(
+  input: Pick<ModelStepInput, 'meta'>,
+  workflowId: string | undefined,
+  atMs: number,
+): ProjectionWrite {
+  const { meta } = input;
+  return {
+    kind: 'sessionTurn',
+    row: {
+      id: meta.sessionId,
+      workflowId: workflowId ?? `session/${meta.sessionId}`,
+      workspace: meta.workspace,
+      provider: meta.provider.id,
+      model: meta.model,
+      status: 'running',
+      title: meta.title ?? null,
+      host: meta.route?.host ?? null,
+      taskQueue: meta.route?.taskQueue ?? null,
+      agent: meta.agent ?? DEFAULT_AGENT_NAME,
+      parentSessionId: meta.delegation?.parentSessionId ?? null,
+      rootSessionId: meta.delegation?.rootSessionId ?? null,
+      depth: meta.delegation?.depth ?? null,
+      createdAtMs: atMs,
+      updatedAtMs: atMs,
+    },
+  };
+}

@@ -2,7 +2,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { ApplicationFailureCategory } from '@temporalio/common';
 import { backgroundTaskId } from '../../core/ids.js';
 import type { ToolActivityInput, ToolActivityResult } from '../../core/session-contract.js';
-import { INTERRUPT_COOPERATIVE_WINDOW_MS, LOCAL_ELSEWHERE, toolActivityName } from '../../core/session-contract.js';
+import { INTERRUPT_COOPERATIVE_WINDOW_MS, toolActivityName } from '../../core/session-contract.js';
 import { validateToolCall } from '../../core/tools/registry.js';
 import type { ToolResult } from '../../core/tools/types.js';
 import type { ProjectionStore } from '../projection/types.js';
@@ -14,6 +14,7 @@ import { questionPort } from './question-port.js';
 import { recordCompleted, recordStarted, type ToolCallIdentity } from './tool-records.js';
 import { workStatePort } from './work-state-port.js';
 import { jobsPort } from './jobs-port.js';
+import { localHere, type Serves } from './local-guard.js';
 
 /** Interval between heartbeats while a tool runs, in ms (the heartbeat timeout is in temporal.yaml). */
 const HEARTBEAT_EVERY_MS = 1_000;
@@ -47,7 +48,7 @@ const HEARTBEAT_EVERY_MS = 1_000;
 export function createToolActivities(
   tools: Record<string, ToolImplementation>,
   store: ProjectionStore,
-  serves: (taskQueue: string) => boolean,
+  serves: Serves,
 ): Record<string, (input: ToolActivityInput) => Promise<ToolActivityResult>> {
   const activities: Record<string, (input: ToolActivityInput) => Promise<ToolActivityResult>> = {};
   for (const [name, tool] of Object.entries(tools)) {
@@ -61,22 +62,13 @@ export function createToolActivities(
 async function runToolActivity(
   tool: ToolImplementation,
   store: ProjectionStore,
-  serves: (taskQueue: string) => boolean,
+  serves: Serves,
   input: ToolActivityInput,
 ): Promise<ToolActivityResult> {
   const ctx = Context.current();
   const { call, sessionId, turn, step } = input;
   const name = tool.name;
-  const local = ctx.info.isLocal;
-  if (local && !serves(input.localOn ?? ctx.info.taskQueue)) {
-    // BENIGN: an expected refusal (the regular activity follows), not worth a warning in the worker's log.
-    throw ApplicationFailure.create({
-      message: `this worker does not run the activities of task queue ${input.localOn ?? ctx.info.taskQueue}`,
-      type: LOCAL_ELSEWHERE,
-      nonRetryable: true,
-      category: ApplicationFailureCategory.BENIGN,
-    });
-  }
+  const local = localHere(serves, input.localOn);
   const attempt = ctx.info.attempt;
   const startedAtMs = Date.now();
   // Large arguments travel by reference: re-read and re-validate them from the stored row.

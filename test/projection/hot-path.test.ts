@@ -206,4 +206,94 @@ describe.each(BACKENDS)('projection hot path (%s)', (backend) => {
       ['tc_1_0_1', 'out 1.0', { bytes: 7 }],
     ]);
   });
+
+  it("a turn's session row, its end and its inputs' states are hot-path writes that keep what they do not name", async () => {
+    const sid = 'ses_hot6';
+    const turnRow = (atMs: number, title: string | null, model: string) =>
+      ({
+        kind: 'sessionTurn',
+        row: {
+          id: sid,
+          workflowId: `session/${sid}`,
+          workspace: '/ws',
+          provider: 'local',
+          model,
+          status: 'running',
+          title,
+          host: 'h1',
+          taskQueue: 'q/host/h1',
+          agent: 'build',
+          parentSessionId: null,
+          rootSessionId: null,
+          depth: null,
+          createdAtMs: atMs,
+          updatedAtMs: atMs,
+        },
+      }) satisfies ProjectionWrite;
+    const input = {
+      kind: 'input',
+      row: {
+        sessionId: sid,
+        id: 'in_0',
+        text: 'hi',
+        admission: 'driven',
+        state: 'applied',
+        admittedAtMs: T0,
+        updatedAtMs: T0,
+      },
+    } satisfies ProjectionWrite;
+    await store.writeBatch(sid, [turnRow(T0, 'first title', 'm1'), input]);
+    await store.writeBatch(sid, [
+      { kind: 'sessionStatus', sessionId: sid, status: 'completed', finalText: 'done', atMs: T0 + 1 },
+      { kind: 'inputState', sessionId: sid, inputId: 'in_0', state: 'completed', atMs: T0 + 1 },
+      { kind: 'inputState', sessionId: sid, inputId: 'in_missing', state: 'completed', atMs: T0 + 1 },
+    ]);
+    expect(await store.getSession(sid)).toMatchObject({ status: 'completed', finalText: 'done', title: 'first title' });
+    // A later turn: a new model, the stored title, creation time and final text stay.
+    await store.writeBatch(sid, [turnRow(T0 + 2, 'other title', 'm2')]);
+    expect(await store.getSession(sid)).toMatchObject({
+      status: 'running',
+      model: 'm2',
+      title: 'first title',
+      finalText: 'done',
+      createdAtMs: T0,
+      updatedAtMs: T0 + 2,
+    });
+    // A turn's end without final text keeps the stored one and sets the error.
+    await store.writeBatch(sid, [
+      { kind: 'sessionStatus', sessionId: sid, status: 'failed', error: 'x: broke', atMs: T0 + 3 },
+    ]);
+    expect(await store.getSession(sid)).toMatchObject({ status: 'failed', finalText: 'done', error: 'x: broke' });
+    expect(await store.listInputs(sid)).toEqual([
+      expect.objectContaining({ id: 'in_0', state: 'completed', updatedAtMs: T0 + 1 }),
+    ]);
+    // A status for a session with no row changes nothing.
+    await store.writeBatch('ses_hot_none', [
+      { kind: 'sessionStatus', sessionId: 'ses_hot_none', status: 'completed', atMs: T0 },
+    ]);
+    expect(await store.getSession('ses_hot_none')).toBeNull();
+  });
+
+  it('reads the work state with one prepared statement', async () => {
+    const sid = 'ses_hot7';
+    expect(await store.getWorkState(sid)).toBeNull();
+    await store.upsertWorkState({
+      sessionId: sid,
+      planRevision: 2,
+      planJson: '{"levels":[]}',
+      todoRevision: 1,
+      todoJson: null,
+      updatedAtMs: T0,
+    });
+    const before = store.sqlStats();
+    expect(await store.getWorkState(sid)).toEqual({
+      sessionId: sid,
+      planRevision: 2,
+      planJson: '{"levels":[]}',
+      todoRevision: 1,
+      todoJson: null,
+      updatedAtMs: T0,
+    });
+    if (backend === 'sqlite') expect(store.sqlStats().statements - before.statements).toBe(1);
+  });
 });

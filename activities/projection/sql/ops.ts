@@ -3,7 +3,16 @@
  * becomes in a batch — its statement and its parameters in the statement's
  * column order. Pure.
  */
-import type { InputRow, MessageRow, NewEvent, PartRow, ToolCallRow } from '../types.js';
+import type {
+  InputRow,
+  InputState,
+  MessageRow,
+  NewEvent,
+  PartRow,
+  SessionRow,
+  SessionStatus,
+  ToolCallRow,
+} from '../types.js';
 import type { SqlOp, SqlValue } from './runner.js';
 import type { StatementName } from './statements.js';
 
@@ -22,13 +31,29 @@ import type { StatementName } from './statements.js';
  * - `part`, `message`, `input`: upserts keyed by (sessionId, id), creation
  *   times set on insert only.
  * - `event`: insert-if-absent by (sessionId, id).
+ * - `sessionTurn`: the session row at a turn's first step — inserted, or its
+ *   route, provider, model, status and updatedAtMs updated; a stored title,
+ *   the creation time, final text and error are kept.
+ * - `sessionStatus`: a turn's end on an existing session row (`finalText`
+ *   and `error` absent: the stored ones are kept).
+ * - `inputState`: an existing input's SE2 state and updatedAtMs.
  */
 export type ProjectionWrite =
   | { kind: 'toolCall'; mode: 'plan' | 'running' | 'complete'; row: ToolCallRow }
   | { kind: 'part'; row: PartRow }
   | { kind: 'message'; row: MessageRow }
   | { kind: 'input'; row: InputRow }
-  | { kind: 'event'; event: NewEvent };
+  | { kind: 'event'; event: NewEvent }
+  | { kind: 'sessionTurn'; row: SessionRow }
+  | {
+      kind: 'sessionStatus';
+      sessionId: string;
+      status: SessionStatus;
+      finalText?: string;
+      error?: string;
+      atMs: number;
+    }
+  | { kind: 'inputState'; sessionId: string; inputId: string; state: InputState; atMs: number };
 
 const TOOL_CALL_STATEMENT = {
   plan: 'toolCallPlan',
@@ -109,6 +134,36 @@ export function toSqlOp(w: ProjectionWrite): SqlOp {
     }
     case 'event':
       return { stmt: 'event', params: eventParams(w.event) };
+    case 'sessionTurn': {
+      const r = w.row;
+      return {
+        stmt: 'sessionTurn',
+        params: [
+          r.id,
+          r.workflowId,
+          r.workspace,
+          r.provider,
+          r.model,
+          r.status,
+          r.title ?? null,
+          r.host ?? null,
+          r.taskQueue ?? null,
+          r.agent ?? null,
+          r.parentSessionId ?? null,
+          r.rootSessionId ?? null,
+          int(r.depth),
+          int(r.createdAtMs),
+          int(r.updatedAtMs),
+        ],
+      };
+    }
+    case 'sessionStatus':
+      return {
+        stmt: 'sessionStatus',
+        params: [w.status, w.finalText ?? null, w.error ?? null, int(w.atMs), w.sessionId],
+      };
+    case 'inputState':
+      return { stmt: 'inputState', params: [w.state, int(w.atMs), w.sessionId, w.inputId] };
   }
 }
 

@@ -125,6 +125,31 @@ export const INPUT_COLUMNS = [
 /** Columns of an event row, in parameter order (`seq` is assigned by the database). */
 export const EVENT_COLUMNS = ['sessionId', 'id', 'type', 'dataJson', 'atMs'] as const;
 
+/** Columns of a session row a turn writes (sessionTurn), in parameter order. */
+export const SESSION_TURN_COLUMNS = [
+  'id',
+  'workflowId',
+  'workspace',
+  'provider',
+  'model',
+  'status',
+  'title',
+  'host',
+  'taskQueue',
+  'agent',
+  'parentSessionId',
+  'rootSessionId',
+  'depth',
+  'createdAtMs',
+  'updatedAtMs',
+] as const;
+
+/** `"column" = <placeholder>` for each column, from parameter `from` on. */
+function assignments(dialect: Dialect, columns: readonly string[], from = 1): string {
+  const ps = placeholders(dialect, columns.length, from);
+  return columns.map((c, i) => `${q(c)} = ${ps[i]}`).join(', ');
+}
+
 /** Condition on (turn, step) strictly after a given step: parameters turn, turn, step. */
 function afterStep(dialect: Dialect, from: number): string {
   const [a, b, c] = placeholders(dialect, 3, from);
@@ -171,6 +196,55 @@ export const STATEMENTS = {
     'state',
     'updatedAtMs',
   ]),
+  /**
+   * The session row at a turn's first step: inserted, or updated to the
+   * turn's route, provider, model and status; a stored title, the creation
+   * time, final text and error are kept. Parameters: SESSION_TURN_COLUMNS.
+   */
+  sessionTurn: {
+    name: 'zuno_session_turn',
+    reader: false,
+    text: (dialect, table) => {
+      const kept = new Set(['id', 'title', 'createdAtMs']);
+      const set = SESSION_TURN_COLUMNS.filter((c) => !kept.has(c)).map((c) => `${q(c)} = excluded.${q(c)}`);
+      return (
+        `INSERT INTO ${table('sessions')} (${SESSION_TURN_COLUMNS.map(q).join(', ')}) ` +
+        `VALUES (${placeholders(dialect, SESSION_TURN_COLUMNS.length).join(', ')}) ` +
+        `ON CONFLICT ("id") DO UPDATE SET ${set.join(', ')}, "title" = COALESCE("sessions"."title", excluded."title")`
+      );
+    },
+  },
+  /**
+   * A session's status at a turn's end: status, final text and error (NULL
+   * keeps the stored one), updatedAtMs; no row, no change. Parameters:
+   * status, finalText, error, updatedAtMs, id.
+   */
+  sessionStatus: {
+    name: 'zuno_session_status',
+    reader: false,
+    text: (dialect, table) => {
+      const [st, text, err, at, id] = placeholders(dialect, 5);
+      return (
+        `UPDATE ${table('sessions')} SET "status" = ${st}, "finalText" = COALESCE(${text}, "finalText"), ` +
+        `"error" = COALESCE(${err}, "error"), "updatedAtMs" = ${at} WHERE "id" = ${id}`
+      );
+    },
+  },
+  /** An input's SE2 state: no row, no change. Parameters: state, updatedAtMs, sessionId, id. */
+  inputState: {
+    name: 'zuno_input_state',
+    reader: false,
+    text: (dialect, table) =>
+      `UPDATE ${table('inputs')} SET ${assignments(dialect, ['state', 'updatedAtMs'])} ` +
+      `WHERE ${assignments(dialect, ['sessionId', 'id'], 3).replace(', ', ' AND ')}`,
+  },
+  /** A session's work-state row: sessionId. */
+  workState: {
+    name: 'zuno_work_state',
+    reader: true,
+    text: (dialect, table) =>
+      `SELECT * FROM ${table('work_states')} WHERE "sessionId" = ${placeholders(dialect, 1)[0]}`,
+  },
   /** Insert-if-absent by (sessionId, id); returns the new row's seq, or no row when it existed. */
   event: {
     name: 'zuno_event',
