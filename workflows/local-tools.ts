@@ -52,6 +52,27 @@ export function runsLocally(
 /** What {@link tryLocal} came to: the tool's result, or a reason to run the regular activity instead. */
 export type LocalAttempt = { kind: 'done'; value: ToolActivityResult } | { kind: 'fallback'; reason: string };
 
+/** The local-activity proxy of one attempt: one try, at most {@link LOCAL_ACTIVITY_TIMEOUT_MS} from scheduling. */
+function localProxy(summary: string) {
+  return proxyLocalActivities<Record<string, (input: unknown) => Promise<unknown>>>({
+    scheduleToCloseTimeout: LOCAL_ACTIVITY_TIMEOUT_MS,
+    retry: { maximumAttempts: 1 },
+    // TD10: a cancelled read reports its own final result, as its regular activity would.
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+    summary,
+  });
+}
+
+/**
+ * true for a local attempt's failure that the regular activity should
+ * follow: any Temporal failure but a cancellation. A local activity's
+ * failure may reach the workflow unwrapped (an ApplicationFailure or
+ * TimeoutFailure, not an ActivityFailure around it).
+ */
+function fallsBack(err: unknown): err is TemporalFailure {
+  return !isCancellation(err) && err instanceof TemporalFailure;
+}
+
 /**
  * Runs one call as a local activity (issue 13): in the worker that runs this
  * workflow task, one attempt, at most {@link LOCAL_ACTIVITY_TIMEOUT_MS}
@@ -62,23 +83,37 @@ export type LocalAttempt = { kind: 'done'; value: ToolActivityResult } | { kind:
  * the caller then schedules the regular activity, which runs the (Safe,
  * ReadOnly) call again from the start and records over nothing (a completed
  * record stands). A cancellation (TD10 interrupt) is rethrown as it is.
- * Deterministic: only schedules and awaits.
+ * Sessions recorded before {@link FAST_TURN_PATCH} (session-machine.ts); a
+ * fast turn uses {@link localFirst}. Deterministic: only schedules and awaits.
  * @throws the cancellation of the scope it runs in.
  */
 export async function tryLocal(name: string, summary: string, input: ToolActivityInput): Promise<LocalAttempt> {
-  const local = proxyLocalActivities<Record<string, (i: ToolActivityInput) => Promise<ToolActivityResult>>>({
-    scheduleToCloseTimeout: LOCAL_ACTIVITY_TIMEOUT_MS,
-    retry: { maximumAttempts: 1 },
-    // TD10: a cancelled read reports its own final result, as its regular activity would.
-    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-    summary,
-  });
   try {
-    return { kind: 'done', value: await local[toolActivityName(name)]!(input) };
+    const value = (await localProxy(summary)[toolActivityName(name)]!(input)) as ToolActivityResult;
+    return { kind: 'done', value };
   } catch (err) {
-    // A local activity's failure may reach the workflow unwrapped (an ApplicationFailure or
-    // TimeoutFailure, not an ActivityFailure around it): any Temporal failure but a cancellation falls back.
-    if (isCancellation(err) || !(err instanceof TemporalFailure)) throw err;
+    if (!fallsBack(err)) throw err;
     return { kind: 'fallback', reason: (err.cause ?? err).message };
   }
+}
+
+/**
+ * A fast turn's local-first run (issue 13): activity `activity` as a local
+ * activity as {@link tryLocal} runs it, and `regular()` in its place when
+ * the attempt fails with anything but a cancellation. The same rule with one
+ * promise chain instead of three async frames — the SDK records a stack for
+ * every promise a workflow creates. `input.localOn` names the task queue
+ * whose worker may run it. Deterministic.
+ * @throws the cancellation of the scope it runs in, or what `regular()` throws.
+ */
+export function localFirst<T>(
+  activity: string,
+  summary: string,
+  input: { localOn: string },
+  regular: () => Promise<T>,
+): Promise<T> {
+  return (localProxy(summary)[activity]!(input) as Promise<T>).then(undefined, (err: unknown) => {
+    if (!fallsBack(err)) throw err;
+    return regular();
+  });
 }

@@ -40,22 +40,44 @@ export async function admitCall(
   where: { turn: number; step: number },
   interrupted: () => boolean,
 ): Promise<GateResult> {
+  const decided = decide(host, call);
+  if (decided.kind === 'result') return decided.result;
+  const verdict = await waitForDecision(host, call, where, decided.decision, interrupted);
+  if (verdict.kind === 'approved') return { run: true };
+  if (verdict.kind === 'not_run') return { run: false, settled: settleNotRun(call, Date.now()) };
+  const said = verdict.message ? `: ${verdict.message}` : '';
+  return { run: false, settled: settleDenied(call, `the user denied this call${said}`, Date.now()) };
+}
+
+/**
+ * The gate's decision when no person needs to be asked (no policy, `allow`,
+ * `deny`), else null: then {@link admitCall} asks and waits. Synchronous, so a
+ * fast turn (issue 13) awaits nothing for the calls the policy decides. Pure
+ * but for `Date.now()` (workflow time) in a denial.
+ */
+export function decideCall(host: GateHost, call: PlannedToolCall): GateResult | null {
+  const decided = decide(host, call);
+  return decided.kind === 'result' ? decided.result : null;
+}
+
+function decide(
+  host: GateHost,
+  call: PlannedToolCall,
+): { kind: 'result'; result: GateResult } | { kind: 'ask'; decision: PermissionDecision } {
   const policy = host.meta.permission;
-  if (!policy) return { run: true };
+  if (!policy) return { kind: 'result', result: { run: true } };
   const effect = callEffect(call.name, call.args);
   const decision = evaluatePermission(
     policy,
     { tool: call.name, effect, subject: call.subject ?? { kind: 'none' } },
     host.approvals.grants(),
   );
-  if (decision.action === 'allow') return { run: true };
-  if (decision.action === 'deny')
-    return { run: false, settled: settleDenied(call, `permission denied (${decision.reason})`, Date.now()) };
-  const verdict = await waitForDecision(host, call, where, decision, interrupted);
-  if (verdict.kind === 'approved') return { run: true };
-  if (verdict.kind === 'not_run') return { run: false, settled: settleNotRun(call, Date.now()) };
-  const said = verdict.message ? `: ${verdict.message}` : '';
-  return { run: false, settled: settleDenied(call, `the user denied this call${said}`, Date.now()) };
+  if (decision.action === 'allow') return { kind: 'result', result: { run: true } };
+  if (decision.action === 'deny') {
+    const settled = settleDenied(call, `permission denied (${decision.reason})`, Date.now());
+    return { kind: 'result', result: { run: false, settled } };
+  }
+  return { kind: 'ask', decision };
 }
 
 async function waitForDecision(

@@ -14,6 +14,10 @@ export interface TurnControl {
   over: boolean;
   /** The force deadline this turn uses, in ms (TD10). */
   forceAfterMs: number;
+  /** Set once the force deadline passed. */
+  forceFired: boolean;
+  /** What {@link awaitOrForced} waits with: called in order once the force deadline passes. */
+  forceWaiters: Set<() => void>;
 }
 
 /**
@@ -28,11 +32,15 @@ export function newTurnControl(forceAfterMs: number): TurnControl {
     forced: new Promise<'forced'>(() => undefined),
     over: false,
     forceAfterMs,
+    forceFired: false,
+    forceWaiters: new Set(),
   };
   ctl.forced = CancellationScope.nonCancellable(async () => {
     await condition(() => ctl.interruptedAtMs !== null || ctl.over);
     if (ctl.over) return new Promise<'forced'>(() => undefined);
     await sleep(forceAfterMs);
+    ctl.forceFired = true;
+    for (const wake of ctl.forceWaiters) wake();
     return 'forced' as const;
   });
   return ctl;
@@ -53,4 +61,28 @@ export function raceForced<T>(ctl: TurnControl, running: Promise<T>): Promise<Ra
     ),
     ctl.forced.then((): Raced<T> => ({ kind: 'forced' })),
   ]);
+}
+
+/**
+ * {@link raceForced} of a fast turn (issue 13, `FAST_TURN_PATCH` in
+ * session-machine.ts): the same outcome with one promise and one reaction
+ * instead of a race of three — the SDK records a stack for every promise a
+ * workflow creates. Forced wins once the deadline passed. Never rejects.
+ */
+export function awaitOrForced<T>(ctl: TurnControl, running: Promise<T>): Promise<Raced<T>> {
+  return new Promise<Raced<T>>((resolve) => {
+    const forced = () => resolve({ kind: 'forced' });
+    if (ctl.forceFired) forced();
+    else ctl.forceWaiters.add(forced);
+    running.then(
+      (value) => {
+        ctl.forceWaiters.delete(forced);
+        resolve({ kind: 'done', value });
+      },
+      (error: unknown) => {
+        ctl.forceWaiters.delete(forced);
+        resolve({ kind: 'failed', error });
+      },
+    );
+  });
 }

@@ -23,17 +23,17 @@ import {
 import { requestTokens } from '../core/goal/usage.js';
 import { toolDeclarations } from '../core/tools/registry.js';
 import type { BackgroundTasks } from './background.js';
-import { planBatches, runBounded } from './dispatch.js';
+import { planBatches, runBatch, runBounded } from './dispatch.js';
 import { onRoute } from './route.js';
-import { type LocalToolsRule, runsLocally, tryLocal } from './local-tools.js';
-import { admitCall, type GateHost } from './permission-gate.js';
+import { type LocalToolsRule, localFirst, runsLocally, tryLocal } from './local-tools.js';
+import { admitCall, decideCall, type GateHost } from './permission-gate.js';
 import { delegationRefusal, runTask } from './delegation.js';
 import { runCouncilCall } from './council-call.js';
 import { classifyModelFailure } from './model-failure.js';
 import { settleForcedInterrupt, settleLostCall, settleNotRun } from './settle.js';
 import { StagnationGuard } from './stagnation-guard.js';
 import { statusLine } from './status-line.js';
-import { raceForced, type TurnControl } from './turn-control.js';
+import { awaitOrForced, raceForced, type Raced, type TurnControl } from './turn-control.js';
 
 /** Steps per turn before the turn is ended as runaway. */
 export const MAX_STEPS_PER_TURN = 200;
@@ -52,6 +52,15 @@ export interface TurnHost extends GateHost {
   readonly takeSteeringAtEnd: boolean;
   /** Whether and when short reads run first as local activities (issue 13; `patched`, local-tools.ts). */
   readonly localTools: LocalToolsRule;
+  /**
+   * true for sessions started by this code (`FAST_TURN_PATCH`, session-machine.ts):
+   * a call the permission policy decides awaits nothing before it is
+   * scheduled, a batch that fits runs without lanes, local-first and the
+   * force race are single promise chains (issue 13). Older runs keep the
+   * promise structure they were recorded with: with several resolutions in
+   * one activation, the order of the next commands depends on it.
+   */
+  readonly fastTurn: boolean;
   /** Outcomes settled by the workflow, persisted by the next modelStep or finishTurn. */
   settled: SettledOutcome[];
   /** The step now running (for the state query). */
@@ -120,6 +129,9 @@ export async function runTurn(
   const stagnation = new StagnationGuard();
   /** Calls in the batch now running (issue 13: a v2 local read needs its whole batch to run at once). */
   let batchSize = 0;
+  const race: <T>(ctl: TurnControl, running: Promise<T>) => Promise<Raced<T>> = host.fastTurn
+    ? awaitOrForced
+    : raceForced;
 
   const runTool = async (call: PlannedToolCall): Promise<void> => {
     const before = host.settled.length;
@@ -135,7 +147,9 @@ export async function runTurn(
       return;
     }
     // TD2/TD7/PM6: the permission gate decides before anything is scheduled; an `ask` waits here for a person.
-    const gate = await admitCall(host, call, { turn, step: host.step }, () => ctl.interruptedAtMs !== null);
+    const gate =
+      (host.fastTurn ? decideCall(host, call) : null) ??
+      (await admitCall(host, call, { turn, step: host.step }, () => ctl.interruptedAtMs !== null));
     if (!gate.run) {
       host.settled.push(gate.settled);
       return;
@@ -155,7 +169,7 @@ export async function runTurn(
       spent.toolCalls += 1;
       const where = { turn, step: host.step };
       const delegated = decl.delegation === 'task' ? runTask(host, call, where) : runCouncilCall(host, call, where);
-      const raced = await raceForced(ctl, delegated);
+      const raced = await race(ctl, delegated);
       if (raced.kind === 'forced') host.settled.push(settleForcedInterrupt(call, decl, Date.now(), ctl.forceAfterMs));
       else if (raced.kind === 'failed') throw raced.error;
       else if (raced.value.kind === 'settled') host.settled.push(raced.value.settled);
@@ -194,14 +208,16 @@ export async function runTurn(
           toolActivityName(call.name)
         ]!(input),
       );
-    const local = async (): Promise<ToolActivityResult> => {
-      // Issue 13: a short read runs in this worker first; anything but a result falls back to the regular activity.
-      const localOn = meta.route?.taskQueue ?? workflowInfo().taskQueue;
-      const attempt = await tryLocal(call.name, summary, { ...input, localOn });
-      return attempt.kind === 'done' ? attempt.value : regular();
-    };
+    // Issue 13: a short read runs in this worker first; anything but a result falls back to the regular activity.
+    const localOn = () => meta.route?.taskQueue ?? workflowInfo().taskQueue;
+    const local = host.fastTurn
+      ? () => localFirst(toolActivityName(call.name), summary, { ...input, localOn: localOn() }, regular)
+      : async (): Promise<ToolActivityResult> => {
+          const attempt = await tryLocal(call.name, summary, { ...input, localOn: localOn() });
+          return attempt.kind === 'done' ? attempt.value : regular();
+        };
     const batch = { size: batchSize, concurrency: meta.toolConcurrency };
-    const outcome = await raceForced(ctl, runsLocally(host.localTools, decl, call, batch) ? local() : regular());
+    const outcome = await race(ctl, runsLocally(host.localTools, decl, call, batch) ? local() : regular());
     if (outcome.kind === 'done') {
       stagnation.record(call, outcome.value);
       if (outcome.value.outcome === 'uncertain')
@@ -254,7 +270,7 @@ export async function runTurn(
         ...(opts.continuation ? { continuation: opts.continuation } : {}),
         ...(opts.toolsDisabled ? { toolsDisabled: true } : {}),
       };
-      const outcome = await raceForced(
+      const outcome = await race(
         ctl,
         onRoute(host, (o) => proxyActivities<SessionActivities>({ ...options, ...o }).modelStep(stepInput)),
       );
@@ -301,7 +317,16 @@ export async function runTurn(
         );
         for (const batch of planBatches(result.toolCalls, (n) => toolDeclarations[n]?.concurrency ?? 'Exclusive')) {
           batchSize = batch.length;
-          await runBounded(batch, meta.toolConcurrency, runTool);
+          if (!host.fastTurn) {
+            await runBounded(batch, meta.toolConcurrency, runTool);
+            continue;
+          }
+          const before = host.settled.length;
+          try {
+            await runBatch(batch, meta.toolConcurrency, runToolCall);
+          } finally {
+            noteSettled(before);
+          }
         }
       }
       ended = stagnation.afterStep(result.toolCalls, ctl.interruptedAtMs !== null);

@@ -13,6 +13,8 @@ export interface ActivityRun {
   seq?: number;
   /** A local activity that failed (the marker carries a failure). */
   failed: boolean;
+  /** A local activity's worker: the identity that completed the workflow task recording its marker. */
+  ranBy?: string;
 }
 
 type HistoryEvent = NonNullable<
@@ -31,7 +33,9 @@ function summaryOf(e: HistoryEvent): string | null {
  */
 export async function activityRuns(client: Client, workflowId: string): Promise<ActivityRun[]> {
   const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  let completedBy = '';
   return (history.events ?? []).flatMap((e): ActivityRun[] => {
+    if (e.workflowTaskCompletedEventAttributes) completedBy = e.workflowTaskCompletedEventAttributes.identity ?? '';
     const scheduled = e.activityTaskScheduledEventAttributes;
     if (scheduled) return [{ type: scheduled.activityType!.name!, summary: summaryOf(e), local: false, failed: false }];
     const m = e.markerRecordedEventAttributes;
@@ -47,6 +51,7 @@ export async function activityRuns(client: Client, workflowId: string): Promise<
         local: true,
         seq: data.seq,
         failed: !!m.failure,
+        ranBy: completedBy,
       },
     ];
   });

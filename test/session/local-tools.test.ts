@@ -88,7 +88,9 @@ describe('short reads as local activities', () => {
     expect(run.result.status).toBe('completed');
 
     const runs = await activityRuns(h.client, run.workflowId);
-    const markers = runs.filter((r) => r.local);
+    // A fast turn (FAST_TURN_PATCH) records its end locally too: finishTurn is the last local activity.
+    expect(runs.filter((r) => r.local).at(-1)).toMatchObject({ type: 'finishTurn' });
+    const markers = runs.filter((r) => r.local && r.type.startsWith('tool_'));
     expect(markers.map((m) => m.type).sort()).toEqual(['tool_grep', ...reads.map(() => 'tool_read')].sort());
     // A local attempt past its 0.5 s (a loaded machine) falls back: the regular activity then runs that call.
     const fellBack = markers.filter((m) => m.failed).length;
@@ -131,10 +133,10 @@ describe('short reads as local activities', () => {
 
     const json = exportedHistory(run.workflowId);
     await Worker.runReplayHistory({ workflowBundle: { codePath } }, JSON.parse(json), run.workflowId);
-    if (process.env.ZUNO_RECORD_HISTORY === '1') writeFileSync(join(FIXTURES, 'session-local-reads-v2.json'), json);
+    if (process.env.ZUNO_RECORD_HISTORY === '1') writeFileSync(join(FIXTURES, 'session-local-reads-v3.json'), json);
   });
 
-  it.each(['v1', 'v2'])(
+  it.each(['v1', 'v2', 'v3'])(
     'has a checked-in history (%s) whose parallel local reads completed out of order',
     async (v) => {
       const history = JSON.parse(readFileSync(join(FIXTURES, `session-local-reads-${v}.json`), 'utf8')) as {
@@ -170,19 +172,27 @@ describe('short reads as local activities', () => {
       const result = await started.result().finally(() => started.closeProvider());
       const run = started;
       expect(result.status).toBe('completed');
-      // The harness's worker ran the workflow task and refused the local read; the route's worker ran it.
+      // The harness's worker ran the workflow task and refused the local read and the local finishTurn
+      // (a fast turn's); the route's worker ran both.
       const markers = (await activityRuns(h.client, run.workflowId)).filter((r) => r.local);
-      expect(markers).toEqual([expect.objectContaining({ type: 'tool_read', failed: true })]);
+      expect(markers).toEqual([
+        expect.objectContaining({ type: 'tool_read', failed: true }),
+        expect.objectContaining({ type: 'finishTurn', failed: true }),
+      ]);
       const history = await h.client.workflow.getHandle(run.workflowId).fetchHistory();
-      const refused = history.events!.find(
-        (e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity',
-      )!.markerRecordedEventAttributes!.failure!;
-      expect(refused.applicationFailureInfo?.type).toBe('local_elsewhere');
+      const refusals = history.events!.flatMap((e) =>
+        e.markerRecordedEventAttributes?.markerName === 'core_local_activity'
+          ? [e.markerRecordedEventAttributes.failure!.applicationFailureInfo?.type]
+          : [],
+      );
+      expect(refusals).toEqual(['local_elsewhere', 'local_elsewhere']);
       const scheduled = history.events!.flatMap((e) =>
         e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes] : [],
       );
-      const read = scheduled.find((a) => a.activityType!.name === 'tool_read')!;
-      expect(read.taskQueue!.name).toBe(route.taskQueue);
+      for (const type of ['tool_read', 'finishTurn']) {
+        const activity = scheduled.find((a) => a.activityType!.name === type)!;
+        expect(activity.taskQueue!.name, type).toBe(route.taskQueue);
+      }
       const t = (await h.store.loadTranscript(run.sessionId))!;
       expect(t.toolCalls).toEqual([expect.objectContaining({ status: 'completed', outcome: 'ok', attempts: 1 })]);
       const events = await h.store.listEvents(run.sessionId, 0, 1000);
@@ -190,7 +200,7 @@ describe('short reads as local activities', () => {
       const json = exportedHistory(run.workflowId);
       await Worker.runReplayHistory({ workflowBundle: { codePath } }, JSON.parse(json), run.workflowId);
       if (process.env.ZUNO_RECORD_HISTORY === '1')
-        writeFileSync(join(FIXTURES, 'session-local-fallback-v2.json'), json);
+        writeFileSync(join(FIXTURES, 'session-local-fallback-v3.json'), json);
     } finally {
       await host.stop();
     }

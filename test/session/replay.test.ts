@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { interruptSession } from '../../client/session-start.js';
+import { FAST_TURN_PATCH } from '../../workflows/session-machine.js';
 import { workflowBundlePath } from '../../worker/workflow-bundle.js';
 import { TEMPORAL_BIN } from '../helpers/dev-server.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
@@ -20,6 +21,19 @@ import { createHarness, type Harness } from '../helpers/harness.js';
  * lands (the goal workflow's fixtures: test/goal/goal-replay.test.ts).
  */
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'histories');
+
+/** The `patched()` ids a history recorded (its `core_patch` markers), from the CLI's proto3 JSON. */
+function patchIds(history: {
+  events: {
+    markerRecordedEventAttributes?: { markerName: string; details?: Record<string, { payloads: { data: string }[] }> };
+  }[];
+}): string[] {
+  return history.events.flatMap((e) => {
+    const m = e.markerRecordedEventAttributes;
+    const data = m?.markerName === 'core_patch' ? m.details?.['patch-data']?.payloads[0]?.data : undefined;
+    return data ? [(JSON.parse(Buffer.from(data, 'base64').toString('utf8')) as { id: string }).id] : [];
+  });
+}
 let h: Harness;
 let codePath: string;
 const stateDir = mkdtempSync(join(tmpdir(), 'zuno-replay-'));
@@ -237,11 +251,20 @@ describe('session workflow determinism', () => {
       expect.arrayContaining(['session-delegation-parent-v1.json', 'session-delegation-child-v1.json']),
     );
     // Local activities (issue 13): parallel reads completing out of order, a read refused locally that fell back,
-    // under both rules (v1: any batch; v2: a batch that runs at once).
-    for (const v of ['v1', 'v2'])
+    // under each rule (v1: any batch; v2: a batch that runs at once; v3: a fast turn, finishTurn local-first too).
+    for (const v of ['v1', 'v2', 'v3'])
       expect(files).toEqual(
         expect.arrayContaining([`session-local-reads-${v}.json`, `session-local-fallback-${v}.json`]),
       );
+    // Fast turns (patched('zuno-fast-turn-v1')): tools, a background task, an interrupt, the permission gate, resume.
+    const fast = files.filter((f) =>
+      patchIds(JSON.parse(readFileSync(join(FIXTURES, f), 'utf8'))).includes(FAST_TURN_PATCH),
+    );
+    for (const kind of ['tools', 'background', 'interrupt', 'approvals', 'resume', 'local-reads', 'local-fallback'])
+      expect(
+        fast.some((f) => f.startsWith(`session-${kind}-v`)),
+        kind,
+      ).toBe(true);
     for (const f of files) {
       const history = JSON.parse(readFileSync(join(FIXTURES, f), 'utf8'));
       expect(history.events.length, f).toBeGreaterThan(10);
