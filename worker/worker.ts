@@ -13,6 +13,7 @@ import type { ProjectionStore } from '../activities/projection/types.js';
 import { goalOnlyTools, toolImplementations, toolSpecs } from '../activities/tools/index.js';
 import { INTERRUPT_DELIVERY_MS } from '../core/session-contract.js';
 import { workflowBundlePath } from './workflow-bundle.js';
+import { boundHeapGrowth } from './heap.js';
 
 /** Options of {@link createZunoWorker}. */
 /** Longest delay between a running activity's heartbeat and its delivery to the server, in ms (TD10). */
@@ -83,7 +84,7 @@ export interface RoutedWorker {
  * `activityTaskQueue` — the route of the sessions this process serves
  * (`<base>/host/<host>` for `zuno worker`, `<base>/host/<host>/session/<id>`
  * for the in-process worker of one `zuno run`). Two Temporal workers on one
- * connection.
+ * connection. Bounds the process's V8 heap growth first (worker/heap.ts).
  * @throws whatever Temporal's worker creation throws (e.g. an unreachable server).
  */
 export async function createRoutedWorker(
@@ -97,6 +98,8 @@ export async function createRoutedWorker(
     unroutedActivities?: boolean;
   },
 ): Promise<RoutedWorker> {
+  // A long-lived worker: its heaps stay near their live size (issue 13 item 5, worker/heap.ts).
+  boundHeapGrowth();
   const connection = await NativeConnection.connect({ address: opts.address });
   const codePath = await workflowBundlePath(opts.stateDir, opts.workflowsPath);
   const observers = createBgObserver(opts.store);

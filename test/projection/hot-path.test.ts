@@ -277,23 +277,17 @@ describe.each(BACKENDS)('projection hot path (%s)', (backend) => {
   it('reads the work state with one prepared statement', async () => {
     const sid = 'ses_hot7';
     expect(await store.getWorkState(sid)).toBeNull();
-    await store.upsertWorkState({
+    const row = {
       sessionId: sid,
       planRevision: 2,
       planJson: '{"levels":[]}',
       todoRevision: 1,
       todoJson: null,
       updatedAtMs: T0,
-    });
+    };
+    await store.upsertWorkState(row);
     const before = store.sqlStats();
-    expect(await store.getWorkState(sid)).toEqual({
-      sessionId: sid,
-      planRevision: 2,
-      planJson: '{"levels":[]}',
-      todoRevision: 1,
-      todoJson: null,
-      updatedAtMs: T0,
-    });
+    expect(await store.getWorkState(sid)).toEqual(row);
     if (backend === 'sqlite') expect(store.sqlStats().statements - before.statements).toBe(1);
   });
 });

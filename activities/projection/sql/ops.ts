@@ -14,7 +14,7 @@ import type {
   ToolCallRow,
 } from '../types.js';
 import type { SqlOp, SqlValue } from './runner.js';
-import type { StatementName } from './statements.js';
+import { SESSION_TURN_COLUMNS, type StatementName } from './statements.js';
 
 /**
  * One write of a hot-path batch (ProjectionStore.writeBatch).
@@ -138,23 +138,10 @@ export function toSqlOp(w: ProjectionWrite): SqlOp {
       const r = w.row;
       return {
         stmt: 'sessionTurn',
-        params: [
-          r.id,
-          r.workflowId,
-          r.workspace,
-          r.provider,
-          r.model,
-          r.status,
-          r.title ?? null,
-          r.host ?? null,
-          r.taskQueue ?? null,
-          r.agent ?? null,
-          r.parentSessionId ?? null,
-          r.rootSessionId ?? null,
-          int(r.depth),
-          int(r.createdAtMs),
-          int(r.updatedAtMs),
-        ],
+        params: SESSION_TURN_COLUMNS.map((c) => {
+          const v = r[c];
+          return typeof v === 'number' ? Math.trunc(v) : (v ?? null);
+        }),
       };
     }
     case 'sessionStatus':
