@@ -145,7 +145,7 @@ export class HumanRenderer {
           `${mark} ${d.tool} ${word}${exit}` +
             `${d.facts?.conflict ? ` (${d.facts.conflict})` : ''}` +
             `${d.cause ? ` (${d.cause})` : ''}` +
-            `${d.errorCode ? ` (${d.errorCode})` : ''}${d.outputBytes !== undefined ? `, ${d.outputBytes} bytes` : ''}` +
+            `${d.errorCode && d.errorCode !== d.facts?.conflict ? ` (${d.errorCode})` : ''}${d.outputBytes !== undefined ? `, ${d.outputBytes} bytes` : ''}` +
             `${d.durationMs !== undefined ? `, ${d.durationMs} ms` : ''}`,
         );
         break;

@@ -605,16 +605,17 @@ export class SessionMachine implements TurnHost, QuestionHost {
     input: Parameters<SessionActivities['finishTurn']>[0],
   ): ReturnType<SessionActivities['finishTurn']> {
     const startToCloseTimeout = this.meta.activityDefaults.projection.startToCloseTimeoutMs;
+    // A fast turn's regular activity (after a refused local attempt) carries the local one's summary in the UI.
+    const summary = this.fastTurn ? `turn ${input.turn + 1} · finish (${input.status})` : undefined;
     const regular = () =>
-      onRoute(this, (o) => proxyActivities<SessionActivities>({ startToCloseTimeout, ...o }).finishTurn(input));
-    if (!this.fastTurn) return regular();
+      onRoute(this, (o) =>
+        proxyActivities<SessionActivities>({ startToCloseTimeout, ...(summary ? { summary } : {}), ...o }).finishTurn(
+          input,
+        ),
+      );
+    if (!summary) return regular();
     const localOn = this.meta.route?.taskQueue ?? workflowInfo().taskQueue;
-    return localFirst(
-      'finishTurn',
-      `turn ${input.turn + 1} · finish (${input.status})`,
-      { ...input, localOn },
-      regular,
-    );
+    return localFirst('finishTurn', summary, { ...input, localOn }, regular);
   }
 
   /**

@@ -176,6 +176,26 @@ describe('HumanRenderer', () => {
     expect(err()).toEqual(['session interrupted (turn 1)\n']);
   });
 
+  it('a conflict names its kind once when the error code is the same kind', () => {
+    const { sink, err } = recordingSink(false);
+    const r = new HumanRenderer(sink, false, { manual: true });
+    r.render(row(EV.toolStarted, { rowId: 'tc_0_0_1', callId: 'call_0_0', tool: 'apply_patch', attempt: 1 }));
+    r.render(
+      row(EV.toolCompleted, {
+        rowId: 'tc_0_0_1',
+        callId: 'call_0_0',
+        tool: 'apply_patch',
+        outcome: 'error',
+        errorCode: 'ReadRequired',
+        outputBytes: 204,
+        durationMs: 16,
+        facts: { conflict: 'ReadRequired' },
+      }),
+    );
+    const line = err().find((l) => l.includes('apply_patch error'))!;
+    expect(line.match(/ReadRequired/g)).toHaveLength(1);
+  });
+
   it('a failed session prints no line of its own: the run ends with one zuno: line that says the code once', () => {
     const { sink, log } = recordingSink(false);
     const r = new HumanRenderer(sink, false, { manual: true });

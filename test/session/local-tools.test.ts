@@ -179,6 +179,9 @@ describe('short reads as local activities', () => {
         expect.objectContaining({ type: 'tool_read', failed: true }),
         expect.objectContaining({ type: 'finishTurn', failed: true }),
       ]);
+      // The regular finishTurn that followed reads as the local attempt did in the Temporal UI.
+      const finish = (await activityRuns(h.client, run.workflowId)).filter((r) => r.type === 'finishTurn');
+      expect(finish.map((r) => r.summary)).toEqual(['turn 1 · finish (completed)', 'turn 1 · finish (completed)']);
       const history = await h.client.workflow.getHandle(run.workflowId).fetchHistory();
       const refusals = history.events!.flatMap((e) =>
         e.markerRecordedEventAttributes?.markerName === 'core_local_activity'
