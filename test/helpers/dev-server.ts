@@ -40,21 +40,25 @@ const SEARCH_ATTRIBUTES = Object.keys(REQUIRED_SEARCH_ATTRIBUTES);
  * connections (≤ 30 s). `dynamicConfig` entries are `KEY=VALUE` server settings.
  */
 export async function startTestDevServer(dbFile: string, dynamicConfig: string[] = []): Promise<TestDevServer> {
-  const port = await freePort();
-  const uiPort = await freePort();
+  let port = await freePort();
+  let uiPort = await freePort();
   let child: ChildProcess | undefined;
   const start = async () => {
     const args = ['server', 'start-dev', '--db-filename', dbFile, '--ip', '127.0.0.1', '--port', String(port)];
     args.push('--headless', '--log-level', 'error', '--ui-port', String(uiPort));
     for (const sa of SEARCH_ATTRIBUTES) args.push('--search-attribute', `${sa}=Keyword`);
     for (const kv of dynamicConfig) args.push('--dynamic-config-value', kv);
-    child = spawn(TEMPORAL_BIN, args, { stdio: 'ignore', detached: true });
+    const c = spawn(TEMPORAL_BIN, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+    child = c;
+    let stderr = '';
+    c.stderr?.on('data', (d) => (stderr = (stderr + String(d)).slice(-2000)));
     const deadline = Date.now() + 30_000;
     while (Date.now() < deadline) {
       if (await portOpen('127.0.0.1', port)) return;
+      if (c.exitCode !== null || c.signalCode !== null) throw new ServerExited(port, stderr);
       await new Promise((r) => setTimeout(r, 100));
     }
-    throw new Error(`Temporal dev server did not start on ${port}`);
+    throw new Error(`Temporal dev server did not start on ${port}: ${stderr.trim() || 'no output'}`);
   };
   const kill = async () => {
     const c = child;
@@ -63,6 +67,24 @@ export async function startTestDevServer(dbFile: string, dynamicConfig: string[]
     process.kill(-c.pid!, 'SIGKILL');
     await exited;
   };
-  await start();
+  // A port found free can be taken before the server binds it (tests start servers side by side):
+  // a server that exits at once is started again on fresh ports, twice at most.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await start();
+      break;
+    } catch (err) {
+      if (!(err instanceof ServerExited) || attempt === 3) throw err;
+      port = await freePort();
+      uiPort = await freePort();
+    }
+  }
   return { address: `127.0.0.1:${port}`, port, dbFile, kill, start };
+}
+
+/** The dev server process ended before it accepted connections. */
+class ServerExited extends Error {
+  constructor(port: number, stderr: string) {
+    super(`Temporal dev server exited before it listened on ${port}: ${stderr.trim() || 'no output'}`);
+  }
 }
