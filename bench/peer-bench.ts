@@ -8,7 +8,8 @@
  * worker CPU per call and worker RSS are the worker's alone. Per call: wall
  * time, worker CPU, Temporal history events and JSON KB; calls/s at N and W
  * at once; worker RSS (peak during the wide phase, and after the bench);
- * direct in-process calls for reference. Medians and ranges over the
+ * direct in-process calls for reference. Each phase starts once the
+ * Temporal server has gone quiet after the one before. Medians and ranges over the
  * rounds, then the ratios `zuno/peer`, one figure a line, last.
  * The peer: bench/peer/ (workflow state holds the conversation, no projection).
  *
@@ -31,7 +32,9 @@ import {
   badArgument,
   machineTicks,
   peerWorkerProcess,
+  processCpuMs,
   runBench,
+  settle,
   zunoWorkerProcess,
   type BenchWorker,
 } from './worker-procs.js';
@@ -73,6 +76,10 @@ interface Phase {
   fellBack: number;
   wallMsPerCall: number;
   cpuMsPerCall: number;
+  /** CPU of the Temporal dev server per call, ms (it serves whichever system runs). */
+  serverCpuMsPerCall: number;
+  /** CPU of this bench process per call, ms: the Temporal client and the scripted provider servers. */
+  benchCpuMsPerCall: number;
   callsPerSec: number;
   eventsPerCall: number;
   kbPerCall: number;
@@ -131,9 +138,13 @@ async function phase(
   workspace: string,
   count: number,
   limit: number,
+  serverPid: number,
 ): Promise<Phase> {
   const ids: string[] = [];
+  await settle(serverPid);
   const cpu0 = worker.cpuMs();
+  const server0 = processCpuMs(serverPid);
+  const bench0 = process.cpuUsage();
   const m0 = machineTicks();
   let peakRssMb = worker.rssMb();
   const sampler = setInterval(() => (peakRssMb = Math.max(peakRssMb, worker.rssMb())), 100);
@@ -156,6 +167,8 @@ async function phase(
   }
   const wallMs = performance.now() - t0;
   const cpuMs = worker.cpuMs() - cpu0;
+  const serverCpuMs = processCpuMs(serverPid) - server0;
+  const bench = process.cpuUsage(bench0);
   const m1 = machineTicks();
   const calls = count * c.calls;
   const size = await historySize(h, ids);
@@ -165,6 +178,8 @@ async function phase(
     fellBack: size.fellBack / calls,
     wallMsPerCall: limit === 1 ? wallMs / calls : NaN,
     cpuMsPerCall: cpuMs / calls,
+    serverCpuMsPerCall: serverCpuMs / calls,
+    benchCpuMsPerCall: (bench.user + bench.system) / 1000 / calls,
     callsPerSec: calls / (wallMs / 1000),
     eventsPerCall: size.events / calls,
     kbPerCall: size.kb / calls,
@@ -204,6 +219,7 @@ async function main(): Promise<void> {
     );
     const zuno = (workers.zuno = zunoWorkerProcess(home, server.address, ZUNO_QUEUE));
     const peer = (workers.peer = peerWorkerProcess(root, server.address, PEER_QUEUE, peerBundle));
+    const serverPid = server.pid()!;
     // Warm-up of both: bundles loaded, caches filled, Prisma's query compiler ready.
     await timedSession(h, c, workspace);
     await peerSession(h, workspace);
@@ -215,10 +231,11 @@ async function main(): Promise<void> {
     for (let r = 0; r < ROUNDS; r++) {
       // Alternate who goes first, so neither always runs on a warmer machine.
       const order: System[] = r % 2 === 0 ? ['zuno', 'peer'] : ['peer', 'zuno'];
-      const w = (s: System) => (s === 'zuno' ? zuno : peer);
-      for (const s of order) rounds[s].seq.push(await phase(h, s, w(s), workspace, c.sessions, 1));
-      for (const s of order) rounds[s].conc.push(await phase(h, s, w(s), workspace, c.sessions, c.sessions));
-      for (const s of order) rounds[s].wide.push(await phase(h, s, w(s), workspace, WIDE, WIDE));
+      const run = (s: System, count: number, limit: number) =>
+        phase(h!, s, s === 'zuno' ? zuno : peer, workspace, count, limit, serverPid);
+      for (const s of order) rounds[s].seq.push(await run(s, c.sessions, 1));
+      for (const s of order) rounds[s].conc.push(await run(s, c.sessions, c.sessions));
+      for (const s of order) rounds[s].wide.push(await run(s, WIDE, WIDE));
     }
     const after = { zuno: await zuno.memory(), peer: await peer.memory() };
     const fig = (s: System, pick: (p: Phase) => number, which: 'seq' | 'conc' | 'wide') => rounds[s][which].map(pick);
@@ -232,6 +249,12 @@ async function main(): Promise<void> {
       console.log(`${s} calls/s, ${WIDE} sessions at once: ${spread(fig(s, (p) => p.callsPerSec, 'wide'))}`);
       console.log(`${s} worker CPU ms/call, one at a time: ${spread(fig(s, (p) => p.cpuMsPerCall, 'seq'))}`);
       console.log(`${s} worker CPU ms/call, ${WIDE} at once: ${spread(fig(s, (p) => p.cpuMsPerCall, 'wide'))}`);
+      console.log(
+        `${s} Temporal server CPU ms/call, ${WIDE} at once: ${spread(fig(s, (p) => p.serverCpuMsPerCall, 'wide'))}`,
+      );
+      console.log(
+        `${s} bench process (client, providers) CPU ms/call, ${WIDE} at once: ${spread(fig(s, (p) => p.benchCpuMsPerCall, 'wide'))}`,
+      );
       if (s === 'zuno')
         console.log(
           `zuno local reads that fell back to a regular activity, share, ${WIDE} at once: ${spread(fig(s, (p) => p.fellBack, 'wide'))}`,

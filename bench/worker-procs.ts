@@ -37,6 +37,33 @@ export function machineTicks(): { busy: number; total: number } {
 
 const TICK_MS = 1000 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
 
+/**
+ * CPU time process `pid` has used so far, in ms: user + system, with its
+ * reaped children (/proc/<pid>/stat fields 14–17).
+ */
+export function processCpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // Fields 14–17 of stat (utime, stime, cutime, cstime), counted after the state field (3).
+  return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * TICK_MS;
+}
+
+/**
+ * Waits until process `pid` is quiet: under `idleShare` of one core over a
+ * 250 ms window, for at most `maxMs`. Benches call it between phases so one
+ * phase's leftover server work (history, transfer and visibility tasks the
+ * Temporal server runs after the last workflow closed) is not billed to the
+ * next. Returns how long it waited, ms.
+ */
+export async function settle(pid: number, idleShare = 0.05, maxMs = 10_000): Promise<number> {
+  const t0 = performance.now();
+  for (;;) {
+    const c0 = processCpuMs(pid);
+    await sleep(250);
+    if ((processCpuMs(pid) - c0) / 250 < idleShare || performance.now() - t0 > maxMs) return performance.now() - t0;
+  }
+}
+
 function wrap(child: ChildProcess, memFile: string, name: string): BenchWorker {
   let stderr = '';
   child.stderr?.on('data', (d) => (stderr = (stderr + String(d)).slice(-4000)));
@@ -51,12 +78,7 @@ function wrap(child: ChildProcess, memFile: string, name: string): BenchWorker {
   const pid = child.pid!;
   return {
     pid,
-    cpuMs() {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      // Fields 14–17 of stat (utime, stime, cutime, cstime), counted after the state field (3).
-      return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * TICK_MS;
-    },
+    cpuMs: () => processCpuMs(pid),
     rssMb() {
       const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
       return Number(m![1]) / 1024;

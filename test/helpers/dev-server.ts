@@ -26,6 +26,8 @@ export interface TestDevServer {
   address: string;
   port: number;
   dbFile: string;
+  /** The server process's id while it runs (benches read its CPU time). */
+  pid(): number | undefined;
   /** SIGKILLs the server process (a crash). */
   kill(): Promise<void>;
   /** Starts it again on the same port and db file. */
@@ -79,7 +81,7 @@ export async function startTestDevServer(dbFile: string, dynamicConfig: string[]
       uiPort = await freePort();
     }
   }
-  return { address: `127.0.0.1:${port}`, port, dbFile, kill, start };
+  return { address: `127.0.0.1:${port}`, port, dbFile, pid: () => child?.pid, kill, start };
 }
 
 /** The dev server process ended before it accepted connections. */
