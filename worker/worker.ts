@@ -31,13 +31,27 @@ const STICKY_QUEUE_TIMEOUT_MS = 3_000;
  */
 export const WORKFLOW_CACHE_SIZE = 500;
 
+/**
+ * Activities a worker side runs at once, by default (issue 13). Model steps
+ * take these slots beside tool calls, and they are I/O-bound: a worker
+ * serving many sessions holds one model step per busy session. With 16, 50
+ * sessions at once left most model steps waiting in the server: an activity
+ * task that finds no free slot is not dispatched eagerly with its workflow
+ * task's completion, and a backlogged task is persisted by the matching
+ * service and read back — server CPU per read call 3.2 ms at 16, 2.6 ms at
+ * 64; read calls/s with 50 sessions 198 (188–208) at 16, 221 (212–233) at
+ * 64 (bench/peer-bench.ts, 3 rounds each). A session's own side-effecting
+ * calls still run one at a time (TD5), whatever the slots.
+ */
+export const ACTIVITY_SLOTS = 64;
+
 export interface ZunoWorkerOptions {
   address: string;
   namespace: string;
   taskQueue: string;
   store: ProjectionStore;
   stateDir: string;
-  /** Bound on concurrently running activities (default 16). */
+  /** Bound on concurrently running activities (default {@link ACTIVITY_SLOTS}). */
   maxConcurrentActivities?: number;
   /** Worker identity shown in the Temporal history (ActivityTaskStarted `identity`); default `<pid>@<hostname>`. */
   identity?: string;
@@ -168,7 +182,7 @@ function activityOptions(
   serves: (taskQueue: string) => boolean,
 ) {
   return {
-    maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? 16,
+    maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? ACTIVITY_SLOTS,
     // TD10: a cancellation reaches a running activity only in a heartbeat response, so heartbeats
     // go out at least every second (default: 80 % of the heartbeat timeout) to keep the 2 s window.
     maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE_MAX_MS,
