@@ -8,9 +8,12 @@
  * worker CPU per call and worker RSS are the worker's alone. Per call: wall
  * time, worker CPU, Temporal history events and JSON KB; calls/s at N and W
  * at once; worker RSS (peak during the wide phase, and after the bench);
- * direct in-process calls for reference. Each phase starts once the
- * Temporal server has gone quiet after the one before. Medians and ranges over the
- * rounds, then the ratios `zuno/peer`, one figure a line, last.
+ * in the wide phase, the CPU per call of the Temporal dev server and of
+ * this bench process too; direct in-process calls for reference. Each
+ * phase starts once the dev server is quiet, and its server CPU is read
+ * once the server is quiet again (the transfer and visibility work it does
+ * after the last workflow closed belongs to the phase). Medians and ranges
+ * over the rounds, then the ratios `zuno/peer`, one figure a line, last.
  * The peer: bench/peer/ (workflow state holds the conversation, no projection).
  *
  *   npx tsx bench/peer-bench.ts [--sessions 5] [--calls 40] [--parallel 10] [--wide 50] [--rounds 3]
@@ -166,10 +169,11 @@ async function phase(
     clearInterval(sampler);
   }
   const wallMs = performance.now() - t0;
-  const cpuMs = worker.cpuMs() - cpu0;
-  const serverCpuMs = processCpuMs(serverPid) - server0;
   const bench = process.cpuUsage(bench0);
   const m1 = machineTicks();
+  await settle(serverPid);
+  const cpuMs = worker.cpuMs() - cpu0;
+  const serverCpuMs = processCpuMs(serverPid) - server0;
   const calls = count * c.calls;
   const size = await historySize(h, ids);
   return {
@@ -250,10 +254,10 @@ async function main(): Promise<void> {
       console.log(`${s} worker CPU ms/call, one at a time: ${spread(fig(s, (p) => p.cpuMsPerCall, 'seq'))}`);
       console.log(`${s} worker CPU ms/call, ${WIDE} at once: ${spread(fig(s, (p) => p.cpuMsPerCall, 'wide'))}`);
       console.log(
-        `${s} Temporal server CPU ms/call, ${WIDE} at once: ${spread(fig(s, (p) => p.serverCpuMsPerCall, 'wide'))}`,
+        `${s} Temporal dev server CPU ms per read call, ${WIDE} at once: ${spread(fig(s, (p) => p.serverCpuMsPerCall, 'wide'))}`,
       );
       console.log(
-        `${s} bench process (client, providers) CPU ms/call, ${WIDE} at once: ${spread(fig(s, (p) => p.benchCpuMsPerCall, 'wide'))}`,
+        `${s} bench process (Temporal client, scripted model providers) CPU ms per read call, ${WIDE} at once: ${spread(fig(s, (p) => p.benchCpuMsPerCall, 'wide'))}`,
       );
       if (s === 'zuno')
         console.log(

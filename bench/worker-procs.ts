@@ -50,17 +50,23 @@ export function processCpuMs(pid: number): number {
 
 /**
  * Waits until process `pid` is quiet: under `idleShare` of one core over a
- * 250 ms window, for at most `maxMs`. Benches call it between phases so one
- * phase's leftover server work (history, transfer and visibility tasks the
- * Temporal server runs after the last workflow closed) is not billed to the
- * next. Returns how long it waited, ms.
+ * 250 ms window (0.1: 25 ms, a few clock ticks; an idle dev server uses
+ * ~1 %), for at most `maxMs`, and says so on stderr when it gave up. The
+ * peer bench settles the dev server before each phase, so one phase's
+ * leftover server work is not billed to the next, and again before it reads
+ * the server's CPU, so that work is billed to the phase that caused it.
+ * Returns how long it waited, ms.
  */
-export async function settle(pid: number, idleShare = 0.05, maxMs = 10_000): Promise<number> {
+export async function settle(pid: number, idleShare = 0.1, maxMs = 10_000): Promise<number> {
   const t0 = performance.now();
   for (;;) {
     const c0 = processCpuMs(pid);
     await sleep(250);
-    if ((processCpuMs(pid) - c0) / 250 < idleShare || performance.now() - t0 > maxMs) return performance.now() - t0;
+    if ((processCpuMs(pid) - c0) / 250 < idleShare) return performance.now() - t0;
+    if (performance.now() - t0 > maxMs) {
+      process.stderr.write(`bench: process ${pid} was still busy after ${maxMs} ms; going on\n`);
+      return performance.now() - t0;
+    }
   }
 }
 

@@ -35,13 +35,14 @@ export const WORKFLOW_CACHE_SIZE = 500;
  * Activities a worker side runs at once, by default (issue 13). Model steps
  * take these slots beside tool calls, and they are I/O-bound: a worker
  * serving many sessions holds one model step per busy session. With 16, 50
- * sessions at once left most model steps waiting in the server: an activity
- * task that finds no free slot is not dispatched eagerly with its workflow
- * task's completion, and a backlogged task is persisted by the matching
- * service and read back — server CPU per read call 3.2 ms at 16, 2.6 ms at
- * 64; read calls/s with 50 sessions 198 (188–208) at 16, 221 (212–233) at
- * 64 (bench/peer-bench.ts, 3 rounds each). A session's own side-effecting
- * calls still run one at a time (TD5), whatever the slots.
+ * sessions at once left most model steps waiting in the server, where a
+ * backlogged activity task is persisted by the matching service and read
+ * back (unrouted sessions also missed eager dispatch, which needs a free
+ * slot) — server CPU per read call 3.2 ms at 16, 2.6 ms at 64; read calls/s
+ * with 50 unrouted sessions 198 (188–208) at 16, 221 (212–233) at 64
+ * (bench/peer-bench.ts, 3 rounds each). Background commands (`bgCommand`)
+ * hold a slot while they run: up to 64 at once per side. A session's own
+ * side-effecting foreground calls still run one at a time (TD5).
  */
 export const ACTIVITY_SLOTS = 64;
 

@@ -81,7 +81,14 @@ export async function startTestDevServer(dbFile: string, dynamicConfig: string[]
       uiPort = await freePort();
     }
   }
-  return { address: `127.0.0.1:${port}`, port, dbFile, pid: () => child?.pid, kill, start };
+  return {
+    address: `127.0.0.1:${port}`,
+    port,
+    dbFile,
+    pid: () => (child && child.exitCode === null && child.signalCode === null ? child.pid : undefined),
+    kill,
+    start,
+  };
 }
 
 /** The dev server process ended before it accepted connections. */
