@@ -13,20 +13,20 @@
  * steps, projection writes). Cases and measurements: overhead-cases.ts,
  * overhead-measure.ts.
  *
- *   npm run bench -- --sessions 5 --calls 40 --parallel 10 --shell-calls 20
+ *   npx tsx bench/orchestration-overhead.ts --sessions 5 --calls 40 --parallel 10 --shell-calls 20
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
+import { benchFlags } from './worker-procs.js';
 import { createHarness, type Harness } from '../test/helpers/harness.js';
 import { startTestDevServer, TEMPORAL_BIN, type TestDevServer } from '../test/helpers/dev-server.js';
 import { benchCase, readFileCount, type BenchCase } from './overhead-cases.js';
 import { direct, measureCase, timedSession, type CaseFigures } from './overhead-measure.js';
 
-const HELP = `usage: npm run bench -- [options]
+const HELP = `usage: npx tsx bench/orchestration-overhead.ts [options]   (npm run bench runs it with the defaults)
 
   -n, --sessions <N>        read: scripted sessions per phase (default 5)
   -k, --calls <K>           read: calls per session (default 40)
@@ -44,24 +44,21 @@ const HELP = `usage: npm run bench -- [options]
       --patch-direct <M>    apply_patch: direct in-process calls (default 500)
   -h, --help                show this help`;
 
-const { values: flags } = parseArgs({
-  args: process.argv.slice(2),
-  options: {
-    sessions: { type: 'string', short: 'n', default: '5' },
-    calls: { type: 'string', short: 'k', default: '40' },
-    parallel: { type: 'string', short: 'p', default: '10' },
-    concurrency: { type: 'string', short: 'c' },
-    direct: { type: 'string', short: 'm', default: '2000' },
-    'shell-sessions': { type: 'string', default: '3' },
-    'shell-calls': { type: 'string', default: '16' },
-    'shell-per-step': { type: 'string', default: '4' },
-    'shell-direct': { type: 'string', default: '30' },
-    'patch-sessions': { type: 'string', default: '3' },
-    'patch-calls': { type: 'string', default: '30' },
-    'patch-per-step': { type: 'string', default: '5' },
-    'patch-direct': { type: 'string', default: '500' },
-    help: { type: 'boolean', short: 'h', default: false },
-  },
+const flags = benchFlags({
+  sessions: { type: 'string', short: 'n', default: '5' },
+  calls: { type: 'string', short: 'k', default: '40' },
+  parallel: { type: 'string', short: 'p', default: '10' },
+  concurrency: { type: 'string', short: 'c' },
+  direct: { type: 'string', short: 'm', default: '2000' },
+  'shell-sessions': { type: 'string', default: '3' },
+  'shell-calls': { type: 'string', default: '16' },
+  'shell-per-step': { type: 'string', default: '4' },
+  'shell-direct': { type: 'string', default: '30' },
+  'patch-sessions': { type: 'string', default: '3' },
+  'patch-calls': { type: 'string', default: '30' },
+  'patch-per-step': { type: 'string', default: '5' },
+  'patch-direct': { type: 'string', default: '500' },
+  help: { type: 'boolean', short: 'h', default: false },
 });
 if (flags.help) {
   console.log(HELP);

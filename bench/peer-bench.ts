@@ -21,7 +21,6 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { DefaultLogger, bundleWorkflowCode } from '@temporalio/worker';
 import { startLocalProvider } from '../client/local-provider/server.js';
 import { localProvider } from '../client/zuno-config.js';
@@ -33,6 +32,7 @@ import { direct, timedSession } from './overhead-measure.js';
 import type { PeerInput } from './peer/workflow.js';
 import {
   badArgument,
+  benchFlags,
   machineTicks,
   peerWorkerProcess,
   processCpuMs,
@@ -42,15 +42,12 @@ import {
   type BenchWorker,
 } from './worker-procs.js';
 
-const { values: flags } = parseArgs({
-  args: process.argv.slice(2),
-  options: {
-    sessions: { type: 'string', default: '5' },
-    calls: { type: 'string', default: '40' },
-    parallel: { type: 'string', default: '10' },
-    rounds: { type: 'string', default: '3' },
-    wide: { type: 'string', default: '50' },
-  },
+const flags = benchFlags({
+  sessions: { type: 'string', default: '5' },
+  calls: { type: 'string', default: '40' },
+  parallel: { type: 'string', default: '10' },
+  rounds: { type: 'string', default: '3' },
+  wide: { type: 'string', default: '50' },
 });
 const n = (k: keyof typeof flags) => {
   const v = Number(flags[k]);

@@ -15,14 +15,10 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import type { Harness } from '../test/helpers/harness.js';
-import { badArgument, runBench, zunoBench } from './worker-procs.js';
+import { badArgument, benchFlags, runBench, zunoBench } from './worker-procs.js';
 
-const { values: flags } = parseArgs({
-  args: process.argv.slice(2),
-  options: { steps: { type: 'string', default: '170' }, parallel: { type: 'string', default: '5' } },
-});
+const flags = benchFlags({ steps: { type: 'string', default: '170' }, parallel: { type: 'string', default: '5' } });
 const STEPS = Number(flags.steps);
 const PER_STEP = Number(flags.parallel);
 if (!Number.isInteger(STEPS) || STEPS < 20 || STEPS > 199) badArgument('--steps must be an integer in 20..199');

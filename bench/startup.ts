@@ -20,13 +20,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
+import { benchFlags } from './worker-procs.js';
 import { ROOT, startTestDevServer, type TestDevServer } from '../test/helpers/dev-server.js';
 
-const { values: flags } = parseArgs({
-  args: process.argv.slice(2),
-  options: { runs: { type: 'string', default: '10' } },
-});
+const flags = benchFlags({ runs: { type: 'string', default: '10' } });
 const RUNS = Number(flags.runs);
 if (!Number.isInteger(RUNS) || RUNS < 1) {
   console.error(`--runs must be a positive integer (got ${flags.runs})`);

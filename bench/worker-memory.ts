@@ -12,16 +12,12 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SessionState } from '../core/session-contract.js';
 import type { Harness } from '../test/helpers/harness.js';
-import { badArgument, runBench, zunoBench } from './worker-procs.js';
+import { badArgument, benchFlags, runBench, zunoBench } from './worker-procs.js';
 
-const { values: flags } = parseArgs({
-  args: process.argv.slice(2),
-  options: { sessions: { type: 'string', default: '1000' } },
-});
+const flags = benchFlags({ sessions: { type: 'string', default: '1000' } });
 const N = Number(flags.sessions);
 if (!Number.isInteger(N) || N < 200) badArgument('--sessions must be an integer ≥ 200');
 const FIRST = 100;

@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ROOT, startTestDevServer } from '../test/helpers/dev-server.js';
 import { createHarness, type Harness } from '../test/helpers/harness.js';
@@ -193,6 +194,20 @@ export async function zunoBench(name: string): Promise<ZunoBench> {
 export async function runBench(main: () => Promise<void>): Promise<void> {
   await main();
   process.exit();
+}
+
+/**
+ * A bench's command-line flags: node's `parseArgs` over `process.argv`,
+ * strict (an unknown option or a missing value is refused), with an unknown
+ * or malformed option refused by {@link badArgument} instead of a stack
+ * trace. `options` as `parseArgs` takes them.
+ */
+export function benchFlags<O extends NonNullable<ParseArgsConfig['options']>>(options: O) {
+  try {
+    return parseArgs({ args: process.argv.slice(2), options, strict: true }).values;
+  } catch (err) {
+    return badArgument((err as Error).message.replace(/\s*\n\s*/g, ' '));
+  }
 }
 
 /** Refuses a bad bench argument: the message on stderr, exit 2, no stack trace. */
