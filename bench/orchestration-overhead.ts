@@ -20,11 +20,11 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { benchFlags } from './worker-procs.js';
 import { createHarness, type Harness } from '../test/helpers/harness.js';
 import { startTestDevServer, TEMPORAL_BIN, type TestDevServer } from '../test/helpers/dev-server.js';
 import { benchCase, readFileCount, type BenchCase } from './overhead-cases.js';
 import { direct, measureCase, timedSession, type CaseFigures } from './overhead-measure.js';
+import { benchFlags } from './worker-procs.js';
 
 const HELP = `usage: npx tsx bench/orchestration-overhead.ts [options]   (npm run bench runs it with the defaults)
 

@@ -9,10 +9,10 @@
  * time, worker CPU, Temporal history events and JSON KB; calls/s at N and W
  * at once; worker RSS (peak during the wide phase, and after the bench);
  * in the wide phase, the CPU per call of the Temporal dev server and of
- * this bench process too; direct in-process calls for reference. Each
- * phase starts once the dev server is quiet, and its server CPU is read
- * once the server is quiet again (the transfer and visibility work it does
- * after the last workflow closed belongs to the phase). Medians and ranges
+ * this bench process too; direct in-process calls for reference. A phase's
+ * server CPU is read once the dev server is quiet again (the transfer and
+ * visibility work it does after the last workflow closed belongs to the
+ * phase), and the next phase starts only then. Medians and ranges
  * over the rounds, then the ratios `zuno/peer`, one figure a line, last.
  * The peer: bench/peer/ (workflow state holds the conversation, no projection).
  *
@@ -141,7 +141,6 @@ async function phase(
   serverPid: number,
 ): Promise<Phase> {
   const ids: string[] = [];
-  await settle(serverPid);
   const cpu0 = worker.cpuMs();
   const server0 = processCpuMs(serverPid);
   const bench0 = process.cpuUsage();
@@ -224,6 +223,7 @@ async function main(): Promise<void> {
     // Warm-up of both: bundles loaded, caches filled, Prisma's query compiler ready.
     await timedSession(h, c, workspace);
     await peerSession(h, workspace);
+    await settle(serverPid);
 
     const rounds: Record<System, { seq: Phase[]; conc: Phase[]; wide: Phase[] }> = {
       zuno: { seq: [], conc: [], wide: [] },

@@ -20,15 +20,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { benchFlags } from './worker-procs.js';
 import { ROOT, startTestDevServer, type TestDevServer } from '../test/helpers/dev-server.js';
+import { badArgument, benchFlags } from './worker-procs.js';
 
 const flags = benchFlags({ runs: { type: 'string', default: '10' } });
 const RUNS = Number(flags.runs);
-if (!Number.isInteger(RUNS) || RUNS < 1) {
-  console.error(`--runs must be a positive integer (got ${flags.runs})`);
-  process.exit(2);
-}
+if (!Number.isInteger(RUNS) || RUNS < 1) badArgument(`--runs must be a positive integer (got ${flags.runs})`);
 
 const ZUNO = join(ROOT, 'bin', 'zuno.mjs');
 /** Variables of the developer's shell that would change what `zuno` does (as test/cli/helpers.ts). */

@@ -53,20 +53,19 @@ export function processCpuMs(pid: number): number {
  * Waits until process `pid` is quiet: under `idleShare` of one core over a
  * 250 ms window (0.1: 25 ms, a few clock ticks; an idle dev server uses
  * ~1 %), for at most `maxMs`, and says so on stderr when it gave up. The
- * peer bench settles the dev server before each phase, so one phase's
- * leftover server work is not billed to the next, and again before it reads
- * the server's CPU, so that work is billed to the phase that caused it.
- * Returns how long it waited, ms.
+ * peer bench settles the dev server after its warm-up and after each phase
+ * before it reads the server's CPU, so the work the server does after a
+ * phase's last workflow closed is billed to that phase, not the next.
  */
-export async function settle(pid: number, idleShare = 0.1, maxMs = 10_000): Promise<number> {
+export async function settle(pid: number, idleShare = 0.1, maxMs = 10_000): Promise<void> {
   const t0 = performance.now();
   for (;;) {
     const c0 = processCpuMs(pid);
     await sleep(250);
-    if ((processCpuMs(pid) - c0) / 250 < idleShare) return performance.now() - t0;
+    if ((processCpuMs(pid) - c0) / 250 < idleShare) return;
     if (performance.now() - t0 > maxMs) {
       process.stderr.write(`bench: process ${pid} was still busy after ${maxMs} ms; going on\n`);
-      return performance.now() - t0;
+      return;
     }
   }
 }
