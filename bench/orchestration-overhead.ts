@@ -24,7 +24,7 @@ import { createHarness, type Harness } from '../test/helpers/harness.js';
 import { startTestDevServer, TEMPORAL_BIN, type TestDevServer } from '../test/helpers/dev-server.js';
 import { benchCase, readFileCount, type BenchCase } from './overhead-cases.js';
 import { direct, measureCase, timedSession, type CaseFigures } from './overhead-measure.js';
-import { benchFlags } from './worker-procs.js';
+import { badArgument, benchFlags } from './worker-procs.js';
 
 const HELP = `usage: npx tsx bench/orchestration-overhead.ts [options]   (npm run bench runs it with the defaults)
 
@@ -44,7 +44,7 @@ const HELP = `usage: npx tsx bench/orchestration-overhead.ts [options]   (npm ru
       --patch-direct <M>    apply_patch: direct in-process calls (default 500)
   -h, --help                show this help`;
 
-const flags = benchFlags({
+const flags = benchFlags(HELP, {
   sessions: { type: 'string', short: 'n', default: '5' },
   calls: { type: 'string', short: 'k', default: '40' },
   parallel: { type: 'string', short: 'p', default: '10' },
@@ -58,18 +58,10 @@ const flags = benchFlags({
   'patch-calls': { type: 'string', default: '30' },
   'patch-per-step': { type: 'string', default: '5' },
   'patch-direct': { type: 'string', default: '500' },
-  help: { type: 'boolean', short: 'h', default: false },
 });
-if (flags.help) {
-  console.log(HELP);
-  process.exit(0);
-}
 function positiveInt(name: keyof typeof flags, raw = String(flags[name])): number {
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) {
-    console.error(`--${name} must be a positive integer (got ${raw})\n\n${HELP}`);
-    process.exit(2);
-  }
+  if (!Number.isInteger(n) || n < 1) badArgument(`--${name} must be a positive integer (got ${raw})`);
   return n;
 }
 const C = flags.concurrency === undefined ? undefined : positiveInt('concurrency');

@@ -42,16 +42,19 @@ import {
   type BenchWorker,
 } from './worker-procs.js';
 
-const flags = benchFlags({
-  sessions: { type: 'string', default: '5' },
-  calls: { type: 'string', default: '40' },
-  parallel: { type: 'string', default: '10' },
-  rounds: { type: 'string', default: '3' },
-  wide: { type: 'string', default: '50' },
-});
+const flags = benchFlags(
+  'usage: npx tsx bench/peer-bench.ts [--sessions 5] [--calls 40] [--parallel 10] [--wide 50] [--rounds 3]   (positive integers)',
+  {
+    sessions: { type: 'string', default: '5' },
+    calls: { type: 'string', default: '40' },
+    parallel: { type: 'string', default: '10' },
+    rounds: { type: 'string', default: '3' },
+    wide: { type: 'string', default: '50' },
+  },
+);
 const n = (k: keyof typeof flags) => {
   const v = Number(flags[k]);
-  if (!Number.isInteger(v) || v < 1) badArgument(`--${k} must be a positive integer`);
+  if (!Number.isInteger(v) || v < 1) badArgument(`--${k} must be a positive integer (got ${flags[k]})`);
   return v;
 };
 const c: BenchCase = benchCase('read', {
@@ -241,9 +244,9 @@ async function main(): Promise<void> {
     const after = { zuno: await zuno.memory(), peer: await peer.memory() };
     const fig = (s: System, pick: (p: Phase) => number, which: 'seq' | 'conc' | 'wide') => rounds[s][which].map(pick);
     console.log(
-      `\nZuno beside a plain-activity peer: ${c.sessions} sessions × ${c.calls} read calls, ${c.perStep} per model step, ${ROUNDS} rounds alternating, each worker in a process of its own (median (min–max))`,
+      `\nZuno beside a plain-activity peer: ${c.sessions} sessions × ${c.calls} read calls, ${c.perStep} per model step, ${ROUNDS} round${ROUNDS === 1 ? '' : 's'} alternating, each worker in a process of its own (median (min–max))`,
     );
-    console.log(`direct read, ms/call: ${r2(directMs)}`);
+    console.log(`direct read (the tool called in process, no Temporal), ms/call: ${r2(directMs)}`);
     for (const s of ['peer', 'zuno'] as const) {
       console.log(`${s} wall ms/call, one session at a time: ${spread(fig(s, (p) => p.wallMsPerCall, 'seq'))}`);
       console.log(`${s} calls/s, ${c.sessions} sessions at once: ${spread(fig(s, (p) => p.callsPerSec, 'conc'))}`);
@@ -263,7 +266,7 @@ async function main(): Promise<void> {
       console.log(`${s} history events/call: ${spread(fig(s, (p) => p.eventsPerCall, 'seq'))}`);
       console.log(`${s} history KB/call: ${spread(fig(s, (p) => p.kbPerCall, 'seq'))}`);
       console.log(
-        `${s} machine CPU busy, ${WIDE} at once (all cores, every process): ${spread(fig(s, (p) => p.machineBusy, 'wide'))}`,
+        `${s} machine CPU busy, share 0–1, ${WIDE} at once (all cores, every process): ${spread(fig(s, (p) => p.machineBusy, 'wide'))}`,
       );
       console.log(`${s} worker peak RSS MB, ${WIDE} at once: ${spread(fig(s, (p) => p.peakRssMb, 'wide'))}`);
       console.log(
@@ -272,6 +275,9 @@ async function main(): Promise<void> {
     }
     const ratio = (pick: (p: Phase) => number, which: 'seq' | 'conc' | 'wide') =>
       r2(median(fig('zuno', pick, which)) / median(fig('peer', pick, which)));
+    console.log(
+      'zuno/peer ratios (below 1: Zuno uses less; for calls/s, above 1: Zuno is faster); wall and cpu are per read call, one session at a time, cpu the worker process:',
+    );
     console.log(`zuno/peer history KB: ${ratio((p) => p.kbPerCall, 'seq')}`);
     console.log(`zuno/peer worker RSS after the bench: ${r2(after.zuno.rss / after.peer.rss)}`);
     console.log(`zuno/peer calls/s, ${WIDE} at once: ${ratio((p) => p.callsPerSec, 'wide')}`);

@@ -18,7 +18,10 @@ import { join } from 'node:path';
 import type { Harness } from '../test/helpers/harness.js';
 import { badArgument, benchFlags, runBench, zunoBench } from './worker-procs.js';
 
-const flags = benchFlags({ steps: { type: 'string', default: '170' }, parallel: { type: 'string', default: '5' } });
+const flags = benchFlags('usage: npx tsx bench/session-length.ts [--steps 170 (20..199)] [--parallel 5]', {
+  steps: { type: 'string', default: '170' },
+  parallel: { type: 'string', default: '5' },
+});
 const STEPS = Number(flags.steps);
 const PER_STEP = Number(flags.parallel);
 if (!Number.isInteger(STEPS) || STEPS < 20 || STEPS > 199) badArgument('--steps must be an integer in 20..199');

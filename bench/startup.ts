@@ -23,7 +23,7 @@ import { performance } from 'node:perf_hooks';
 import { ROOT, startTestDevServer, type TestDevServer } from '../test/helpers/dev-server.js';
 import { badArgument, benchFlags } from './worker-procs.js';
 
-const flags = benchFlags({ runs: { type: 'string', default: '10' } });
+const flags = benchFlags('usage: npx tsx bench/startup.ts [--runs 10]', { runs: { type: 'string', default: '10' } });
 const RUNS = Number(flags.runs);
 if (!Number.isInteger(RUNS) || RUNS < 1) badArgument(`--runs must be a positive integer (got ${flags.runs})`);
 

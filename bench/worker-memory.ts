@@ -17,7 +17,9 @@ import type { SessionState } from '../core/session-contract.js';
 import type { Harness } from '../test/helpers/harness.js';
 import { badArgument, benchFlags, runBench, zunoBench } from './worker-procs.js';
 
-const flags = benchFlags({ sessions: { type: 'string', default: '1000' } });
+const flags = benchFlags('usage: npx tsx bench/worker-memory.ts [--sessions 1000 (≥ 200)]', {
+  sessions: { type: 'string', default: '1000' },
+});
 const N = Number(flags.sessions);
 if (!Number.isInteger(N) || N < 200) badArgument('--sessions must be an integer ≥ 200');
 const FIRST = 100;

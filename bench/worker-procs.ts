@@ -199,11 +199,17 @@ export async function runBench(main: () => Promise<void>): Promise<void> {
  * A bench's command-line flags: node's `parseArgs` over `process.argv`,
  * strict (an unknown option or a missing value is refused), with an unknown
  * or malformed option refused by {@link badArgument} instead of a stack
- * trace. `options` as `parseArgs` takes them.
+ * trace. `-h`/`--help` prints `usage` and exits 0. `options` as `parseArgs`
+ * takes them.
  */
-export function benchFlags<O extends NonNullable<ParseArgsConfig['options']>>(options: O) {
+export function benchFlags<O extends NonNullable<ParseArgsConfig['options']>>(usage: string, options: O) {
+  const args = process.argv.slice(2);
+  if (args.includes('-h') || args.includes('--help')) {
+    console.log(usage);
+    process.exit(0);
+  }
   try {
-    return parseArgs({ args: process.argv.slice(2), options, strict: true }).values;
+    return parseArgs({ args, options, strict: true }).values;
   } catch (err) {
     return badArgument((err as Error).message.replace(/\s*\n\s*/g, ' '));
   }
@@ -211,6 +217,6 @@ export function benchFlags<O extends NonNullable<ParseArgsConfig['options']>>(op
 
 /** Refuses a bad bench argument: the message on stderr, exit 2, no stack trace. */
 export function badArgument(message: string): never {
-  process.stderr.write(`${process.argv[1]?.split('/').pop() ?? 'bench'}: ${message}\n`);
+  process.stderr.write(`${process.argv[1]?.split('/').pop() ?? 'bench'}: ${message} (--help for usage)\n`);
   process.exit(2);
 }
