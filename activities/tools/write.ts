@@ -23,9 +23,10 @@ import type { ToolResult } from '../../core/tools/types.js';
 import { writeDeclaration, type WriteArgs } from '../../core/tools/write.js';
 import { readRequired, staleRead, type ConflictBase } from './apply-patch/conflicts.js';
 import { unifiedDiff, type DiffSide } from './apply-patch/diff.js';
-import { sha256Hex } from './apply-patch/digest.js';
+import { sha256Hex, sha256HexPaced } from './apply-patch/digest.js';
 import { loadDiskState, type DiskState } from './apply-patch/fs-state.js';
 import { workspaceMutationLock, type MutationLock } from './apply-patch/lock.js';
+import { Pacer } from './apply-patch/pace.js';
 import { resolvePatchPath } from './apply-patch/paths.js';
 import type { PublishPlan, Slot } from './apply-patch/precheck.js';
 import { publish, type PublishHooks } from './apply-patch/publish.js';
@@ -96,18 +97,18 @@ function cancelled(): ToolResult {
   });
 }
 
-function diffSide(path: string, bytes: Buffer): DiffSide | undefined {
-  const t = decodeText(bytes);
+async function diffSide(path: string, bytes: Buffer, pace: Pacer): Promise<DiffSide | undefined> {
+  const t = await decodeText(bytes, pace);
   return typeof t === 'object' ? { path, lines: t.lines, finalNewline: t.finalNewline } : undefined;
 }
 
-/** The unified diff of the write, or undefined when either side is not UTF-8 text. */
-function writeDiff(rel: string, original: DiskState, bytes: Buffer): string | undefined {
-  const after = diffSide(rel, bytes);
+/** The unified diff of the write, or undefined when either side is not UTF-8 text; paced (apply-patch/pace.ts). */
+async function writeDiff(rel: string, original: DiskState, bytes: Buffer, pace: Pacer): Promise<string | undefined> {
+  const after = await diffSide(rel, bytes, pace);
   if (!after) return undefined;
-  if (original.kind !== 'file') return unifiedDiff(null, after);
-  const before = diffSide(rel, original.bytes);
-  return before ? unifiedDiff(before, after) : undefined;
+  if (original.kind !== 'file') return unifiedDiff(null, after, undefined, pace);
+  const before = await diffSide(rel, original.bytes, pace);
+  return before ? unifiedDiff(before, after, undefined, pace) : undefined;
 }
 
 function diffData(diff: string | undefined): Record<string, unknown> {
@@ -177,9 +178,11 @@ async function writeLocked(
   }
   const target = resolved.path;
   const rel = target.rel;
+  /** Big content is hashed, decoded and diffed in paced slices so the activity's heartbeat timer keeps firing. */
+  const pace = new Pacer();
   let original: DiskState;
   try {
-    original = await loadDiskState(target.authority.target);
+    original = await loadDiskState(target.authority.target, pace);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? String(err);
     return errorResult('cannot_read', `Cannot read ${rel}: ${code}; nothing was changed.`, { path: rel, code });
@@ -192,7 +195,7 @@ async function writeLocked(
     );
   }
   const bytes = Buffer.from(args.content, 'utf8');
-  const sha256 = sha256Hex(bytes);
+  const sha256 = await sha256HexPaced(bytes, pace);
   const digest = writeOperationDigest(rel, sha256);
   const base: ConflictBase = {
     resource: rel,
@@ -225,7 +228,7 @@ async function writeLocked(
   }
   if (ctx.signal?.aborted) return cancelled();
 
-  const diff = writeDiff(rel, original, bytes);
+  const diff = await writeDiff(rel, original, bytes, pace);
   const mode = original.kind === 'file' ? original.mode : undefined;
   const slot: Slot = {
     path: target,

@@ -6,9 +6,12 @@
  * For an update the diff is computed inside the replaced regions only (the
  * rest of the file is known to be unchanged), so a large file with small
  * hunks costs little; a region is diffed by LCS when it is small enough and
- * shown as removed-then-added otherwise.
+ * shown as removed-then-added otherwise. Only changed lines are listed and
+ * context is read from the old lines, so a big file costs its changes, and
+ * the remaining loops are paced (./pace.ts) so the event loop stays free.
  */
 import type { Replacement } from './hunks.js';
+import { PACE_EVERY, PACE_MASK, Pacer } from './pace.js';
 
 /** Lines of context around each change. */
 export const DIFF_CONTEXT = 3;
@@ -22,56 +25,106 @@ export interface DiffSide {
   finalNewline: boolean;
 }
 
-interface Op {
-  t: ' ' | '-' | '+';
+/**
+ * One removed or added line of the edit script. Unchanged lines are not
+ * listed: between two changes every line is context, so a big file with a
+ * small change costs only its changes. `o` / `n`: old / new lines before it
+ * (for `-`, the 0-based old index of the line; for `+`, its new index).
+ */
+interface Change {
+  t: '-' | '+';
   text: string;
+  o: number;
+  n: number;
 }
 
-function regionOps(a: string[], b: string[], out: Op[]): void {
-  let pre = 0;
-  while (pre < a.length && pre < b.length && a[pre] === b[pre]) pre++;
-  let suf = 0;
-  while (suf < a.length - pre && suf < b.length - pre && a[a.length - 1 - suf] === b[b.length - 1 - suf]) suf++;
-  for (let i = 0; i < pre; i++) out.push({ t: ' ', text: a[i]! });
-  const x = a.slice(pre, a.length - suf);
-  const y = b.slice(pre, b.length - suf);
-  if (x.length > 0 && y.length > 0 && (x.length + 1) * (y.length + 1) <= LCS_MAX_CELLS) {
-    const w = y.length + 1;
-    const t = new Uint32Array((x.length + 1) * w);
-    for (let i = x.length - 1; i >= 0; i--) {
-      for (let j = y.length - 1; j >= 0; j--) {
-        t[i * w + j] = x[i] === y[j] ? t[(i + 1) * w + j + 1]! + 1 : Math.max(t[(i + 1) * w + j]!, t[i * w + j + 1]!);
+/**
+ * Appends the changes that turn `a[aFrom, aTo)` into `b[bFrom, bTo)`: common
+ * prefix and suffix trimmed, the rest by LCS when small enough, else removed
+ * then added. `nShift` maps an index of `b` to its line in the new file.
+ */
+async function regionChanges(
+  a: string[],
+  [aFrom, aTo]: [number, number],
+  b: string[],
+  [bFrom, bTo]: [number, number],
+  nShift: number,
+  out: Change[],
+  pace: Pacer,
+): Promise<void> {
+  let steps = 0;
+  const step = () => (++steps & PACE_MASK) === 0;
+  while (aFrom < aTo && bFrom < bTo && a[aFrom] === b[bFrom]) {
+    aFrom++;
+    bFrom++;
+    if (step()) await pace.tick();
+  }
+  while (aTo > aFrom && bTo > bFrom && a[aTo - 1] === b[bTo - 1]) {
+    aTo--;
+    bTo--;
+    if (step()) await pace.tick();
+  }
+  const xl = aTo - aFrom;
+  const yl = bTo - bFrom;
+  const del = (i: number, j: number) => out.push({ t: '-', text: a[i]!, o: i, n: j + nShift });
+  const add = (i: number, j: number) => out.push({ t: '+', text: b[j]!, o: i, n: j + nShift });
+  if (xl > 0 && yl > 0 && (xl + 1) * (yl + 1) <= LCS_MAX_CELLS) {
+    const w = yl + 1;
+    const t = new Uint32Array((xl + 1) * w);
+    let cells = 0;
+    for (let i = xl - 1; i >= 0; i--) {
+      cells += yl;
+      if (cells >= PACE_EVERY * 16) {
+        cells = 0;
+        await pace.tick();
+      }
+      const xi = a[aFrom + i];
+      for (let j = yl - 1; j >= 0; j--) {
+        t[i * w + j] =
+          xi === b[bFrom + j] ? t[(i + 1) * w + j + 1]! + 1 : Math.max(t[(i + 1) * w + j]!, t[i * w + j + 1]!);
       }
     }
     let i = 0;
     let j = 0;
-    while (i < x.length && j < y.length) {
-      if (x[i] === y[j]) {
-        out.push({ t: ' ', text: x[i++]! });
+    while (i < xl && j < yl) {
+      if (a[aFrom + i] === b[bFrom + j]) {
+        i++;
         j++;
-      } else if (t[(i + 1) * w + j]! >= t[i * w + j + 1]!) out.push({ t: '-', text: x[i++]! });
-      else out.push({ t: '+', text: y[j++]! });
+      } else if (t[(i + 1) * w + j]! >= t[i * w + j + 1]!) del(aFrom + i++, bFrom + j);
+      else add(aFrom + i, bFrom + j++);
     }
-    while (i < x.length) out.push({ t: '-', text: x[i++]! });
-    while (j < y.length) out.push({ t: '+', text: y[j++]! });
+    while (i < xl) del(aFrom + i++, bFrom + j);
+    while (j < yl) add(aFrom + i, bFrom + j++);
   } else {
-    for (const l of x) out.push({ t: '-', text: l });
-    for (const l of y) out.push({ t: '+', text: l });
+    for (let i = aFrom; i < aTo; i++) {
+      if (step()) await pace.tick();
+      del(i, bFrom);
+    }
+    for (let j = bFrom; j < bTo; j++) {
+      if (step()) await pace.tick();
+      add(aTo, j);
+    }
   }
-  for (let i = a.length - suf; i < a.length; i++) out.push({ t: ' ', text: a[i]! });
 }
 
-function editScript(oldLines: string[], newLines: string[], reps?: Replacement[]): Op[] {
-  const regions = reps ?? [{ start: 0, oldLen: oldLines.length, newLines, chunk: 0 }];
-  const ops: Op[] = [];
-  let i = 0;
-  for (const r of regions) {
-    for (; i < r.start; i++) ops.push({ t: ' ', text: oldLines[i]! });
-    regionOps(oldLines.slice(r.start, r.start + r.oldLen), r.newLines, ops);
-    i = r.start + r.oldLen;
+async function editScript(
+  oldLines: string[],
+  newLines: string[],
+  reps: Replacement[] | undefined,
+  pace: Pacer,
+): Promise<Change[]> {
+  const out: Change[] = [];
+  if (!reps) {
+    await regionChanges(oldLines, [0, oldLines.length], newLines, [0, newLines.length], 0, out, pace);
+    return out;
   }
-  for (; i < oldLines.length; i++) ops.push({ t: ' ', text: oldLines[i]! });
-  return ops;
+  let shift = 0; // new index − old index after the regions so far
+  for (const r of reps) {
+    const span: [number, number] = [r.start, r.start + r.oldLen];
+    await regionChanges(oldLines, span, r.newLines, [0, r.newLines.length], r.start + shift, out, pace);
+    shift += r.newLines.length - r.oldLen;
+  }
+  return out;
 }
 
 function range(start: number, count: number): string {
@@ -79,8 +132,12 @@ function range(start: number, count: number): string {
   return count === 1 ? `${s}` : `${s},${count}`;
 }
 
+/** Old lines a change consumes up to and including itself. */
+const oldEnd = (c: Change) => c.o + (c.t === '-' ? 1 : 0);
+
 /**
- * Renders a unified diff.
+ * Renders a unified diff. Costs the size of the changes (plus a scan of the
+ * compared regions), not of the file; paced by `pace` (./pace.ts).
  *
  * @param before the old file, or null when the file is created.
  * @param after the new file, or null when the file is deleted.
@@ -89,62 +146,53 @@ function range(start: number, count: number): string {
  * @returns `--- a/<old>` / `+++ b/<new>` headers and `@@` hunks; headers only
  *   when the lines are equal (e.g. a pure rename).
  */
-export function unifiedDiff(before: DiffSide | null, after: DiffSide | null, replacements?: Replacement[]): string {
+export async function unifiedDiff(
+  before: DiffSide | null,
+  after: DiffSide | null,
+  replacements?: Replacement[],
+  pace: Pacer = new Pacer(),
+): Promise<string> {
   const oldLines = before?.lines ?? [];
   const newLines = after?.lines ?? [];
   const out = [before ? `--- a/${before.path}` : '--- /dev/null', after ? `+++ b/${after.path}` : '+++ /dev/null'];
-  const ops = editScript(oldLines, newLines, before && after ? replacements : undefined);
-  const oldBefore: number[] = [];
-  const newBefore: number[] = [];
-  let o = 0;
-  let n = 0;
-  for (const op of ops) {
-    oldBefore.push(o);
-    newBefore.push(n);
-    if (op.t !== '+') o++;
-    if (op.t !== '-') n++;
-  }
+  const changes = await editScript(oldLines, newLines, before && after ? replacements : undefined, pace);
   const oldNoEol = before !== null && !before.finalNewline && oldLines.length > 0;
   const newNoEol = after !== null && !after.finalNewline && newLines.length > 0;
-  let i = 0;
-  while (i < ops.length) {
-    if (ops[i]!.t === ' ') {
-      i++;
-      continue;
-    }
-    const start = Math.max(0, i - DIFF_CONTEXT);
-    let end = i;
-    let j = i;
-    while (j < ops.length) {
-      if (ops[j]!.t !== ' ') {
-        end = j++;
-        continue;
+  const NO_EOL = '\\ No newline at end of file';
+  let c = 0;
+  while (c < changes.length) {
+    let e = c;
+    while (e + 1 < changes.length && changes[e + 1]!.o - oldEnd(changes[e]!) <= 2 * DIFF_CONTEXT) e++;
+    const first = changes[c]!;
+    const lead = Math.min(DIFF_CONTEXT, first.o);
+    const end = oldEnd(changes[e]!);
+    const stopO = end + Math.min(DIFF_CONTEXT, oldLines.length - end);
+    let o = first.o - lead;
+    let n = first.n - lead;
+    const oldCount = stopO - o;
+    const newCount = oldCount - changes.slice(c, e + 1).reduce((d, x) => d + (x.t === '-' ? 1 : -1), 0);
+    out.push(`@@ -${range(o, oldCount)} +${range(n, newCount)} @@`);
+    const context = (upTo: number) => {
+      for (; o < upTo; o++, n++) {
+        out.push(` ${oldLines[o]!}`);
+        if (o === oldLines.length - 1 && n === newLines.length - 1 && (oldNoEol || newNoEol)) out.push(NO_EOL);
       }
-      let k = j;
-      while (k < ops.length && ops[k]!.t === ' ') k++;
-      if (k < ops.length && k - j <= 2 * DIFF_CONTEXT) j = k;
-      else break;
-    }
-    const stop = Math.min(ops.length, end + 1 + DIFF_CONTEXT);
-    let oc = 0;
-    let nc = 0;
-    for (let x = start; x < stop; x++) {
-      if (ops[x]!.t !== '+') oc++;
-      if (ops[x]!.t !== '-') nc++;
-    }
-    out.push(`@@ -${range(oldBefore[start]!, oc)} +${range(newBefore[start]!, nc)} @@`);
-    for (let x = start; x < stop; x++) {
-      const op = ops[x]!;
-      out.push(`${op.t}${op.text}`);
-      const lastOld = op.t !== '+' && oldBefore[x] === oldLines.length - 1;
-      const lastNew = op.t !== '-' && newBefore[x] === newLines.length - 1;
-      if ((op.t === '-' && lastOld && oldNoEol) || (op.t === '+' && lastNew && newNoEol)) {
-        out.push('\\ No newline at end of file');
-      } else if (op.t === ' ' && lastOld && lastNew && (oldNoEol || newNoEol)) {
-        out.push('\\ No newline at end of file');
+    };
+    for (let x = c; x <= e; x++) {
+      if ((x & PACE_MASK) === PACE_MASK) await pace.tick();
+      const ch = changes[x]!;
+      context(ch.o);
+      out.push(`${ch.t}${ch.text}`);
+      if (ch.t === '-') {
+        if (o === oldLines.length - 1 && oldNoEol) out.push(NO_EOL);
+        o++;
+      } else {
+        if (n === newLines.length - 1 && newNoEol) out.push(NO_EOL);
+        n++;
       }
     }
-    i = stop;
+    context(stopO);
+    c = e + 1;
   }
   return `${out.join('\n')}\n`;
 }

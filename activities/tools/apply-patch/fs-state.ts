@@ -4,7 +4,8 @@
  * digest and stat identity.
  */
 import { open, stat } from 'node:fs/promises';
-import { sha256Hex } from './digest.js';
+import { sha256HexPaced } from './digest.js';
+import { Pacer } from './pace.js';
 
 /** On-disk state of one path. */
 export type DiskState =
@@ -15,11 +16,13 @@ export type DiskState =
 
 /**
  * Reads the state of `abs` (symlinks followed). The stat identity is taken
- * before the bytes, like `read` does for its credential.
+ * before the bytes, like `read` does for its credential. The digest is
+ * computed in slices paced by `pace` (./pace.ts), so a big file does not hold
+ * the event loop.
  *
  * @throws the Node error for anything but a missing path (EACCES, EIO, …).
  */
-export async function loadDiskState(abs: string): Promise<DiskState> {
+export async function loadDiskState(abs: string, pace: Pacer = new Pacer()): Promise<DiskState> {
   let st;
   try {
     st = await stat(abs);
@@ -37,7 +40,7 @@ export async function loadDiskState(abs: string): Promise<DiskState> {
     return {
       kind: 'file',
       bytes,
-      sha256: sha256Hex(bytes),
+      sha256: await sha256HexPaced(bytes, pace),
       mode: fst.mode,
       size: fst.size,
       mtimeMs: fst.mtimeMs,

@@ -23,7 +23,8 @@
  *   ({@link pairOrigins}; the rule is in text.ts, FT3 notes).
  */
 import type { PatchChunk } from './parse.js';
-import { seekAtStart, seekLines, type Fuzz } from './match.js';
+import { LineIndex, seekAtStart, seekLines, type Fuzz } from './match.js';
+import { PACE_MASK, Pacer } from './pace.js';
 import { resolveEndings, type Eol } from './text.js';
 
 /** One region to replace: `oldLen` lines at `start` become `newLines`. */
@@ -104,11 +105,19 @@ export function pairOrigins(contextOf: number[], oldLen: number): number[] {
  * @param endings the line ending of each of `lines` (text.ts `TextFile.endings`);
  *   when given, the result carries the new lines' endings (FT3 notes in text.ts).
  * @param eol the file's style, for added lines with no neighbour (default `\n`).
+ * @param pace paces the work on a big file (./pace.ts).
  * @returns the new lines (and endings), the replacements (sorted by position,
  *   for the diff) and the loosest matching level used; or the first hunk that
  *   did not apply, with the reason.
  */
-export function applyChunks(lines: string[], chunks: PatchChunk[], endings?: Eol[], eol: Eol = '\n'): HunkResult {
+export async function applyChunks(
+  lines: string[],
+  chunks: PatchChunk[],
+  endings?: Eol[],
+  eol: Eol = '\n',
+  pace: Pacer = new Pacer(),
+): Promise<HunkResult> {
+  const index = new LineIndex(lines, pace);
   const reps: Replacement[] = [];
   let cursor = 0;
   let fuzz: Fuzz = 0;
@@ -117,7 +126,7 @@ export function applyChunks(lines: string[], chunks: PatchChunk[], endings?: Eol
     let from = cursor;
     let headers: number[] | undefined;
     if (chunk.header !== undefined) {
-      const h = seekLines(lines, [chunk.header], cursor);
+      const h = await seekLines(index, [chunk.header], cursor);
       if (!h) return mismatch(chunk, k, 'header_not_found');
       headers = h.positions;
       from = h.positions[0]! + 1;
@@ -132,15 +141,15 @@ export function applyChunks(lines: string[], chunks: PatchChunk[], endings?: Eol
     let pattern = chunk.oldLines;
     let repl = chunk.newLines;
     let contextOf = chunk.contextOf;
-    const seek = (p: string[]) => (chunk.startOfFile ? seekAtStart : seekLines)(lines, p, from, chunk.endOfFile);
-    let found = seek(pattern);
+    const seek = (p: string[]) => (chunk.startOfFile ? seekAtStart : seekLines)(index, p, from, chunk.endOfFile);
+    let found = await seek(pattern);
     if (!found && pattern[pattern.length - 1] === '') {
       pattern = pattern.slice(0, -1);
       if (repl[repl.length - 1] === '') {
         repl = repl.slice(0, -1);
         contextOf = contextOf.slice(0, -1);
       }
-      found = seek(pattern);
+      found = await seek(pattern);
     }
     if (!found) return mismatch(chunk, k, 'context_not_found');
     const ambiguous = headers ? scopesHit(headers, found.positions) > 1 : found.positions.length > 1;
@@ -164,23 +173,24 @@ export function applyChunks(lines: string[], chunks: PatchChunk[], endings?: Eol
   const out: string[] = [];
   const carried: Array<Eol | undefined> = [];
   let pos = 0;
-  for (const { r } of sorted) {
-    if (r.start < pos) return mismatch(chunks[r.chunk]!, r.chunk, 'overlap');
-    for (let i = pos; i < r.start; i++) {
+  const keep = async (to: number) => {
+    for (let i = pos; i < to; i++) {
+      if ((i & PACE_MASK) === PACE_MASK) await pace.tick();
       out.push(lines[i]!);
       carried.push(endings?.[i]);
     }
-    out.push(...r.newLines);
+  };
+  for (const { r } of sorted) {
+    if (r.start < pos) return mismatch(chunks[r.chunk]!, r.chunk, 'overlap');
+    await keep(r.start);
+    for (const l of r.newLines) out.push(l);
     for (const o of r.origins) carried.push(o >= 0 ? endings?.[r.start + o] : undefined);
     pos = r.start + r.oldLen;
   }
-  for (let i = pos; i < lines.length; i++) {
-    out.push(lines[i]!);
-    carried.push(endings?.[i]);
-  }
+  await keep(lines.length);
   const replacements = sorted.map((s) => s.r);
   if (!endings) return { ok: true, lines: out, replacements, fuzz };
-  return { ok: true, lines: out, endings: resolveEndings(carried, eol), replacements, fuzz };
+  return { ok: true, lines: out, endings: await resolveEndings(carried, eol, pace), replacements, fuzz };
 }
 
 /** The hunks with old and new swapped (the patch undone). */
@@ -208,13 +218,17 @@ function reverseChunks(chunks: PatchChunk[]): PatchChunk[] {
  * True when the hunks look already applied to `lines`: undoing them applies
  * cleanly and applying them to the undone text gives `lines` back exactly.
  * Used only after a forward match failed, to tell `IdenticalReplay` from
- * `ContextMismatch`.
+ * `ContextMismatch`. Paced by `pace` (./pace.ts).
  */
-export function alreadyApplied(lines: string[], chunks: PatchChunk[]): boolean {
+export async function alreadyApplied(
+  lines: string[],
+  chunks: PatchChunk[],
+  pace: Pacer = new Pacer(),
+): Promise<boolean> {
   // a hunk with no new lines (a bare deletion) leaves no evidence of having been applied
   if (chunks.length === 0 || chunks.some((c) => c.newLines.length === 0)) return false;
-  const undone = applyChunks(lines, reverseChunks(chunks));
+  const undone = await applyChunks(lines, reverseChunks(chunks), undefined, '\n', pace);
   if (!undone.ok) return false;
-  const redone = applyChunks(undone.lines, chunks);
+  const redone = await applyChunks(undone.lines, chunks, undefined, '\n', pace);
   return redone.ok && redone.lines.length === lines.length && redone.lines.every((l, i) => l === lines[i]);
 }

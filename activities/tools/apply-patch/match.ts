@@ -8,6 +8,8 @@
  * the caller can refuse an ambiguous hunk instead of taking the first one.
  */
 
+import { PACE_MASK, Pacer } from './pace.js';
+
 /** Matching level: 0 exact, 1 trailing whitespace ignored, 2 both ends trimmed, 3 punctuation normalized. */
 export type Fuzz = 0 | 1 | 2 | 3;
 
@@ -33,33 +35,69 @@ export interface SeekResult {
 }
 
 /**
- * Finds `pattern` as consecutive lines of `lines` starting at or after `from`.
+ * The lines of one file with their normalized forms per matching level, each
+ * computed once on first use (not once per hunk) and paced by `pace`
+ * (./pace.ts) so a big file leaves the event loop free.
+ */
+export class LineIndex {
+  private readonly levels: Array<string[] | undefined>;
+
+  /** @param lines the file's logical lines (not copied; do not change them while the index is in use). */
+  constructor(
+    readonly lines: string[],
+    readonly pace: Pacer = new Pacer(),
+  ) {
+    this.levels = [lines];
+  }
+
+  /** The lines normalized for matching level `level`. */
+  async level(level: Fuzz): Promise<string[]> {
+    const known = this.levels[level];
+    if (known) return known;
+    const norm = LEVELS[level]!;
+    const out: string[] = new Array<string>(this.lines.length);
+    for (let i = 0; i < this.lines.length; i++) {
+      if ((i & PACE_MASK) === PACE_MASK) await this.pace.tick();
+      out[i] = norm(this.lines[i]!);
+    }
+    this.levels[level] = out;
+    return out;
+  }
+}
+
+/**
+ * Finds `pattern` as consecutive lines of the indexed file starting at or after `from`.
  *
  * @param atEnd only the position that ends the file is tried (`*** End of File`).
  * @returns the positions at the strictest level with a match, or undefined.
  *   An empty pattern matches at `from` only.
  */
-export function seekLines(lines: string[], pattern: string[], from: number, atEnd = false): SeekResult | undefined {
+export async function seekLines(
+  index: LineIndex,
+  pattern: string[],
+  from: number,
+  atEnd = false,
+): Promise<SeekResult | undefined> {
   if (pattern.length === 0) return { positions: [from], fuzz: 0 };
-  const last = lines.length - pattern.length;
+  const last = index.lines.length - pattern.length;
   if (last < from) return undefined;
   const first = atEnd ? last : from;
-  for (let level = 0; level < LEVELS.length; level++) {
-    const norm = LEVELS[level]!;
-    const want = pattern.map(norm);
-    const have = level === 0 ? lines.slice(first) : lines.slice(first).map(norm);
+  for (let level = 0 as Fuzz; level < LEVELS.length; level = (level + 1) as Fuzz) {
+    const want = pattern.map(LEVELS[level]!);
+    const have = await index.level(level);
     const positions: number[] = [];
     for (let i = first; i <= last; i++) {
+      if (((i - first) & PACE_MASK) === PACE_MASK) await index.pace.tick();
       let ok = true;
       for (let j = 0; j < want.length; j++) {
-        if (have[i - first + j] !== want[j]) {
+        if (have[i + j] !== want[j]) {
           ok = false;
           break;
         }
       }
       if (ok) positions.push(i);
     }
-    if (positions.length > 0) return { positions, fuzz: level as Fuzz };
+    if (positions.length > 0) return { positions, fuzz: level };
   }
   return undefined;
 }
@@ -71,7 +109,13 @@ export function seekLines(lines: string[], pattern: string[], from: number, atEn
  * @returns position 0 at the strictest level that matches there, or undefined
  *   (also when `from` is past the start).
  */
-export function seekAtStart(lines: string[], pattern: string[], from: number, atEnd = false): SeekResult | undefined {
+export async function seekAtStart(
+  index: LineIndex,
+  pattern: string[],
+  from: number,
+  atEnd = false,
+): Promise<SeekResult | undefined> {
+  const lines = index.lines;
   if (from > 0 || pattern.length > lines.length || (atEnd && pattern.length !== lines.length)) return undefined;
-  return seekLines(lines.slice(0, pattern.length), pattern, 0);
+  return seekLines(new LineIndex(lines.slice(0, pattern.length), index.pace), pattern, 0);
 }

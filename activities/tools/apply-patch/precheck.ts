@@ -27,7 +27,8 @@ import { decodeText, encodeText, styleFor, type TextFile } from './text.js';
 import { bomAnchoredChunks } from './bom.js';
 import { alreadyApplied, applyChunks } from './hunks.js';
 import { unifiedDiff } from './diff.js';
-import { operationDigest, sha256Hex } from './digest.js';
+import { operationDigest, sha256HexPaced } from './digest.js';
+import { Pacer } from './pace.js';
 import { loadDiskState, type DiskState } from './fs-state.js';
 import { resolvePatchPath, type PatchPath } from './paths.js';
 import type { AuthorityScope } from '../path-authority.js';
@@ -105,6 +106,8 @@ export async function precheck(
   const slots = new Map<string, Slot>();
   const conflicts: ConflictDetail[] = [];
   const changes: FileChange[] = [];
+  /** One pacer for the whole pre-check: big files are decoded, matched, encoded, diffed and hashed in paced slices. */
+  const pace = new Pacer();
 
   const slotFor = async (input: string): Promise<Slot> => {
     const r = await resolvePatchPath(scope, root, input, givenRoot);
@@ -113,7 +116,7 @@ export async function precheck(
     if (known) return known;
     let original: DiskState;
     try {
-      original = await loadDiskState(r.path.authority.target);
+      original = await loadDiskState(r.path.authority.target, pace);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? String(err);
       throw failed('cannot_read', `Cannot read ${r.path.rel}: ${code}.`, r.path.rel);
@@ -150,8 +153,8 @@ export async function precheck(
       `${s.path.rel} is ${s.view.kind === 'dir' ? 'a directory' : 'not a regular file'}; apply_patch cannot ${verb} it.`,
       s.path.rel,
     );
-  const decode = (s: Slot, bytes: Buffer): TextFile => {
-    const t = decodeText(bytes);
+  const decode = async (s: Slot, bytes: Buffer): Promise<TextFile> => {
+    const t = await decodeText(bytes, pace);
     if (t === 'binary')
       throw failed(
         'binary_file',
@@ -181,18 +184,20 @@ export async function precheck(
       if (c || scanOnly) return touchAll([s], digest, c);
       const replay = stampedReplay(s, digest);
       if (replay) return touchAll([s], digest, replay);
-      const before = s.view.kind === 'file' ? decodeText(s.view.bytes) : undefined;
+      const before = s.view.kind === 'file' ? await decodeText(s.view.bytes, pace) : undefined;
       const oldText = typeof before === 'object' ? before : undefined;
       const text: TextFile = { ...styleFor(oldText), lines: op.lines };
-      const bytes = encodeText(text);
+      const bytes = await encodeText(text, pace);
       if (s.view.kind === 'file' && !s.touched && bytes.equals(s.view.bytes)) {
         return touchAll([s], digest, identicalReplay(base(s, digest), 'the file already has exactly this content'));
       }
-      const diff = unifiedDiff(
+      const diff = await unifiedDiff(
         s.view.kind === 'file'
           ? { path: s.path.rel, lines: oldText?.lines ?? [], finalNewline: oldText?.finalNewline ?? false }
           : null,
         { path: s.path.rel, lines: text.lines, finalNewline: text.finalNewline },
+        undefined,
+        pace,
       );
       s.view = { kind: 'file', bytes, mode: s.view.kind === 'file' ? s.view.mode : undefined };
       touch(s, digest);
@@ -200,7 +205,7 @@ export async function precheck(
         path: s.path.rel,
         op: 'add',
         diff,
-        newSha256: sha256Hex(bytes),
+        newSha256: await sha256HexPaced(bytes, pace),
         operationDigest: digest,
         fuzz: 0,
       });
@@ -219,12 +224,14 @@ export async function precheck(
       if (s.view.kind !== 'file') throw notAFile(s, 'delete');
       const c = credentialConflict(s, digest, 'deletes');
       if (c || scanOnly) return touchAll([s], digest, c);
-      const t = decodeText(s.view.bytes);
-      const diff = unifiedDiff(
+      const t = await decodeText(s.view.bytes, pace);
+      const diff = await unifiedDiff(
         typeof t === 'object'
           ? { path: s.path.rel, lines: t.lines, finalNewline: t.finalNewline }
           : { path: s.path.rel, lines: [], finalNewline: false },
         null,
+        undefined,
+        pace,
       );
       s.view = { kind: 'missing' };
       touch(s, digest);
@@ -259,12 +266,12 @@ export async function precheck(
     let diff: string;
     let fuzz: FileChange['fuzz'] = 0;
     if (op.chunks.length > 0) {
-      const text = decode(src, src.view.bytes);
+      const text = await decode(src, src.view.bytes);
       const chunks = text.bom ? bomAnchoredChunks(op.chunks) : op.chunks;
-      const r = applyChunks(text.lines, chunks, text.endings, text.eol);
+      const r = await applyChunks(text.lines, chunks, text.endings, text.eol, pace);
       if (!r.ok) {
         const b = base(src, digest);
-        const done = !src.touched && alreadyApplied(text.lines, chunks);
+        const done = !src.touched && (await alreadyApplied(text.lines, chunks, pace));
         return touchAll(
           [src, target],
           digest,
@@ -272,15 +279,16 @@ export async function precheck(
         );
       }
       const next: TextFile = { ...styleFor(text), lines: r.lines, ...(r.endings ? { endings: r.endings } : {}) };
-      bytes = encodeText(next);
+      bytes = await encodeText(next, pace);
       fuzz = r.fuzz;
-      diff = unifiedDiff(
+      diff = await unifiedDiff(
         { path: src.path.rel, lines: text.lines, finalNewline: text.finalNewline },
         { path: target.path.rel, lines: next.lines, finalNewline: next.finalNewline },
         r.replacements,
+        pace,
       );
     } else {
-      diff = unifiedDiff(
+      diff = await unifiedDiff(
         { path: src.path.rel, lines: [], finalNewline: false },
         { path: target.path.rel, lines: [], finalNewline: false },
       );
@@ -300,7 +308,7 @@ export async function precheck(
       path: target.path.rel,
       op: moving ? 'move' : 'update',
       diff,
-      newSha256: sha256Hex(bytes),
+      newSha256: await sha256HexPaced(bytes, pace),
       operationDigest: digest,
       fuzz,
     };

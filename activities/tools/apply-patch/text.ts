@@ -25,6 +25,8 @@
  *   as ending with one).
  */
 
+import { PACE_BYTES, PACE_MASK, Pacer } from './pace.js';
+
 /** A line break. */
 export type Eol = '\n' | '\r\n';
 
@@ -48,57 +50,88 @@ export interface TextFile {
 /** Why bytes are not a text file `apply_patch` can edit. */
 export type NotText = 'binary' | 'not_utf8';
 
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-
 /** Formatting of a file created from nothing: no BOM, LF, final newline. */
 export const NEW_FILE_STYLE: Omit<TextFile, 'lines' | 'endings'> = { bom: false, eol: '\n', finalNewline: true };
 
 /**
- * Decodes file bytes into logical lines with their endings.
+ * Decodes file bytes into logical lines with their endings. Works in slices
+ * of {@link PACE_BYTES} bytes / `PACE_EVERY` lines paced by `pace`
+ * (./pace.ts), so a big file leaves the event loop free.
  *
  * @returns the TextFile (with `endings`), or `'binary'` (a NUL byte) /
  *   `'not_utf8'` (invalid UTF-8).
  */
-export function decodeText(bytes: Uint8Array): TextFile | NotText {
+export async function decodeText(bytes: Uint8Array, pace: Pacer = new Pacer()): Promise<TextFile | NotText> {
   if (bytes.includes(0)) return 'binary';
-  let text: string;
-  try {
-    text = strictUtf8.decode(bytes);
-  } catch {
-    return 'not_utf8';
-  }
-  const bom = text.startsWith('\uFEFF');
-  if (bom) text = text.slice(1);
-  if (text === '') return { bom, eol: '\n', finalNewline: false, lines: [], endings: [] };
-  const pieces = text.split('\n');
-  const finalNewline = pieces[pieces.length - 1] === '';
-  if (finalNewline) pieces.pop();
+  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
   const lines: string[] = [];
   const endings: Eol[] = [];
-  const breaks = finalNewline ? pieces.length : pieces.length - 1;
-  for (let i = 0; i < breaks; i++) {
-    const p = pieces[i]!;
-    const crlf = p.endsWith('\r');
-    lines.push(crlf ? p.slice(0, -1) : p);
+  let crlfs = 0;
+  const take = (piece: string) => {
+    const crlf = piece.endsWith('\r');
+    lines.push(crlf ? piece.slice(0, -1) : piece);
     endings.push(crlf ? '\r\n' : '\n');
+    if (crlf) crlfs++;
+  };
+  let bom = false;
+  /** The text after the last line break seen so far. */
+  let carry = '';
+  for (let at = 0; at < bytes.length; at += PACE_BYTES) {
+    if (at > 0) await pace.tick();
+    const end = Math.min(bytes.length, at + PACE_BYTES);
+    let text: string;
+    try {
+      text = decoder.decode(bytes.subarray(at, end), { stream: end < bytes.length });
+    } catch {
+      return 'not_utf8';
+    }
+    if (at === 0 && text.startsWith('\uFEFF')) {
+      bom = true;
+      text = text.slice(1);
+    }
+    if (!text.includes('\n')) {
+      carry += text; // a line longer than a slice: no re-scan of what came before
+      continue;
+    }
+    const pieces = text.split('\n');
+    pieces[0] = carry + pieces[0]!;
+    for (let i = 0; i < pieces.length - 1; i++) {
+      if ((i & PACE_MASK) === PACE_MASK) await pace.tick();
+      take(pieces[i]!);
+    }
+    carry = pieces[pieces.length - 1]!;
   }
-  const eol: Eol = breaks > 0 && endings.every((e) => e === '\r\n') ? '\r\n' : '\n';
+  const breaks = lines.length;
+  if (breaks === 0 && carry === '') return { bom, eol: '\n', finalNewline: false, lines: [], endings: [] };
+  const eol: Eol = breaks > 0 && crlfs === breaks ? '\r\n' : '\n';
+  const finalNewline = carry === '';
   if (!finalNewline) {
-    lines.push(pieces[pieces.length - 1]!);
+    lines.push(carry);
     endings.push(endings[endings.length - 1] ?? eol); // latent
   }
   return { bom, eol, finalNewline, lines, endings };
 }
 
-/** Encodes logical lines back to bytes with the file's BOM, per-line endings and final-newline state. */
-export function encodeText(file: TextFile): Buffer {
-  const parts: string[] = file.bom ? ['\uFEFF'] : [];
+/**
+ * Encodes logical lines back to bytes with the file's BOM, per-line endings
+ * and final-newline state; in blocks of `PACE_EVERY` lines paced by
+ * `pace` (./pace.ts).
+ */
+export async function encodeText(file: TextFile, pace: Pacer = new Pacer()): Promise<Buffer> {
+  const blocks: Buffer[] = [];
+  let parts: string[] = file.bom ? ['\uFEFF'] : [];
   const last = file.lines.length - 1;
-  file.lines.forEach((line, i) => {
-    parts.push(line);
+  for (let i = 0; i <= last; i++) {
+    if (i > 0 && (i & PACE_MASK) === 0) {
+      blocks.push(Buffer.from(parts.join(''), 'utf8'));
+      parts = [];
+      await pace.tick();
+    }
+    parts.push(file.lines[i]!);
     if (i < last || file.finalNewline) parts.push(file.endings?.[i] ?? file.eol);
-  });
-  return Buffer.from(parts.join(''), 'utf8');
+  }
+  blocks.push(Buffer.from(parts.join(''), 'utf8'));
+  return blocks.length === 1 ? blocks[0]! : Buffer.concat(blocks);
 }
 
 /**
@@ -117,9 +150,16 @@ export function styleFor(file: TextFile | undefined): Omit<TextFile, 'lines' | '
  * takes the ending of the line before it, else of the first line after it
  * with one, else `eol` (see the FT3 notes above).
  */
-export function resolveEndings(carried: Array<Eol | undefined>, eol: Eol): Eol[] {
+export async function resolveEndings(
+  carried: Array<Eol | undefined>,
+  eol: Eol,
+  pace: Pacer = new Pacer(),
+): Promise<Eol[]> {
   const firstKnown = carried.find((e) => e !== undefined) ?? eol;
   const out: Eol[] = [];
-  for (const e of carried) out.push(e ?? out[out.length - 1] ?? firstKnown);
+  for (let i = 0; i < carried.length; i++) {
+    if ((i & PACE_MASK) === PACE_MASK) await pace.tick();
+    out.push(carried[i] ?? out[out.length - 1] ?? firstKnown);
+  }
   return out;
 }

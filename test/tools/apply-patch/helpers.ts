@@ -79,3 +79,45 @@ export function listFiles(root: string, rel = ''): string[] {
 export function patch(...body: string[]): string {
   return ['*** Begin Patch', ...body, '*** End Patch', ''].join('\n');
 }
+
+/** A big text file and a patch over it (issue 25, item 7: tools must heartbeat while they work on it). */
+export interface BigPatchCase {
+  /** The file's bytes: short LF lines `l<i> - x`. */
+  content: Buffer;
+  lineCount: number;
+  /** An Update File patch of `path` with `hunks` one-line replacements spread over the file. */
+  patch: string;
+  /** The 0-based lines the patch replaces; each becomes `<old line> changed`. */
+  changed: number[];
+}
+
+/**
+ * Builds a big-file patch case of about `megabytes` MB. Short lines make many
+ * of them (≈ 120 000 per MB), which is what costs time. With `typographic`,
+ * the hunks' context lines spell the file's ` - ` as ` – ` (an en dash, as
+ * models often copy it), so every hunk matches only at the loosest level:
+ * each matching level is tried on the whole file.
+ */
+export function bigPatchCase(path: string, megabytes: number, hunks: number, typographic = false): BigPatchCase {
+  const lines: string[] = [];
+  for (let size = 0, i = 0; size < megabytes * 1_000_000; i++) {
+    const l = `l${i} - x`;
+    lines.push(l);
+    size += l.length + 1;
+  }
+  const spell = (s: string) => (typographic ? s.replace(' - ', ' \u2013 ') : s);
+  const body: string[] = [`*** Update File: ${path}`];
+  const changed: number[] = [];
+  for (let h = 0; h < hunks; h++) {
+    const k = 10 + Math.floor((h * (lines.length - 20)) / hunks);
+    changed.push(k);
+    body.push(
+      '@@',
+      ` ${spell(lines[k - 1]!)}`,
+      `-${spell(lines[k]!)}`,
+      `+${lines[k]!} changed`,
+      ` ${spell(lines[k + 1]!)}`,
+    );
+  }
+  return { content: Buffer.from(`${lines.join('\n')}\n`), lineCount: lines.length, patch: patch(...body), changed };
+}

@@ -22,7 +22,7 @@
  * existing file is `ReadRequired` with zero writes; one that only creates new
  * files applies the same; a patch the first run refused is refused again.
  *
- * The folder is `$ZUNO_PEER_CASES` or `<repo>/../shared/peer-cases`; a missing
+ * The folder is `$ZUNO_PEER_CASES` or `<repo>/test/fixtures/peer-cases` (a copy kept in the repository); a missing
  * folder FAILS the suite (held-out tests must not silently vanish).
  */
 import { cpSync, existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -39,7 +39,7 @@ import {
 import { CredentialStore, listFiles, snapshot, tempDir } from './helpers.js';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
-const PEER_ROOT = process.env.ZUNO_PEER_CASES ?? resolve(REPO, '../shared/peer-cases');
+const PEER_ROOT = process.env.ZUNO_PEER_CASES ?? resolve(REPO, 'test/fixtures/peer-cases');
 const SUITE = join(PEER_ROOT, 'codex-apply-patch');
 const CASES = existsSync(SUITE)
   ? readdirSync(SUITE, { withFileTypes: true })
