@@ -257,6 +257,8 @@ export const eventSchemas = {
         failed: z.boolean().optional(),
         exitCode: z.number().optional(),
         signal: z.string().optional(),
+        /** Shell: the time limit the command hit, in ms (ToolActivityFacts.timeLimitMs). */
+        timeLimitMs: z.number().optional(),
         verdict: z.string().optional(),
         conflict: z.string().optional(),
         withheld: z.boolean().optional(),

@@ -99,6 +99,23 @@ export function shellTimeoutMs(args: Pick<ShellArgs, 'timeoutMs' | 'background'>
   return args.timeoutMs ?? (args.background === true ? SHELL_BACKGROUND_DEFAULT_TIMEOUT_MS : SHELL_DEFAULT_TIMEOUT_MS);
 }
 
+/**
+ * A shell time limit in words, e.g. `120 s`, `1.5 s`, `250 ms` (`ms`: the
+ * limit in milliseconds). Pure.
+ */
+export function timeLimitWords(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 100) / 10} s`;
+}
+
+/**
+ * What a call that hit its time limit says about it, for people and the
+ * model alike: `timed out after 120 s (the call's time limit; pass timeoutMs
+ * to change it)` (`ms`: the limit in milliseconds). Pure.
+ */
+export function timedOutWords(ms: number): string {
+  return `timed out after ${timeLimitWords(ms)} (the call's time limit; pass timeoutMs to change it)`;
+}
+
 /** `shell` declaration: SideEffecting, replay Never, Exclusive (TD1, TD3, TD5); the summary marks background calls. */
 export const shellDeclaration: ToolDeclaration<ShellArgs> = {
   name: 'shell',

@@ -159,6 +159,8 @@ export interface ToolActivityFacts {
   exitCode?: number;
   /** Shell: the signal that killed the command. */
   signal?: string;
+  /** Shell: the call's time limit in ms, set when the command hit it (the signal was then ours, sent at the limit). */
+  timeLimitMs?: number;
   /** Shell: the receipt verdict (`passed`, `failed`, `unknown`…). */
   verdict?: string;
   /** apply_patch: the conflict kind that stopped the patch. */

@@ -94,6 +94,19 @@ function childPidOf(text: string): number | undefined {
   }
 }
 
+/** How often a sandboxed command's process group is looked for until bwrap's child has made it. */
+const GROUP_POLL_MS = 2;
+
+/** True when process group `pgid` exists (a member can be signalled, or exists but belongs to someone else). */
+function groupExists(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 function killGroup(pgid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(-pgid, signal);
@@ -158,17 +171,29 @@ export function runGuarded(spec: GuardedSpec): Promise<GuardedRun> {
       pending = signal;
     };
     if (group !== undefined) spec.onStart?.(group);
+    // Sandboxed: the pid bwrap's info fd names, known before that process has called setsid.
+    let sandboxPid: number | undefined;
+    const announce = (pid: number): void => {
+      if (group !== undefined) return;
+      group = pid;
+      spec.onStart?.(pid);
+      if (pending) killGroup(pid, pending);
+    };
+    // bwrap writes the info fd before its child calls setsid (`--new-session`); until then a signal to the group
+    // fails with ESRCH and would be lost, so the group is announced once it exists (a few milliseconds).
+    const whenGroupExists = (pid: number): void => {
+      if (settled || group !== undefined) return;
+      if (groupExists(pid)) return announce(pid);
+      setTimeout(() => whenGroupExists(pid), GROUP_POLL_MS);
+    };
     if (box) {
       let info = '';
       const infoFd = child.stdio[4];
       infoFd?.on('data', (chunk: Buffer) => {
-        if (group !== undefined) return;
+        if (sandboxPid !== undefined) return;
         info += chunk.toString('utf8');
-        const pid = childPidOf(info);
-        if (pid === undefined) return;
-        group = pid;
-        spec.onStart?.(pid);
-        if (pending) killGroup(pid, pending);
+        sandboxPid = childPidOf(info);
+        if (sandboxPid !== undefined) whenGroupExists(sandboxPid);
       });
       infoFd?.on('error', () => {});
     }
@@ -210,7 +235,7 @@ export function runGuarded(spec: GuardedSpec): Promise<GuardedRun> {
     child.on('close', (code) => {
       if (settled) return;
       // bwrap ended before it started the guard (a mount it could not make): the guard's own failure, 125.
-      if (box && group === undefined && status === null)
+      if (box && sandboxPid === undefined && status === null)
         return guardFailedToStart(
           `the sandbox (bubblewrap) could not start the command (bwrap exit ${code ?? 'signal'})`,
         );
@@ -218,7 +243,8 @@ export function runGuarded(spec: GuardedSpec): Promise<GuardedRun> {
       cleanup();
       // A guard that died without reporting may leave the command running in
       // its group (which keeps the group id alive): stop it.
-      if (status === null && group !== undefined) killGroup(group, 'SIGKILL');
+      const lastGroup = group ?? sandboxPid;
+      if (status === null && lastGroup !== undefined) killGroup(lastGroup, 'SIGKILL');
       resolve(stop ? { status, stop } : { status });
     });
 

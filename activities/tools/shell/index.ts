@@ -54,6 +54,7 @@ export function shellToolResult(o: ShellOutcome): ToolResult {
   if (o.exitCode !== undefined) data.exitCode = o.exitCode;
   if (o.signal) data.signal = o.signal;
   if (o.stop) data.stop = o.stop;
+  if (o.timeLimitMs !== undefined) data.timeLimitMs = o.timeLimitMs;
   if (o.withheldOutput) data.withheldOutput = o.withheldOutput;
   if (o.binaryOutput) data.binaryOutput = o.binaryOutput;
   return o.outcome === 'error'
@@ -99,13 +100,14 @@ export async function runShellTool(
   return shellToolResult(outcome);
 }
 
-/** The outcome-deciding facts of a shell result (exit code, signal, receipt verdict, withheld) for the activity result. */
+/** The outcome-deciding facts of a shell result (exit code, signal, time limit hit, receipt verdict, withheld) for the activity result. */
 function shellActivityFacts(r: ToolResult): ToolActivityFacts {
   const d = r.data ?? {};
   const receipt = d.receipt as { verdict?: unknown } | undefined;
   const facts: ToolActivityFacts = {};
   if (typeof d.exitCode === 'number') facts.exitCode = d.exitCode;
   if (typeof d.signal === 'string') facts.signal = d.signal;
+  if (typeof d.timeLimitMs === 'number') facts.timeLimitMs = d.timeLimitMs;
   if (typeof receipt?.verdict === 'string') facts.verdict = receipt.verdict;
   if (d.withheldOutput) facts.withheld = true;
   if ((facts.exitCode !== undefined && facts.exitCode !== 0) || facts.verdict === 'failed' || facts.signal) {

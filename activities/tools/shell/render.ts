@@ -4,6 +4,7 @@
  * `[verification rcp_…]` (SH3), its limitations, written paths (SH7), then
  * the output or the withheld-output notice (TD9).
  */
+import { timedOutWords } from '../../../core/tools/shell.js';
 import { COOPERATIVE_WINDOW_MS, type CommandStatus } from './guard-run.js';
 import type { RunEnding } from './receipt.js';
 import type { SandboxPlan } from './sandbox.js';
@@ -40,7 +41,7 @@ export function statusLine(ending: RunEnding, timeoutMs: number): string {
           : 'stopped with SIGTERM';
       const why =
         ending.stop.reason === 'timeout'
-          ? `the command hit its ${timeoutMs} ms time limit and was ${how}`
+          ? `the command ${timedOutWords(timeoutMs)} and was ${how}`
           : `the call was cancelled while the command was still running; it was ${how}`;
       return `UNCERTAIN: ${why}; ${observed(ending.observed)}. It reached no verdict and what it changed is unknown: inspect state first, then decide whether to run it again.`;
     }

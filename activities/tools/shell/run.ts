@@ -199,6 +199,7 @@ export async function runShell(rawArgs: unknown, ctx: ShellRunContext): Promise<
     ...(status && status.kind !== 'signaled' ? { exitCode: status.code } : {}),
     ...(status?.kind === 'signaled' ? { signal: status.signal } : {}),
     ...(run.stop ? { stop: run.stop } : {}),
+    ...(ending.kind === 'stopped' && ending.stop.reason === 'timeout' ? { timeLimitMs: timeoutMs } : {}),
     writtenPaths,
     outputBytes: bytes,
     outputLines: lines,

@@ -165,4 +165,6 @@ export interface ShellOutcome {
   binaryOutput?: BinaryOutput;
   /** Wall time of the run, in milliseconds. */
   durationMs: number;
+  /** The call's time limit in milliseconds, set when the command hit it (it was still running and was stopped). */
+  timeLimitMs?: number;
 }

@@ -107,7 +107,10 @@ describe('shell cancellation and time limit (SH5, TD10)', () => {
     expect(o.stop).toMatchObject({ reason: 'timeout', commandHadExited: false });
     expect(o.receipt).toMatchObject({ verdict: 'unknown', authority: 'none' });
     expect(o.receipt.cancelled).toBeUndefined();
-    expect(o.output.split('\n')[0]).toMatch(/^UNCERTAIN: the command hit its 300 ms time limit/);
+    expect(o.output.split('\n')[0]).toMatch(
+      /^UNCERTAIN: the command timed out after 300 ms \(the call's time limit; pass timeoutMs to change it\)/,
+    );
+    expect(o.timeLimitMs).toBe(300);
     expect(body(o)).toBe('begun\n');
   });
 });
