@@ -1,6 +1,7 @@
 import type { EventRow } from '../activities/projection/types.js';
 import { messageWithoutCode } from '../core/errors.js';
-import { plainTerminalLine } from '../core/terminal-text.js';
+import { inertBlock, plainTerminalLine } from '../core/terminal-text.js';
+import { timedOutWords } from '../core/tools/shell.js';
 import { EV, parseEvent, TURN_END_EVENTS, type TypedEvent } from '../core/events.js';
 import { readsFailed } from './commands/tool-record-view.js';
 import { notInForceLine } from './commands/rules-view.js';
@@ -95,7 +96,7 @@ export class HumanRenderer {
     switch (e.type) {
       case EV.partDelta:
         if (this.streamText) {
-          this.sink.out(e.data.text);
+          this.sink.out(inertBlock(e.data.text));
           this.midLine = !e.data.text.endsWith('\n');
           if (e.data.text !== '') this.streamedThisRequest = true;
         }
@@ -138,9 +139,11 @@ export class HumanRenderer {
         const exit =
           d.facts?.exitCode !== undefined
             ? `, exit ${d.facts.exitCode}`
-            : d.facts?.signal
-              ? `, killed by ${d.facts.signal}`
-              : '';
+            : d.facts?.timeLimitMs !== undefined
+              ? `, ${timedOutWords(d.facts.timeLimitMs)}`
+              : d.facts?.signal
+                ? `, killed by ${d.facts.signal}`
+                : '';
         this.line(
           `${mark} ${d.tool} ${word}${exit}` +
             `${d.facts?.conflict ? ` (${d.facts.conflict})` : ''}` +
@@ -158,7 +161,7 @@ export class HumanRenderer {
         this.live.stop();
         if (this.midLine) this.sink.out('\n');
         this.midLine = false;
-        if (!this.streamText) this.sink.out(`${e.data.text ?? ''}\n`);
+        if (!this.streamText) this.sink.out(`${inertBlock(e.data.text ?? '')}\n`);
         const waiting = e.data.background;
         const note = waiting.length > 0 ? this.backgroundNote(waiting) : null;
         if (note) this.line(note);
@@ -241,9 +244,10 @@ export class HumanRenderer {
     }
   }
 
+  /** One progress line on stderr; any control character in it (from a model or a tool) escaped. */
   private line(text: string): void {
     this.endLine();
-    this.sink.err(`${text}\n`);
+    this.sink.err(`${inertBlock(text)}\n`);
   }
 }
 

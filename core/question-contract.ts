@@ -7,6 +7,7 @@
  * Shapes shared by the workflow, the activities that record questions, the
  * tool bodies and the CLI. Deterministic, no I/O.
  */
+import { escapeClosingTag } from './terminal-text.js';
 
 /** Update (tool activity → session) that publishes a question; idempotent by Update id and question id. */
 export const ASK_QUESTION_UPDATE = 'askQuestion';
@@ -184,13 +185,13 @@ export function questionIdOf(rowId: string): string {
   return `q_${rowId.replace(/^tc_/, '')}`;
 }
 
-/** The input text that carries a complete answer to the model: every item with its answer. */
+/** The input text that carries a complete answer to the model: every item with its answer, a `</question_answer>` inside escaped (terminal-text.ts `escapeClosingTag`). */
 export function answerText(q: Pick<QuestionView, 'questionId' | 'header' | 'items' | 'answers'>): string {
-  const lines = [`<question_answer questionId="${q.questionId}">`];
+  const lines: string[] = [];
   if (q.header) lines.push(q.header);
   for (const item of q.items) {
     lines.push(`[${item.itemId}] ${item.question}`, `answer: ${q.answers[item.itemId] ?? ''}`);
   }
-  lines.push('</question_answer>');
-  return lines.join('\n');
+  const body = escapeClosingTag(lines.join('\n'), 'question_answer');
+  return [`<question_answer questionId="${q.questionId}">`, ...(body ? [body] : []), '</question_answer>'].join('\n');
 }

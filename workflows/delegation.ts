@@ -14,6 +14,7 @@ import {
   taskPrompt,
 } from '../core/delegation/contract.js';
 import type { PlannedToolCall, SessionMeta, SettledOutcome, ToolActivityResult } from '../core/session-contract.js';
+import { inertLine } from '../core/terminal-text.js';
 import { declaredTools } from '../core/tools/registry.js';
 import type { TaskArgs } from '../core/tools/task.js';
 import type { BackgroundTasks } from './background.js';
@@ -83,7 +84,7 @@ export async function runTask(
     rowId: call.rowId,
     ...(jobId ? { jobId } : {}),
   };
-  const title = `${args.agent}: ${args.objective}`.slice(0, 120);
+  const title = inertLine(`${args.agent}: ${args.objective}`, 120);
   const child = childMeta(meta, { sessionId: childSessionId, agent: args.agent, title, link }, ALL_TOOLS);
   const startedAtMs = Date.now();
   const acts = records(host);

@@ -1,4 +1,5 @@
-import { cut, textTable } from '../text-table.js';
+import { textTable } from '../text-table.js';
+import { inertLine } from '../../core/terminal-text.js';
 import { ZunoError } from '../../core/errors.js';
 import { GOAL_STATUSES, type GoalStatus } from '../../core/goal/status.js';
 import type { GoalRow } from '../../activities/projection/types.js';
@@ -83,7 +84,7 @@ export function renderGoalList(rows: GoalRow[], nowMs: number): string {
     statusWithReason(r.snapshot),
     String(r.snapshot.spent.turns),
     ago(nowMs - r.snapshot.updatedAtMs),
-    cut(r.snapshot.objective.replace(/\s+/g, ' ').trim(), 60),
+    inertLine(r.snapshot.objective, 60),
   ]);
   const head = ['ID', 'STATUS', 'TURNS', 'LAST ACTIVITY', 'OBJECTIVE'];
   return textTable(head, cells);

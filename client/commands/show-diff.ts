@@ -6,6 +6,7 @@
  * from files. Pure.
  */
 import { z } from 'zod';
+import { COLOURS as ANSI, inertText } from '../../core/terminal-text.js';
 import { blockLines, LIMITS, type ShowView } from './show-text.js';
 
 const diffSchema = z.object({
@@ -40,20 +41,13 @@ const OMITTED: Record<string, string> = {
   not_text: 'the file is not text, so there is no diff',
 };
 
-const ANSI = {
-  red: '\x1b[31m',
-  green: '\x1b[32m',
-  cyan: '\x1b[36m',
-  bold: '\x1b[1m',
-  dim: '\x1b[2m',
-  reset: '\x1b[0m',
-};
-
 /**
  * One line of a unified diff or an apply_patch patch with terminal colours:
- * removed red, added green, hunk headers cyan, file headers bold.
+ * removed red, added green, hunk headers cyan, file headers bold; the
+ * line's own control characters escaped (core/terminal-text.ts `inertText`).
  */
-export function paintDiffLine(line: string): string {
+export function paintDiffLine(raw: string): string {
+  const line = inertText(raw);
   const paint = (c: string) => `${c}${line}${ANSI.reset}`;
   if (line.startsWith('+++ ') || line.startsWith('--- ') || line.startsWith('***')) return paint(ANSI.bold);
   if (line.startsWith('@@')) return paint(ANSI.cyan);

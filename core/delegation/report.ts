@@ -14,6 +14,7 @@
  * requests answered, tool calls by outcome, report artifacts. Progress does
  * not prove completion (DC13). Pure.
  */
+import { escapeClosingTag } from '../terminal-text.js';
 import type { ChildEnd } from './contract.js';
 
 /** Longest child answer copied into the parent's result (UTF-16 units); the rest is in the child's session. */
@@ -90,7 +91,7 @@ export function taskReport(
   const head = `<task_result agent="${attr(who.agent)}" session="${attr(who.childSessionId)}"${who.jobId ? ` job="${attr(who.jobId)}"` : ''} status="${end.status}">`;
   let body: string;
   if (end.status === 'completed') {
-    const text = finalText ?? '';
+    const text = escapeClosingTag(finalText ?? '', 'task_result');
     body =
       text.length > REPORT_TEXT_MAX
         ? `${text.slice(0, REPORT_TEXT_MAX)}\n… (cut; the whole report is in session ${who.childSessionId})`

@@ -3,6 +3,7 @@
  * (the CLI checks these before anything starts; decided in docs/goals.md).
  * Pure.
  */
+import { hasPrintable } from '../terminal-text.js';
 
 /** Longest objective, in UTF-16 units — also the limit the `goal` workflow's `edit` applies (workflows/goal-control.ts). */
 export const MAX_GOAL_OBJECTIVE_CHARS = 4000;
@@ -27,6 +28,7 @@ export function objectiveProblems(text: string): string[] {
       `the objective is ${t.length} characters long, more than ${MAX_GOAL_OBJECTIVE_CHARS}: put the details in a file in the workspace and name it`,
     );
   if (t.includes('\u0000')) out.push('the objective holds a NUL character');
+  else if (!hasPrintable(t)) out.push('the objective has no printable character (only control characters)');
   return out;
 }
 
@@ -47,6 +49,7 @@ export function criteriaProblems(criteria: { text: string; needsEvidence: boolea
     else if (t.length > MAX_CRITERION_CHARS)
       out.push(`${name} is ${t.length} characters long, more than ${MAX_CRITERION_CHARS}`);
     if (t.includes('\u0000')) out.push(`${name} holds a NUL character`);
+    else if (t !== '' && !hasPrintable(t)) out.push(`${name} has no printable character (only control characters)`);
   }
   return out;
 }

@@ -6,6 +6,7 @@
  * `goal` workflow, which owns it.
  */
 import { z } from 'zod';
+import { printableText } from './printable.js';
 import type { ToolDeclaration } from './types.js';
 import { summaryLine } from './summary.js';
 
@@ -33,7 +34,7 @@ export const goalUpdateArgs = z
     add_criteria: z
       .array(
         z.strictObject({
-          text: z.string().trim().min(1).max(500).describe('What must be true for the goal to be done.'),
+          text: printableText(500).describe('What must be true for the goal to be done.'),
           needs_evidence: z
             .boolean()
             .optional()

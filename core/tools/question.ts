@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import { QUESTION_LIMITS } from '../question-contract.js';
+import { printableText } from './printable.js';
 import type { ToolDeclaration } from './types.js';
 import { summaryLine } from './summary.js';
 
@@ -24,7 +25,7 @@ export const questionArgs = z.strictObject({
   items: z
     .array(
       z.strictObject({
-        question: z.string().trim().min(1).max(QUESTION_LIMITS.text).describe('One question, asked plainly.'),
+        question: printableText(QUESTION_LIMITS.text).describe('One question, asked plainly.'),
         options: z
           .array(z.string().trim().min(1).max(QUESTION_LIMITS.option))
           .max(QUESTION_LIMITS.options)

@@ -9,6 +9,8 @@
  * parsing. Missing-field feedback (DC10) comes from {@link taskArgumentNotes}.
  * Deterministic: zod + pure code only.
  */
+import { hasPrintable } from '../terminal-text.js';
+import { NO_PRINTABLE } from './printable.js';
 import { z } from 'zod';
 import { agentRole, delegableAgents } from '../agents.js';
 import { utf8ByteLength } from '../utf8.js';
@@ -41,6 +43,7 @@ const field = (name: string) =>
   z
     .string({ error: (i) => (i.input === undefined ? `${name} is required` : `${name} must be a string`) })
     .refine((s) => s.trim().length > 0, `${name} must not be empty`)
+    .refine((s) => s.trim().length === 0 || hasPrintable(s), `${name} ${NO_PRINTABLE}`)
     .refine(
       (s) => s.length <= TASK_FIELD_MAX_CHARS,
       `${name} is longer than ${TASK_FIELD_MAX_CHARS} characters; keep the brief short and put long material in a file the child can read`,

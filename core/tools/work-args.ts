@@ -3,6 +3,7 @@
  * `todo_update`): their limits and descriptions. Deterministic: zod only.
  */
 import { z } from 'zod';
+import { printableText } from './printable.js';
 
 /** Longest step or Todo title, in UTF-16 units. */
 export const WORK_TITLE_MAX_CHARS = 200;
@@ -10,7 +11,7 @@ export const WORK_TITLE_MAX_CHARS = 200;
 export const WORK_NOTE_MAX_CHARS = 500;
 
 /** A title (one line of what the step or Todo does). */
-export const workTitle = z.string().trim().min(1).max(WORK_TITLE_MAX_CHARS);
+export const workTitle = printableText(WORK_TITLE_MAX_CHARS);
 /** A longer note: acceptance text, a blocked reason. */
 export const workNote = z.string().trim().min(1).max(WORK_NOTE_MAX_CHARS);
 /** A revision as plan_get / todo_get returned it. */
