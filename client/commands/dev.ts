@@ -1,6 +1,10 @@
 import { PACKAGE_ROOT, connectTemporal, resolvePaths } from '../context.js';
-import { readDevServerState, pidAlive, stopDevServer } from '../../worker/dev-server.js';
+import { pidAlive, readDevServerState, stopDevServer } from '../../worker/dev-server.js';
+import { devServerOwnership } from '../../worker/dev-server-probe.js';
 import { processSink, type Sink } from '../render.js';
+import { stopHostService } from '../host-service.js';
+import { hostId } from '../routing.js';
+import { readWorker } from '../worker-registry.js';
 
 /** `zuno dev up`: starts (or reuses) the embedded dev server and prints its address and Web UI URL. */
 export async function devUpCommand(sink: Sink = processSink): Promise<number> {
@@ -14,17 +18,32 @@ export async function devUpCommand(sink: Sink = processSink): Promise<number> {
   return 0;
 }
 
-/** `zuno dev down`: stops the dev server this state dir started. */
+/**
+ * `zuno dev down`: stops the dev server this state dir started (under the
+ * home's dev-server lock) — first the home's host worker when it serves that
+ * server (it cannot work without it; the next command starts both again).
+ */
 export async function devDownCommand(sink: Sink = processSink): Promise<number> {
-  const stopped = await stopDevServer(resolvePaths().stateDir);
+  const { stateDir } = resolvePaths();
+  const dev = readDevServerState(stateDir);
+  const worker = readWorker(stateDir, hostId());
+  if (dev && worker && worker.address === dev.address && pidAlive(worker.pid)) {
+    await stopHostService(stateDir, hostId());
+    sink.err(`stopped the host worker (pid ${worker.pid}): it cannot work without the dev server\n`);
+  }
+  const stopped = await stopDevServer(stateDir);
   sink.out(stopped ? 'stopped the Temporal dev server\n' : 'no Temporal dev server was running\n');
   return 0;
 }
 
-/** `zuno dev status`: whether the dev server recorded in the state dir is alive. */
+/**
+ * `zuno dev status`: whether the dev server recorded in the state dir is
+ * alive and still that server (its pid runs `start-dev` on the recorded db
+ * file, per /proc/<pid>/cmdline where available). Reads only: takes no lock.
+ */
 export function devStatusCommand(sink: Sink = processSink): number {
   const state = readDevServerState(resolvePaths().stateDir);
-  if (state && pidAlive(state.pid)) {
+  if (state && ['ours', 'assumed'].includes(devServerOwnership(state.pid, state.dbFile))) {
     sink.out(`running pid ${state.pid} at ${state.address}, Web UI ${state.uiUrl}, db ${state.dbFile}\n`);
     return 0;
   }

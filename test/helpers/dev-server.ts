@@ -64,7 +64,7 @@ export async function startTestDevServer(dbFile: string, dynamicConfig: string[]
   };
   const kill = async () => {
     const c = child;
-    if (!c || c.exitCode !== null) return;
+    if (!c || c.exitCode !== null || c.signalCode !== null) return;
     const exited = new Promise((r) => c.once('exit', r));
     process.kill(-c.pid!, 'SIGKILL');
     await exited;
