@@ -57,7 +57,8 @@ function localProxy(summary: string) {
   return proxyLocalActivities<Record<string, (input: unknown) => Promise<unknown>>>({
     scheduleToCloseTimeout: LOCAL_ACTIVITY_TIMEOUT_MS,
     retry: { maximumAttempts: 1 },
-    // TD10: a cancelled read reports its own final result, as its regular activity would.
+    // TD10: an interrupt waits for the read to stop; a cut local attempt records nothing
+    // (activities/session/tool-activity.ts localCut), the workflow settles the call.
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     summary,
   });

@@ -1,5 +1,5 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { ApplicationFailureCategory } from '@temporalio/common';
+import { ApplicationFailureCategory, CancelledFailure } from '@temporalio/common';
 import { backgroundTaskId } from '../../core/ids.js';
 import type { ToolActivityInput, ToolActivityResult } from '../../core/session-contract.js';
 import { INTERRUPT_COOPERATIVE_WINDOW_MS, toolActivityName } from '../../core/session-contract.js';
@@ -39,7 +39,9 @@ const HEARTBEAT_EVERY_MS = 1_000;
  * which task queues' activities this process runs — and refuses with a
  * non-retryable `local_elsewhere` otherwise (the workspace may live on
  * another host); it records no separate start — one transaction writes
- * `tool.started` with the result — and sends no heartbeats.
+ * `tool.started` with the result — and sends no heartbeats. A local
+ * attempt that was cut (its budget, a cancellation) records nothing
+ * ({@link localCut}): the attempt that follows records the real result.
  *
  * The result is small: outcome, error code, output size, `status` (`failed`
  * for an error/uncertain outcome or a tool-declared failure such as a shell
@@ -150,8 +152,9 @@ async function runToolActivity(
   const data = result.data ?? null;
   // Stopped by the worker shutting down (or the server losing track of the attempt), not by a
   // cancel request: nobody asked for this outcome, so none is recorded. Temporal retries a Safe
-  // call elsewhere; a Never call is settled uncertain by the workflow.
-  const stopped = abandonedBy(ctx);
+  // call elsewhere; a Never call is settled uncertain by the workflow. A local attempt that was
+  // cut in any way records nothing either (see localCut).
+  const stopped = abandonedBy(ctx) ?? (local ? localCut(ctx) : undefined);
   const facts = tool.body.activityFacts?.(result) ?? {};
   const recorded = await recordCompleted(
     store,
@@ -170,6 +173,8 @@ async function runToolActivity(
   );
   if (recorded.kind === 'late') return { outcome: recorded.stands, outputBytes: 0, late: true };
   if (recorded.kind === 'abandoned') {
+    // A cancel request answered as one: the workflow (or the evicted run) sees a cancellation.
+    if (local && ctx.cancellationDetails?.cancelRequested) throw new CancelledFailure(`${name}: ${stopped}`);
     throw ApplicationFailure.create({
       message: `${name} was stopped because ${stopped}; its partial result was not recorded`,
       type: 'worker_shutdown',
@@ -209,6 +214,22 @@ export function labelCancellation(result: ToolResult, reachedAtMs: number, settl
       `${result.output}\n\nOutcome uncertain: the call did not settle within ${INTERRUPT_COOPERATIVE_WINDOW_MS / 1000} s ` +
       'of the interrupt. Inspect the authoritative state before doing anything that depends on it.',
   };
+}
+
+/**
+ * Why a local attempt (issue 13) was cut, or undefined when its
+ * cancellation signal did not fire. A local attempt is only a first try of
+ * a Safe, ReadOnly call: whatever cut it — its 0.5 s budget, or a cancel
+ * request, which is also how the worker stops the local activities of a
+ * run it evicts — the call is not over. A record of the cut (`cancelled`)
+ * would stand against the attempt that follows (the regular activity, or
+ * the replayed run's new local attempt: a completed record stands), so a
+ * cut local attempt records nothing; after a TD10 interrupt the workflow
+ * settles the call itself (not run).
+ */
+export function localCut(ctx: Context): string | undefined {
+  if (!ctx.cancellationSignal.aborted) return undefined;
+  return ctx.cancellationDetails?.timedOut ? 'its local attempt ran out of time' : 'its local attempt was cancelled';
 }
 
 /**
