@@ -14,6 +14,7 @@ import type { WireSurface } from '../../core/messages.js';
 import { openAiErrorBody } from './openai-errors.js';
 import { conversationPosition, firstUserText, positionKey } from './position.js';
 import { loadReplays, type Replay } from './replay.js';
+import { freshReplyState, loadReplyState, saveReplyState } from './reply-state.js';
 import {
   flattenThreads,
   loadScript,
@@ -60,6 +61,12 @@ export interface LocalProviderOptions {
   port?: number;
   /** Receives one human-readable line per request (for `zuno dev provider`). */
   onLog?: (line: string) => void;
+  /**
+   * Keep the reply bookkeeping in this file (`reply-state.ts`): a server
+   * started again with the same file goes on where the last one stopped.
+   * Absent: in memory only.
+   */
+  stateFile?: string;
 }
 
 /** A running local provider. */
@@ -122,14 +129,19 @@ export async function startLocalProvider(opts: LocalProviderOptions): Promise<Lo
   const requests: CapturedRequest[] = [];
   const requestHeaders: IncomingHttpHeaders[] = [];
   const requestSurfaces: WireSurface[] = [];
-  const faultUses = new Map<number, number>();
   const life = new AbortController();
   const { replies: all, ranges } = flattenThreads(script);
-  /** Per conversation (0: top level, i+1: `threads[i]`): position → reply index in `all`. */
-  const byPosition = ranges.map(() => new Map<string, number>());
-  const served = new Set<number>();
-  /** `position`: per conversation, the next reply no position holds yet; `arrival`: the next reply not yet served in full. */
-  const cursors = ranges.map((r) => r.start);
+  const fresh = freshReplyState(ranges.map((r) => r.start));
+  const stateFile = opts.stateFile;
+  /**
+   * Per conversation (0: top level, i+1: `threads[i]`): position → reply index in `all`;
+   * `cursors`: per conversation, the next reply no position holds yet (`arrival`: the next reply not yet served in full).
+   */
+  const state = stateFile ? loadReplyState(stateFile, fresh) : fresh;
+  const { byPosition, cursors, faultUses, served } = state;
+  const remember = (): void => {
+    if (stateFile) saveReplyState(stateFile, state);
+  };
   let requestNo = 0;
 
   /** The reply a request gets (see `ScriptSchema.replyBy` and `threads`), or undefined when its conversation has none left. */
@@ -153,6 +165,7 @@ export async function startLocalProvider(opts: LocalProviderOptions): Promise<Lo
     if (cursors[t]! >= range.end) return { at, of };
     byPosition[t]!.set(key, cursors[t]!);
     cursors[t]! += 1;
+    remember();
     return { index: cursors[t]! - 1, at, of };
   };
 
@@ -238,6 +251,7 @@ export async function startLocalProvider(opts: LocalProviderOptions): Promise<Lo
       const used = faultUses.get(replyIndex) ?? 0;
       if (used < (fault.times ?? 1)) {
         faultUses.set(replyIndex, used + 1);
+        remember();
         if (fault.status !== undefined) {
           const extra: Record<string, string> = {};
           if (fault.retryAfter !== undefined) extra['retry-after'] = fault.retryAfter;
@@ -258,6 +272,7 @@ export async function startLocalProvider(opts: LocalProviderOptions): Promise<Lo
     if (partial === undefined) {
       served.add(replyIndex);
       if (script.replyBy === 'arrival') cursors[0]! += 1;
+      remember();
     }
 
     const closed = new AbortController();

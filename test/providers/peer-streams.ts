@@ -1,7 +1,7 @@
 /**
- * Where the recorded provider streams live (`<shared>/peer-cases/provider-streams/`,
- * see its SOURCE.md): `$ZUNO_PEER_CASES/provider-streams`, else
- * `<repo>/../shared/peer-cases/provider-streams`. Shared by the peer suites of
+ * Where the recorded provider streams live (a copy of the shared peer cases,
+ * kept in the repository; see its SOURCE.md): `$ZUNO_PEER_CASES/provider-streams`, else
+ * `<repo>/test/fixtures/peer-cases/provider-streams`. Shared by the peer suites of
  * every surface; a missing folder fails those suites (held-out tests must not
  * silently vanish). Also the case shapes and checks those suites share.
  */
@@ -17,7 +17,7 @@ const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
 /** Root of the recorded provider streams. */
 export const PEER_STREAMS = resolve(
-  process.env.ZUNO_PEER_CASES ?? resolve(REPO, '../shared/peer-cases'),
+  process.env.ZUNO_PEER_CASES ?? resolve(REPO, 'test/fixtures/peer-cases'),
   'provider-streams',
 );
 
