@@ -50,6 +50,19 @@ export function processCpuMs(pid: number): number {
 }
 
 /**
+ * CPU time this process's waited-for children have used so far, in ms (user
+ * + system; /proc/self/stat fields 16–17). A child counts once it has exited
+ * and been reaped (its `close` event): the difference across one child's run
+ * is that child's CPU, whatever the machine's load. A grandchild counts
+ * only when the child reaped it (a detached service it left running does not).
+ */
+export function reapedChildrenCpuMs(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[13]) + Number(f[14])) * TICK_MS;
+}
+
+/**
  * Waits until process `pid` is quiet: under `idleShare` of one core over a
  * 250 ms window (0.1: 25 ms, a few clock ticks; an idle dev server uses
  * ~1 %), for at most `maxMs`, and says so on stderr when it gave up. The

@@ -43,6 +43,10 @@ Environment:
   ZUNO_TEMPORAL_CONFIG  path of temporal.yaml (default: $ZUNO_HOME/temporal.yaml, else the installation's)
   ZUNO_HOST_ID          this host's name for routing work to its workers (default: the hostname)
   ZUNO_CONFIG           path of zuno.json (providers, default model)
+  ZUNO_DEBUG=1          print the stack after an error line (an "unexpected error" is a bug in zuno)
+  ZUNO_TEMPORAL_OUTAGE_MS
+                        how long a command following a session, goal or council keeps
+                        retrying an unreachable Temporal before it gives up (default 300000)
   ZUNO_PROGRESS_FIRST_MS
                         when stderr is not a terminal: ms before zuno run's first
                         "still running" line of a long tool call (default 30000)`,
@@ -63,19 +67,71 @@ Environment:
     )
     .option('-c, --continue', "continue this workspace's newest session")
     .option('--agent <role>', 'the agent role of a new session (default build; roles below)')
-    .addOption(new Option('--no-worker', 'do not start an in-process worker; rely on a running `zuno worker`'))
+    .addOption(new Option('--no-worker', 'start no worker; rely on a running `zuno worker`'))
+    .addOption(
+      new Option(
+        '--in-process',
+        'serve the work from a worker inside this command (it stops with it) unless a host worker already runs',
+      ),
+    )
     .addHelpText('after', `\nAgent roles (--agent):\n${agentHelpLines()}`)
     .action(async (prompt: string, opts) => {
       const { promptFromStdin, runCommand } = await import('./commands/run.js');
       setExit(await runCommand(prompt === '-' ? await promptFromStdin(process.stdin) : prompt, opts));
     });
 
-  program
+  const worker = program
     .command('worker')
-    .description('run a standalone worker for session workflows and tool activities')
-    .action(async () => {
+    .description(
+      "this host's worker: it runs every session, Goal and Council of this host; commands start it in the background when they need it",
+    );
+  worker
+    .command('run', { isDefault: true })
+    .description('run the worker in the foreground (Ctrl-C stops it); `zuno worker` alone does the same')
+    .addOption(new Option('--service', 'run as the background service (logs to $ZUNO_HOME/worker.log)').hideHelp())
+    .action(async (opts: { service?: boolean }) => {
       const { workerCommand } = await import('./commands/worker.js');
-      setExit(await workerCommand());
+      setExit(await workerCommand(opts));
+    });
+  worker
+    .command('start')
+    .description('start the host worker in the background if it is not running, then print its status')
+    .option('--json', 'print the status as JSON')
+    .action(async (opts) => {
+      const { workerStartCommand } = await import('./commands/worker-manage.js');
+      setExit(await workerStartCommand(opts));
+    });
+  worker
+    .command('stop')
+    .description('stop the host worker (running calls get up to 30 s); its work waits in Temporal until one runs again')
+    .option('--json', 'print the result as JSON')
+    .action(async (opts) => {
+      const { workerStopCommand } = await import('./commands/worker-manage.js');
+      setExit(await workerStopCommand(opts));
+    });
+  worker
+    .command('status')
+    .description('pid, since, version, queues, sessions served, last error (exit 3 when not running)')
+    .option('--json', 'print the status as JSON')
+    .action(async (opts) => {
+      const { workerStatusCommand } = await import('./commands/worker-manage.js');
+      setExit(workerStatusCommand(opts));
+    });
+  worker
+    .command('logs')
+    .description("print the host worker's log (Temporal's warnings go there, not to your terminal)")
+    .option('-n, --lines <n>', 'the last N lines (default 50)', parseLimit)
+    .option('-f, --follow', 'keep printing new lines until Ctrl-C')
+    .action(async (opts) => {
+      const { workerLogsCommand } = await import('./commands/worker-manage.js');
+      setExit(await workerLogsCommand(opts));
+    });
+  worker
+    .command('unit')
+    .description('print a systemd user unit that keeps the host worker running across logins and reboots')
+    .action(async () => {
+      const { workerUnitCommand } = await import('./commands/worker-manage.js');
+      setExit(workerUnitCommand());
     });
 
   const session = program.command('session').description('inspect and control sessions');
@@ -114,10 +170,28 @@ Environment:
     .option('--model <provider/model>', 'resume on this model instead of the one the session used')
     .option('--config <file>', 'zuno.json to use')
     .option('--json', 'print one JSON event per line (NDJSON)')
-    .addOption(new Option('--no-worker', 'do not start an in-process worker; rely on a running `zuno worker`'))
+    .addOption(new Option('--no-worker', 'start no worker; rely on a running `zuno worker`'))
+    .addOption(
+      new Option(
+        '--in-process',
+        'serve the work from a worker inside this command (it stops with it) unless a host worker already runs',
+      ),
+    )
     .action(async (id: string, opts) => {
       const { sessionResumeCommand } = await import('./commands/session-resume.js');
       setExit(await sessionResumeCommand(id, opts));
+    });
+
+  session
+    .command('follow')
+    .description(
+      "follow a session (one whose terminal went away, a Goal's, a Council seat, a child) to the end of its turn; Ctrl-C leaves it running",
+    )
+    .argument('<id>', 'session id (ses_…)')
+    .option('--json', 'print one JSON event per line (NDJSON)')
+    .action(async (id: string, opts) => {
+      const { sessionFollowCommand } = await import('./commands/session-follow.js');
+      setExit(await sessionFollowCommand(id, opts));
     });
 
   session
@@ -240,6 +314,12 @@ Exit codes of goal start, resume and answer (they follow the goal until it stops
     )
     .option('--config <file>', 'zuno.json to use')
     .option('--json', 'print one JSON event per line (NDJSON), ending with goal.completed, goal.paused, …')
+    .addOption(
+      new Option(
+        '--in-process',
+        'serve the work from a worker inside this command (it stops with it) unless a host worker already runs',
+      ),
+    )
     .action(async (objective: string, opts) => {
       const { goalStartCommand } = await import('./commands/goal-start.js');
       setExit(await goalStartCommand(objective, opts));
@@ -261,11 +341,11 @@ Exit codes of goal start, resume and answer (they follow the goal until it stops
     .command('show')
     .description('print a goal: objective, status and reason, budgets used and left, criteria with evidence, turns')
     .argument('<id>', 'goal id (goal_…)')
-    .option('--json', 'print the goal as JSON')
+    .option('--json', 'print the goal as JSON (with --follow: the event stream, NDJSON)')
+    .option('--follow', 'follow a goal at work until it stops (exit codes as goal start); Ctrl-C leaves it running')
     .action(async (id: string, opts) => {
       const { goalShowCommand } = await import('./commands/goal-show.js');
-      await goalShowCommand(id, opts);
-      setExit(0);
+      setExit(await goalShowCommand(id, opts));
     });
   goal
     .command('pause')
@@ -290,6 +370,12 @@ Exit codes of goal start, resume and answer (they follow the goal until it stops
     .option('--model <provider/model>', 'resume on this model instead of the one the goal used')
     .option('--config <file>', 'zuno.json to use')
     .option('--json', 'print one JSON event per line (NDJSON), ending with goal.<status>')
+    .addOption(
+      new Option(
+        '--in-process',
+        'serve the work from a worker inside this command (it stops with it) unless a host worker already runs',
+      ),
+    )
     .action(async (id: string, opts) => {
       const { goalResumeCommand } = await import('./commands/goal-resume.js');
       setExit(await goalResumeCommand(id, opts));
@@ -349,7 +435,13 @@ Exit codes of council run: 0 the council succeeded, 1 it failed (quorum missed, 
     .option('--model <provider/model>', 'model of the seats and the synthesis (default: zuno.json "model")')
     .option('--script <file>', 'serve scripted model replies from FILE through the local provider server (offline)')
     .option('--config <file>', 'zuno.json to use')
-    .option('--json', 'print {council, result} as JSON at the end instead of the table');
+    .option('--json', 'print {council, result} as JSON at the end instead of the table')
+    .addOption(
+      new Option(
+        '--in-process',
+        'serve the work from a worker inside this command (it stops with it) unless a host worker already runs',
+      ),
+    );
   // Budget flags are parsed only to be refused by name: the preset is frozen (DC23).
   for (const f of [
     'deadline-ms',
@@ -372,7 +464,8 @@ Exit codes of council run: 0 the council succeeded, 1 it failed (quorum missed, 
     .command('show')
     .description('print a council: its seats (status, report validity, attempts, usage) and the synthesis')
     .argument('<runId>', 'council run id (cr_…)')
-    .option('--json', 'print the council row as JSON')
+    .option('--json', 'print the council row as JSON (with --follow: {council, result} at the end)')
+    .option('--follow', 'follow a council at work to its end, then print it; Ctrl-C leaves it running')
     .action(async (id: string, opts) => {
       const { councilShowCommand } = await import('./commands/council-show.js');
       setExit(await councilShowCommand(id, opts));
@@ -454,6 +547,28 @@ export async function main(argv: string[]): Promise<number> {
     });
   }
   let code = 0;
+  let done = false;
+  // A promise nobody awaited that rejects (a Temporal call cut by an outage) is printed like any failure, never
+  // as Node's stack; once the command has ended, a late Temporal one is only the closed connection talking.
+  process.on('unhandledRejection', (err) => {
+    void failureLine(err).then(async ({ known, line }) => {
+      if (done && known?.code === 'temporal_unreachable') return;
+      const { processSink } = await import('./render.js');
+      processSink.err(line);
+      process.exit(done ? 1 : exitCodeOf(known));
+    });
+  });
+  // The Temporal client retries a failed call from a timer; when the command closed its connection on the way out
+  // (Ctrl-C while a call was in flight), that retry throws `Channel has been shut down` outside any promise. The
+  // call belonged to work this command already gave up; anything else thrown that way is printed as a failure.
+  process.on('uncaughtException', (err) => {
+    if (err instanceof Error && err.message === 'Channel has been shut down') return;
+    void failureLine(err).then(async ({ known, line }) => {
+      const { processSink } = await import('./render.js');
+      processSink.err(line);
+      process.exit(done ? 1 : exitCodeOf(known));
+    });
+  });
   const program = buildProgram((c) => {
     code = c;
   });
@@ -466,13 +581,34 @@ export async function main(argv: string[]): Promise<number> {
     if (typeof e.code === 'string' && e.code.startsWith('commander.')) return e.exitCode ?? 1;
     // Loaded here, not at start-up: `--help` stays light; the sink clears a live status line first.
     const { processSink } = await import('./render.js');
-    if (err instanceof ZunoError) {
-      processSink.err(`zuno: ${err.code}: ${messageWithoutCode(err.message, err.code)}\n`);
-      return err.code === 'interrupted' ? 130 : 1;
-    }
-    processSink.err(`zuno: unexpected error: ${(err as Error)?.stack ?? err}\n`);
-    return 1;
+    const { known, line } = await failureLine(err);
+    processSink.err(line);
+    return exitCodeOf(known);
+  } finally {
+    done = true;
   }
+}
+
+/**
+ * The line `zuno` prints for a failure: `zuno: <code>: <message>` for a
+ * ZunoError or a known Temporal failure (client/known-errors.ts), else
+ * `zuno: unexpected error: <first line>` — a bug; `ZUNO_DEBUG=1` adds the
+ * stack to either.
+ */
+async function failureLine(err: unknown): Promise<{ known: ZunoError | null; line: string }> {
+  const { debugEnabled, knownFailure } = await import('./known-errors.js');
+  const { temporalAddressInUse } = await import('./temporal-outage.js');
+  const known = knownFailure(err, temporalAddressInUse());
+  const stack = debugEnabled() ? `${String((err as Error)?.stack ?? err)}\n` : '';
+  if (known) return { known, line: `zuno: ${known.code}: ${messageWithoutCode(known.message, known.code)}\n${stack}` };
+  const first = String((err as Error)?.message ?? err).split('\n')[0];
+  const hint = stack === '' ? ' (a bug in zuno: ZUNO_DEBUG=1 shows where it happened)' : '';
+  return { known: null, line: `zuno: unexpected error: ${(err as Error)?.name ?? 'Error'}: ${first}${hint}\n${stack}` };
+}
+
+/** The exit code of a failed command: 130 for `interrupted`, else 1. */
+function exitCodeOf(known: ZunoError | null): number {
+  return known?.code === 'interrupted' ? 130 : 1;
 }
 
 /** The version in Zuno's package.json (the installation's, wherever `zuno` runs from, sources or dist/). */

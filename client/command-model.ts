@@ -1,6 +1,7 @@
 import { ZunoError } from '../core/errors.js';
 import type { Script } from './local-provider/script.js';
-import { apiKeyMissing, standaloneExpected } from './commands/run.js';
+import { apiKeyMissing } from './commands/run.js';
+import { keyAvailable, type WorkerMode } from './serving.js';
 import type { resolvePaths } from './context.js';
 import { loadZunoConfig, resolveModel } from './zuno-config.js';
 
@@ -15,9 +16,9 @@ export function modelMissing(): ZunoError {
 /**
  * The configured model of a command that starts work this process may serve
  * (`goal start`, `council run`), checked offline: `undefined` when a script
- * drives it; else `modelRef` resolved in `zuno.json` — and, when no
- * standalone worker is expected to serve it, its API key present here
- * (refused before any server starts).
+ * drives it; else `modelRef` resolved in `zuno.json` — and its API key
+ * available to the worker that will serve it (`serving.ts` `keyAvailable`;
+ * refused before any server starts).
  * @throws ZunoError `model_missing`, `config_invalid` (an unknown provider), `api_key_missing`.
  */
 export function commandModel(
@@ -25,12 +26,12 @@ export function commandModel(
   modelRef: string | undefined,
   script: Script | undefined,
   paths: ReturnType<typeof resolvePaths>,
+  mode: WorkerMode,
 ): ReturnType<typeof resolveModel> | undefined {
   if (!script && !modelRef) throw modelMissing();
   const configured = script ? undefined : resolveModel(zcfg, modelRef!);
-  if (configured && !standaloneExpected(paths)) {
-    const keyEnv = configured.provider.apiKeyEnv;
-    if (keyEnv !== undefined && !process.env[keyEnv]) throw apiKeyMissing(configured.provider.id, keyEnv);
-  }
+  const keyEnv = configured?.provider.apiKeyEnv;
+  if (configured && keyEnv !== undefined && !keyAvailable(paths, keyEnv, mode))
+    throw apiKeyMissing(configured.provider.id, keyEnv);
   return configured;
 }

@@ -6,6 +6,7 @@ import type { Client, Connection } from '@temporalio/client';
 import { ZunoError } from '../core/errors.js';
 import { openProjectionStore } from '../activities/projection/open.js';
 import type { ProjectionStore } from '../activities/projection/types.js';
+import { rememberTemporalAddress } from './temporal-outage.js';
 import { ensureDevServer } from '../worker/dev-server.js';
 import { loadTemporalConfig, type TemporalConfig } from '../worker/temporal-config.js';
 import { INSTALL_ROOT } from '../worker/install-root.js';
@@ -84,7 +85,8 @@ export type Notify = ((line: string) => void) | null;
  * temporal.yaml `server.mode: external` + `server.address`, is used as is;
  * otherwise the embedded dev server is started (or reused) and its Web UI URL
  * reported. Registers the configured search attributes that are missing.
- * @throws ZunoError `config_invalid`, `temporal_unreachable`, `temporal_binary_missing`, `dev_server_*`.
+ * @throws ZunoError `config_invalid`, `temporal_unreachable`, `temporal_binary_missing`, `dev_server_*`,
+ *   `home_lock_timeout` (see ensureDevServer).
  */
 export async function connectTemporal(paths: ZunoPaths, notify: Notify): Promise<TemporalContext> {
   const cfg = loadTemporalConfig(paths.home, paths.temporalYaml);
@@ -117,6 +119,7 @@ export async function connectTemporal(paths: ZunoPaths, notify: Notify): Promise
     namespace,
     connectTimeoutMs: cfg.server.connectTimeoutMs,
   });
+  rememberTemporalAddress(address);
   const added = await ensureSearchAttributes(connection, namespace, cfg.searchAttributes);
   if (added.length > 0) notify?.(`registered search attributes: ${added.join(', ')}`);
   return { cfg, address, namespace, client, connection, ...(devServer ? { devServer } : {}) };

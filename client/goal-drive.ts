@@ -13,6 +13,7 @@ import { waitUntilQuiet } from './goal-quiet.js';
 import { pendingActivitiesOf } from './live-progress.js';
 import type { Sink } from './render.js';
 import { interruptSession, sessionResultOf } from './session-start.js';
+import { probeOf, TemporalOutage } from './temporal-outage.js';
 
 /** What {@link driveGoal} follows. */
 export interface GoalDrive {
@@ -30,6 +31,8 @@ export interface GoalDrive {
   scripted: boolean;
   /** Who the Goal is paused by when this command stops serving it early, e.g. `zuno goal start`. */
   command: string;
+  /** The Temporal address, named when it stops answering. */
+  address?: string;
 }
 
 /**
@@ -78,6 +81,14 @@ export async function driveGoal(d: GoalDrive): Promise<number> {
     process.on('SIGINT', onSigint);
     process.on('SIGTERM', onSigint); // `kill`, `timeout`: handled as Ctrl-C — the goal is paused, never left working
   });
+  // An outage rejects the results in flight: they are obtained again once Temporal answers.
+  const outage = new TemporalOutage({
+    probe: probeOf(d.client),
+    say: (t) => d.sink.err(t),
+    ...(d.address ? { address: d.address } : {}),
+    kind: 'goal',
+    id: d.goalId,
+  });
   const followed = followGoal(
     d.store,
     { goalId: d.goalId, sessionId: d.sessionId },
@@ -86,8 +97,8 @@ export async function driveGoal(d: GoalDrive): Promise<number> {
       json: d.json,
       sink: d.sink,
       state,
-      goalClosed: d.client.workflow.getHandle(goalWorkflowId(d.goalId)).result(),
-      sessionClosed: sessionResultOf(d.client.workflow.getHandle(sessionWorkflowId(d.sessionId))),
+      goalClosed: outage.retry(() => d.client.workflow.getHandle(goalWorkflowId(d.goalId)).result()),
+      sessionClosed: outage.retry(() => sessionResultOf(d.client.workflow.getHandle(sessionWorkflowId(d.sessionId)))),
       pendingActivities: pendingActivitiesOf(d.client, sessionWorkflowId(d.sessionId)),
       signal: abort.signal,
     },

@@ -2,6 +2,7 @@ import type { SessionRoute } from '../core/session-contract.js';
 import type { ProjectionStore, SessionRow } from '../activities/projection/types.js';
 import type { TemporalContext, ZunoPaths } from './context.js';
 import { hostId } from './routing.js';
+import { liveLocalPoller } from './route-pollers.js';
 import { serveInProcess, standaloneServes } from './serve.js';
 
 /** The route a session's row recorded (its host and task queue), or null for a session from before routing. */
@@ -54,43 +55,4 @@ export async function serveRecordedRoute(opts: {
   if (live) return { route, servedHere: false, by: live, stop: none };
   const stop = await serveInProcess({ ...opts, route });
   return { route, servedHere: true, by: 'this command', stop };
-}
-
-/**
- * The identity of a live process of this host polling `taskQueue`
- * (`zuno goal start 1234@host`: the pid is checked with signal 0), or null.
- * Temporal lists a poller for about a minute after it stopped; the pid
- * check tells a live command from one that has ended. Other processes'
- * pollers and Temporal errors count as none.
- */
-async function liveLocalPoller(temporal: TemporalContext, taskQueue: string): Promise<string | null> {
-  try {
-    const { default: proto } = await import('@temporalio/proto');
-    const api = proto.temporal.api;
-    const res = await temporal.connection.withDeadline(Date.now() + 5_000, () =>
-      temporal.connection.workflowService.describeTaskQueue({
-        namespace: temporal.namespace,
-        taskQueue: { name: taskQueue, kind: api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
-        taskQueueType: api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
-      }),
-    );
-    const here = hostId();
-    for (const p of res.pollers ?? []) {
-      const m = /^(.*) (\d+)@(\S+)$/.exec(p.identity ?? '');
-      if (!m || m[3] !== here || Number(m[2]) === process.pid) continue;
-      if (pidAlive(Number(m[2]))) return p.identity!;
-    }
-    return null;
-  } catch {
-    return null;
-  }
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

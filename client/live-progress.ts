@@ -18,7 +18,7 @@
 import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { toolActivityName } from '../core/session-contract.js';
-import { plainTerminalLine } from '../core/terminal-text.js';
+import { guardTerminalOutput as guard, plainTerminalLine } from '../core/terminal-text.js';
 import type { Sink } from './render.js';
 
 /** What a running tool activity last heartbeated, as far as it could be read. */
@@ -414,10 +414,15 @@ const CLEAR_LINE = '\r\x1b[2K';
  * too), and cleared when the process exits. A status line is only drawn
  * while the cursor is at the start of a line, so it never overwrites text
  * that is still being streamed. Without a terminal there is no `status`, and
- * nothing but the written text reaches the streams.
+ * nothing but the written text reaches the streams. Every write passes
+ * core/terminal-text.ts `guardTerminalOutput` first (issue 26 item 8): no
+ * control character but line feed and tab reaches either stream (and Zuno's
+ * own colour sequences, on a terminal), whatever text a model or a tool put
+ * into a view.
  */
 export function streamSink(out: NodeJS.WriteStream, err: NodeJS.WriteStream): Sink {
-  if (!err.isTTY) return { out: (t) => void out.write(t), err: (t) => void err.write(t) };
+  const outColours = out.isTTY === true && !process.env.NO_COLOR;
+  if (!err.isTTY) return { out: (t) => void out.write(guard(t, outColours)), err: (t) => void err.write(guard(t)) };
   let shown = false;
   let atLineStart = true;
   let exitHook = false;
@@ -435,12 +440,12 @@ export function streamSink(out: NodeJS.WriteStream, err: NodeJS.WriteStream): Si
         clear();
         track(t);
       }
-      out.write(t);
+      out.write(guard(t, outColours));
     },
     err(t) {
       clear();
       track(t);
-      err.write(t);
+      err.write(guard(t, true));
     },
     status(text) {
       if (text === null) return clear();
@@ -449,7 +454,7 @@ export function streamSink(out: NodeJS.WriteStream, err: NodeJS.WriteStream): Si
         exitHook = true;
         process.once('exit', clear);
       }
-      err.write(`${CLEAR_LINE}${text}`);
+      err.write(`${CLEAR_LINE}${guard(text, true)}`);
       shown = true;
     },
     columns: () => (err.columns && err.columns > 0 ? err.columns : 80),

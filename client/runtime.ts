@@ -12,6 +12,15 @@ export interface RuntimeLogOptions {
    * `Activity failed` warning is left out. A standalone worker keeps it.
    */
   modelFailuresReported?: boolean;
+  /** Also receives every WARN and ERROR line written (the host worker service keeps the last one in its record). */
+  onProblem?: (line: string) => void;
+  /**
+   * true in a command that follows its work (client/temporal-outage.ts says
+   * `Temporal unreachable, retrying…` once): the worker's own complaints that
+   * the server does not answer — one per retried poll or heartbeat, hundreds
+   * a minute — are left out. A standalone worker keeps them.
+   */
+  outagesReported?: boolean;
 }
 
 /**
@@ -30,6 +39,7 @@ export function installRuntime(level: LogLevel, opts: RuntimeLogOptions = {}): v
       const line = logLine(entry, opts);
       // Through the process sink: a status line on the terminal is cleared first.
       if (line !== null) processSink.err(`${line}\n`);
+      if (line !== null && (entry.level === 'WARN' || entry.level === 'ERROR')) opts.onProblem?.(line);
     }),
     telemetryOptions: { logging: { filter: { core: level, other: level }, forward: {} } },
   });
@@ -41,14 +51,24 @@ export function installRuntime(level: LogLevel, opts: RuntimeLogOptions = {}): v
  * workflow's own "Workflow failed" — a failed, paused or blocked session is
  * reported by Zuno itself (the `zuno:` line, its events, its Temporal status)
  * — and, with `modelFailuresReported`, for a model step's provider failure;
- * null for the notice that a routed worker's halves poll only workflows or only activities.
+ * null for the notice that a routed worker's halves poll only workflows or only activities;
+ * with `outagesReported`, null for the core's retries against an unreachable server.
  */
 export function logLine(entry: LogEntry, opts: RuntimeLogOptions = {}): string | null {
   if (entry.message === 'Workflow failed' && entry.meta?.workflowType === 'sessionWorkflow') return null;
   // A routed worker pair is one workflow-only and one activity-only Temporal worker, on purpose.
   if (/^No (activities|workflows) registered, not polling/.test(entry.message)) return null;
   if (opts.modelFailuresReported && isProviderFailureOfModelStep(entry)) return null;
+  if (opts.outagesReported && isUnreachableRetry(entry)) return null;
   return `[temporal ${entry.level.toLowerCase()}] ${entry.message}${formatLogMeta(entry.meta)}`;
+}
+
+/** The core's notice that a poll or heartbeat to an unreachable server is retried (or was given up). */
+function isUnreachableRetry(entry: LogEntry): boolean {
+  if (!/^(gRPC call \w+ retried \d+ times|Error when recording heartbeat)/.test(entry.message)) return false;
+  return /Unavailable|tcp connect error|Connection refused/i.test(
+    `${entry.message} ${JSON.stringify(entry.meta ?? {})}`,
+  );
 }
 
 /** Failure types of a modelStep that a provider error decides (activities/session/retry-window.ts). */

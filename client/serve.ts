@@ -1,8 +1,6 @@
 import type { SessionRoute } from '../core/session-contract.js';
 import type { ProjectionStore } from '../activities/projection/types.js';
-import { createRoutedWorker } from '../worker/worker.js';
 import type { TemporalContext, ZunoPaths } from './context.js';
-import { installRuntime } from './runtime.js';
 import { hostId } from './routing.js';
 import { standaloneWorkerRunning } from './worker-registry.js';
 
@@ -19,6 +17,9 @@ export function standaloneServes(paths: ZunoPaths, temporal: TemporalContext, ba
  * The worker identity names the command, pid and host (the Temporal history
  * shows it on every ActivityTaskStarted). Returns the stop function (graceful
  * shutdown, then close), which the caller runs on exit.
+ * The worker modules (the Temporal worker SDK, the activities and their
+ * dependencies) are loaded here, on first use: a command served by the host
+ * worker service never loads them (issue 25 item 6: ~1–2 s of `zuno run`'s start).
  * @throws whatever Temporal's worker creation throws.
  */
 export async function serveInProcess(opts: {
@@ -29,7 +30,11 @@ export async function serveInProcess(opts: {
   route: SessionRoute;
   command: string;
 }): Promise<() => Promise<void>> {
-  installRuntime('WARN', { modelFailuresReported: true });
+  const [{ installRuntime }, { createRoutedWorker }] = await Promise.all([
+    import('./runtime.js'),
+    import('../worker/worker.js'),
+  ]);
+  installRuntime('WARN', { modelFailuresReported: true, outagesReported: true });
   const worker = await createRoutedWorker({
     address: opts.temporal.address,
     namespace: opts.temporal.namespace,

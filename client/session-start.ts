@@ -8,11 +8,13 @@ import {
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
 } from '@temporalio/client';
+import { inertLine } from '../core/terminal-text.js';
 import { ZunoError } from '../core/errors.js';
 import { type Workflow, TypedSearchAttributes } from '@temporalio/common';
 import { markdownLiteral } from '../core/ui-text.js';
 import { DEFAULT_AGENT, ZunoAgent, ZunoKind, ZunoModel, ZunoSessionId, ZunoStatus } from '../core/search-attributes.js';
 import { sessionWorkflowId } from '../core/ids.js';
+import { endedWords } from './session-reconcile.js';
 import type {
   AdmissionReceipt,
   InterruptReceipt,
@@ -122,10 +124,9 @@ export function withClientMessageId(req: SubmitInputRequest): SubmitInputRequest
   return req.clientMessageId !== undefined ? req : { ...req, clientMessageId: `cmi_${randomBytes(8).toString('hex')}` };
 }
 
-/** Shortens a prompt to a one-line title of at most 80 characters. */
+/** Shortens a prompt to a one-line, inert title of at most 80 characters (core/terminal-text.ts `inertLine`). */
 export function titleOf(prompt: string): string {
-  const flat = prompt.replace(/\s+/g, ' ').trim();
-  return flat.length <= 80 ? flat : `${flat.slice(0, 79)}…`;
+  return inertLine(prompt, 80);
 }
 
 /**
@@ -156,7 +157,8 @@ export const INTERRUPT_DELIVERY_TIMEOUT_MS = 30_000;
  * not run. With no turn running it stops the session's background tasks.
  * Returns at once with what the session was doing.
  * @throws ZunoError `session_not_found` (no such workflow), `session_not_running`
- *   (it already ended), `no_worker` (no worker took the update within `timeoutMs`).
+ *   (its latest run is closed: the one line says how it ended — interrupted,
+ *   completed, terminated in Temporal…), `no_worker` (no worker took the update within `timeoutMs`).
  */
 export async function interruptSession(
   client: Client,
@@ -165,18 +167,13 @@ export async function interruptSession(
   timeoutMs: number = INTERRUPT_DELIVERY_TIMEOUT_MS,
 ): Promise<InterruptReceipt> {
   const handle = client.workflow.getHandle(sessionWorkflowId(sessionId));
-  let status: string | undefined;
-  try {
-    status = (await handle.describe()).status.name;
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError)
-      throw new ZunoError('session_not_found', `no session ${sessionId} in Temporal`);
-    throw err;
-  }
+  const described = await describeSessionRun(client, sessionId);
+  if (!described) throw new ZunoError('session_not_found', `no session ${sessionId} in Temporal`);
+  const { status, zunoStatus } = described;
   if (status !== 'RUNNING') {
     throw new ZunoError(
       'session_not_running',
-      `session ${sessionId} has already ended (${status}); there is nothing to interrupt`,
+      `session ${sessionId} is not running: it ${endedWords(status, zunoStatus)}; there is nothing to interrupt`,
     );
   }
   try {
@@ -207,4 +204,22 @@ export function isAbort(err: unknown): boolean {
     /abort|cancel/i.test(e?.message ?? '') ||
     (e?.cause !== undefined && e.cause !== err && isAbort(e.cause))
   );
+}
+
+/**
+ * The execution status of a session's latest run (`RUNNING`, `COMPLETED`,
+ * `TERMINATED`, …) and its last `ZunoStatus`, or null when Temporal does not
+ * know the session. @throws other Temporal errors (an unreachable server).
+ */
+export async function describeSessionRun(
+  client: Client,
+  sessionId: string,
+): Promise<{ status: string; zunoStatus: string | undefined } | null> {
+  try {
+    const d = await client.workflow.getHandle(sessionWorkflowId(sessionId)).describe();
+    return { status: d.status.name, zunoStatus: d.typedSearchAttributes.get(ZunoStatus) };
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return null;
+    throw err;
+  }
 }

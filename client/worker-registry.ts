@@ -1,9 +1,9 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pidAlive } from '../worker/dev-server.js';
 import { machineHostId } from './routing.js';
 
-/** What a standalone `zuno worker` records in `<stateDir>/worker.json`. */
+/** What a standalone `zuno worker` (or the host worker service) records in `<stateDir>/worker.json`. */
 export interface WorkerRecord {
   pid: number;
   address: string;
@@ -14,6 +14,26 @@ export interface WorkerRecord {
   host?: string;
   activityTaskQueue?: string;
   startedAtMs: number;
+  /** When it started polling (absent while it is still starting, and in records written before the service). */
+  readyAtMs?: number;
+  /** true for the host worker service a command started (detached, logging to `logPath`); absent for a `zuno worker` in a terminal. */
+  service?: boolean;
+  /** The Zuno version it runs. */
+  version?: string;
+  /** The projection it writes: `sqlite` (the home's file) or the PostgreSQL URL's host/database (never a password). */
+  projection?: string;
+  /** Where its log goes (the service's stdout and stderr). */
+  logPath?: string;
+  /** Provider key variables (`*_API_KEY`, `*_TOKEN`) set in its environment at start — names only, never values. */
+  keyNames?: string[];
+  /** Task queues of other processes' routes it serves because their process is gone (issue 25 item 3). */
+  adoptedQueues?: string[];
+  /** Distinct workflows whose activities it has run since it started. */
+  sessionsServed?: number;
+  /** The last warning or error it logged, one line, and when (ms). */
+  lastError?: { atMs: number; line: string };
+  /** When it last rewrote this record (every few seconds while it runs). */
+  updatedAtMs?: number;
 }
 
 /** `worker.json` for this machine's own hostname identity, `worker.<host>.json` for any other `ZUNO_HOST_ID`. */
@@ -31,10 +51,28 @@ export function registerWorker(stateDir: string, rec: WorkerRecord): WorkerRecor
   return other && other.pid !== process.pid && pidAlive(other.pid) ? other : null;
 }
 
-/** Removes the record of `host` if it is this process's. */
-export function unregisterWorker(stateDir: string, host?: string): void {
+/** Rewrites this process's own record of `host` with `changes` (a no-op once another process took the record over). */
+export function updateWorker(stateDir: string, host: string | undefined, changes: Partial<WorkerRecord>): void {
   const rec = readWorker(stateDir, host);
-  if (rec?.pid === process.pid) rmSync(file(stateDir, host), { force: true });
+  if (rec?.pid !== process.pid) return;
+  const path = file(stateDir, host);
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify({ ...rec, ...changes }, null, 2)}\n`);
+  renameSync(tmp, path);
+}
+
+/**
+ * Removes the record of `host` if it is this process's — or, when another
+ * worker of the host (`before`, the one this process found at
+ * registration) still runs, gives the record back to it, so commands keep
+ * finding it (a foreground `zuno worker` that ends never hides the service).
+ */
+export function unregisterWorker(stateDir: string, host?: string, before?: WorkerRecord | null): void {
+  const rec = readWorker(stateDir, host);
+  if (rec?.pid !== process.pid) return;
+  if (before && before.pid !== process.pid && pidAlive(before.pid))
+    writeFileSync(file(stateDir, host), `${JSON.stringify(before, null, 2)}\n`);
+  else rmSync(file(stateDir, host), { force: true });
 }
 
 /** The record of `host`'s worker (default: this machine's hostname identity), or null when absent or corrupt. */
@@ -46,6 +84,24 @@ export function readWorker(stateDir: string, host?: string): WorkerRecord | null
   }
 }
 
+/** The Temporal target and host a worker serves. */
+export interface WorkerTarget {
+  address: string;
+  namespace: string;
+  taskQueue: string;
+  host: string;
+}
+
+/** true when `rec` serves exactly `target` (address, namespace, task queue and host). */
+export function servesTarget(rec: WorkerRecord, target: WorkerTarget): boolean {
+  return (
+    rec.address === target.address &&
+    rec.namespace === target.namespace &&
+    rec.taskQueue === target.taskQueue &&
+    rec.host === target.host
+  );
+}
+
 /** true when a live standalone worker serves this address/namespace/task queue and host. */
 export function standaloneWorkerRunning(
   stateDir: string,
@@ -55,12 +111,5 @@ export function standaloneWorkerRunning(
   host: string,
 ): boolean {
   const rec = readWorker(stateDir, host);
-  return (
-    rec !== null &&
-    rec.address === address &&
-    rec.namespace === namespace &&
-    rec.taskQueue === taskQueue &&
-    rec.host === host &&
-    pidAlive(rec.pid)
-  );
+  return rec !== null && servesTarget(rec, { address, namespace, taskQueue, host }) && pidAlive(rec.pid);
 }

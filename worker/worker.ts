@@ -1,5 +1,6 @@
 import { createRecordGoal } from '../activities/goal/record-goal.js';
 import { createCouncilActivities } from '../activities/council/index.js';
+import type { Context as ActivityContext } from '@temporalio/activity';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createBgCommand } from '../activities/session/bg-command.js';
 import { createBgObserver, type BgObserverActivities } from '../activities/session/bg-observer.js';
@@ -14,6 +15,8 @@ import { goalOnlyTools, toolImplementations, toolSpecs } from '../activities/too
 import { INTERRUPT_DELIVERY_MS } from '../core/session-contract.js';
 import { workflowBundlePath } from './workflow-bundle.js';
 import { boundHeapGrowth } from './heap.js';
+import { serveProviderEndpoints } from './provider-endpoints.js';
+import type { ScriptedModels } from './scripted-models.js';
 
 /** Options of {@link createZunoWorker}. */
 /** Longest delay between a running activity's heartbeat and its delivery to the server, in ms (TD10). */
@@ -61,6 +64,8 @@ export interface ZunoWorkerOptions {
    * workflows next to Zuno's with an entry that re-exports it (`worker/workflow-bundle.ts`).
    */
   workflowsPath?: string;
+  /** Called with the workflow id of every activity this worker starts (the service counts the work it serves). */
+  onActivity?: (workflowId: string) => void;
 }
 
 /**
@@ -74,6 +79,7 @@ export async function createZunoWorker(opts: ZunoWorkerOptions): Promise<{ worke
   const connection = await NativeConnection.connect({ address: opts.address });
   const codePath = await workflowBundlePath(opts.stateDir, opts.workflowsPath);
   const observers = createBgObserver(opts.store);
+  const scripted = serveProviderEndpoints(opts.stateDir);
   const worker = await Worker.create({
     ...workflowOptions(codePath),
     ...activityOptions(opts, observers, (q) => q === opts.taskQueue),
@@ -82,7 +88,7 @@ export async function createZunoWorker(opts: ZunoWorkerOptions): Promise<{ worke
     taskQueue: opts.taskQueue,
     ...(opts.identity ? { identity: opts.identity } : {}),
   });
-  return { worker, close: () => closeAfter(observers, connection) };
+  return { worker, close: () => closeAfter(observers, scripted, connection) };
 }
 
 /** What runs a routed worker pair: `run()` resolves when both stopped; `shutdown()` stops both. */
@@ -90,6 +96,13 @@ export interface RoutedWorker {
   run(): Promise<void>;
   shutdown(): void;
   close(): Promise<void>;
+  /**
+   * Also runs the activities of `taskQueue` (a route whose serving process
+   * is gone, adopted by the host worker service: `worker/route-adoption.ts`)
+   * until the returned stop function is called or the worker shuts down.
+   * @throws whatever Temporal's worker creation throws.
+   */
+  serveQueue(taskQueue: string): Promise<() => Promise<void>>;
 }
 
 /**
@@ -118,10 +131,13 @@ export async function createRoutedWorker(
   const connection = await NativeConnection.connect({ address: opts.address });
   const codePath = await workflowBundlePath(opts.stateDir, opts.workflowsPath);
   const observers = createBgObserver(opts.store);
+  const scripted = serveProviderEndpoints(opts.stateDir);
   const common = { connection, namespace: opts.namespace, ...(opts.identity ? { identity: opts.identity } : {}) };
+  /** Routes adopted by {@link RoutedWorker.serveQueue}, with their workers. */
+  const adopted = new Map<string, Worker>();
   // Local activities (issue 13) run only for sessions whose activities this process runs anyway.
   const serves = (q: string) =>
-    q === opts.activityTaskQueue || (opts.unroutedActivities === true && q === opts.taskQueue);
+    q === opts.activityTaskQueue || adopted.has(q) || (opts.unroutedActivities === true && q === opts.taskQueue);
   const workflows = await Worker.create({
     ...common,
     ...workflowOptions(codePath),
@@ -135,18 +151,36 @@ export async function createRoutedWorker(
     ...activityOptions(opts, observers, serves),
     taskQueue: opts.activityTaskQueue,
   });
+  const adoptedRuns = new Set<Promise<void>>();
   const shutdown = () => {
-    for (const w of [workflows, activities]) if (w.getState() === 'RUNNING') w.shutdown();
+    for (const w of [workflows, activities, ...adopted.values()]) if (w.getState() === 'RUNNING') w.shutdown();
   };
   return {
     // When either side stops (shutdown or a fatal error), the other is stopped too.
     run: async () => {
       const ends = await Promise.allSettled([workflows.run().finally(shutdown), activities.run().finally(shutdown)]);
+      await Promise.allSettled([...adoptedRuns]);
       const failed = ends.find((e) => e.status === 'rejected');
       if (failed) throw failed.reason;
     },
     shutdown,
-    close: () => closeAfter(observers, connection),
+    close: () => closeAfter(observers, scripted, connection),
+    serveQueue: async (taskQueue) => {
+      const w = await Worker.create({ ...common, ...activityOptions(opts, observers, serves), taskQueue });
+      adopted.set(taskQueue, w);
+      const running = w
+        .run()
+        .catch(() => undefined)
+        .finally(() => {
+          adopted.delete(taskQueue);
+          adoptedRuns.delete(running);
+        });
+      adoptedRuns.add(running);
+      return async () => {
+        if (w.getState() === 'RUNNING') w.shutdown();
+        await running;
+      };
+    },
   };
 }
 
@@ -163,12 +197,17 @@ function workflowOptions(codePath: string) {
 
 /**
  * Closes a stopped worker's connection, first stopping the remote observers
- * it started that still run (in a process that outlives its worker, such as
+ * it started that still run and the local providers of its scripted models (in a process that outlives its worker, such as
  * a test runner, they would run on unobserved; a worker process that exits
  * takes them with it).
  */
-async function closeAfter(observers: BgObserverActivities, connection: NativeConnection): Promise<void> {
+async function closeAfter(
+  observers: BgObserverActivities,
+  scripted: ScriptedModels,
+  connection: NativeConnection,
+): Promise<void> {
   await observers.stopAll();
+  await scripted.close();
   await connection.close();
 }
 
@@ -178,11 +217,25 @@ async function closeAfter(observers: BgObserverActivities, connection: NativeCon
  * of a task queue (a local activity of a session routed elsewhere refuses).
  */
 function activityOptions(
-  opts: Pick<ZunoWorkerOptions, 'store' | 'maxConcurrentActivities'>,
+  opts: Pick<ZunoWorkerOptions, 'store' | 'maxConcurrentActivities' | 'onActivity'>,
   observers: BgObserverActivities,
   serves: (taskQueue: string) => boolean,
 ) {
+  const onActivity = opts.onActivity;
   return {
+    ...(onActivity
+      ? {
+          interceptors: {
+            activity: [
+              (ctx: ActivityContext) => {
+                const id = ctx.info.workflowExecution?.workflowId;
+                if (id) onActivity(id);
+                return {};
+              },
+            ],
+          },
+        }
+      : {}),
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? ACTIVITY_SLOTS,
     // TD10: a cancellation reaches a running activity only in a heartbeat response, so heartbeats
     // go out at least every second (default: 80 % of the heartbeat timeout) to keep the 2 s window.

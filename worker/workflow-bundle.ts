@@ -37,7 +37,10 @@ function hashTree(hash: ReturnType<typeof createHash>, dir: string): void {
  * Returns a path to the bundled workflow code, bundling only when the
  * workflow sources (workflows/, core/) or the lockfile changed: bundling costs
  * seconds, and every `zuno run` that starts a worker needs a bundle. The cache
- * lives in `<stateDir>/cache/`, keyed by a SHA-256 of those inputs.
+ * lives in `<stateDir>/cache/` — or in `$ZUNO_BUNDLE_CACHE` when set (one
+ * cache for many homes: CI, the test suite) — keyed by a SHA-256 of those
+ * inputs; a bundle is written to a temporary name and renamed, so any number
+ * of processes may share one cache.
  *
  * `workflowsPath` replaces the entry module (default {@link WORKFLOWS_PATH}):
  * tests bundle fixture workflows next to Zuno's with an entry that re-exports
@@ -63,7 +66,7 @@ export async function workflowBundlePath(stateDir: string, workflowsPath: string
   } catch {
     // no lockfile: the sources alone key the cache
   }
-  const dir = join(stateDir, 'cache');
+  const dir = bundleCacheDir(stateDir);
   const path = join(dir, `workflow-bundle-${hash.digest('hex').slice(0, 16)}.js`);
   try {
     statSync(path);
@@ -85,6 +88,12 @@ export async function workflowBundlePath(stateDir: string, workflowsPath: string
   if (child.stderr.trim()) process.stderr.write(`${child.stderr.trim()}\n`);
   renameSync(tmp, path);
   return path;
+}
+
+/** Where {@link workflowBundlePath} keeps bundles: `$ZUNO_BUNDLE_CACHE` when set (made absolute), else `<stateDir>/cache`. */
+export function bundleCacheDir(stateDir: string): string {
+  const shared = process.env.ZUNO_BUNDLE_CACHE?.trim();
+  return shared ? resolve(shared) : join(stateDir, 'cache');
 }
 
 /** The bundler's own process (plain JavaScript: it runs the same from the sources and from dist/). */

@@ -5,6 +5,7 @@ import {
   ChildWorkflowCancellationType,
   condition,
   isCancellation,
+  patched,
   proxyActivities,
   setCurrentDetails,
   upsertSearchAttributes,
@@ -29,12 +30,21 @@ import { seatPrompt } from '../core/council/prompt.js';
 import { childMeta, childSessionIdOf, type ChildEnd } from '../core/delegation/contract.js';
 import { ZunoCouncilStatus } from '../core/search-attributes.js';
 import type { SessionMeta, SessionState } from '../core/session-contract.js';
+import { inertLine } from '../core/terminal-text.js';
 import { declaredTools } from '../core/tools/registry.js';
 import { childEndOfFailure, childEndOfResult, startChildSession } from './child-session.js';
 import { onRoute, type RouteHost, type RouteOptions } from './route.js';
 
 /** Every declared tool name, in registry order (the ceiling of a seat's catalog). */
 const ALL_TOOLS = Object.keys(declaredTools);
+
+/**
+ * `patched()` id of Councils that record a seat attempt when it starts
+ * (issue 25 item 7.2): one more `recordCouncil` per attempt, so `zuno
+ * council show` shows a running seat's attempt and child session at once.
+ * A history recorded before it replays without those writes.
+ */
+export const SEAT_START_RECORD_PATCH = 'zuno-council-seat-start-record-v1';
 
 /** Shortest start-to-close the synthesis is given, in ms (the reserve nearly spent still allows one request to fail fast). */
 const MIN_SYNTHESIS_MS = 1_000;
@@ -232,12 +242,15 @@ export class CouncilMachine implements RouteHost {
       };
       seat.attempts.push(a);
       seat.childSessionIds.push(childSessionId);
+      // The row shows the running attempt and its child at once. Not awaited: the child starts now; the
+      // seat's final (awaited) record fails the seat if the writes fail.
+      if (patched(SEAT_START_RECORD_PATCH)) this.record().catch(() => undefined);
       const meta = childMeta(
         this.meta,
         {
           sessionId: childSessionId,
           agent: seat.agent,
-          title: `seat ${seat.index}/${seat.of} ${seat.agent}: ${this.input.question}`.slice(0, 120),
+          title: inertLine(`seat ${seat.index}/${seat.of} ${seat.agent}: ${this.input.question}`, 120),
           link: {
             parentSessionId: this.input.parent?.sessionId ?? this.input.runId,
             rootSessionId: this.input.parent?.rootSessionId ?? this.input.runId,

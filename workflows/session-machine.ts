@@ -39,6 +39,7 @@ import {
   type ZunoStatusValue,
 } from '../core/session-contract.js';
 import { utf8ByteLength } from '../core/utf8.js';
+import { escapeClosingTag } from '../core/terminal-text.js';
 import { admissionStatusOf, decideAdmission, type AdmissionView } from './admission.js';
 import { BackgroundTasks } from './background.js';
 import { GoalLink } from './goal-link.js';
@@ -161,7 +162,7 @@ export class SessionMachine implements TurnHost, QuestionHost {
       admitReport: (taskID, text) => {
         this.inbox.push({
           inputId: `in_${this.nextInputSeq++}`,
-          text: `<background_report taskID="${taskID}">\n${text}\n</background_report>`,
+          text: `<background_report taskID="${taskID}">\n${escapeClosingTag(text, 'background_report')}\n</background_report>`,
           kind: 'report',
           taskID,
           admission: admissionStatusOf({ turnTakesSteering: this.takesSteering, queued: this.inbox.length }),

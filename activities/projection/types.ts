@@ -209,8 +209,21 @@ export interface StepDeletion {
 
 export type ProjectionWrites = Omit<ProjectionStore, 'transaction' | 'close' | keyof ProjectionHotPath>;
 
+/**
+ * A session row's status. `terminated` is written only by a reader that found
+ * the row open while Temporal says its workflow was terminated or timed out
+ * (client/session-reconcile.ts): the workflow could record nothing itself.
+ */
 export type SessionStatus =
-  'running' | 'completed' | 'waiting_background' | 'failed' | 'paused' | 'blocked' | 'interrupted' | 'cancelled';
+  | 'running'
+  | 'completed'
+  | 'waiting_background'
+  | 'failed'
+  | 'paused'
+  | 'blocked'
+  | 'interrupted'
+  | 'cancelled'
+  | 'terminated';
 
 /** A Goal's projection row: the {@link GoalSnapshot} the workflow last recorded, with its key fields as columns. */
 /**
@@ -232,7 +245,11 @@ export interface QuestionRow {
   delivery?: QuestionDeliveryState;
 }
 
-/** An approval as stored (see prisma/models.prisma `Approval`). */
+/**
+ * An approval as stored (see prisma/models.prisma `Approval`). `abandoned`:
+ * no decision will ever come — its session's workflow closed while the row
+ * still said pending (client/stale-approvals.ts writes it, never the workflow).
+ */
 export interface ApprovalRow {
   sessionId: string;
   id: string;
@@ -243,7 +260,7 @@ export interface ApprovalRow {
   reason: string;
   grantPattern: string | null;
   revision: number;
-  status: 'pending' | 'approved' | 'denied' | 'not_run';
+  status: 'pending' | 'approved' | 'denied' | 'not_run' | 'abandoned';
   decision: 'approve_once' | 'approve_session' | 'deny' | 'not_run' | null;
   commandId: string | null;
   message: string | null;

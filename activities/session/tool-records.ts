@@ -409,7 +409,9 @@ async function settleBlocked(
     status: 'completed',
     outcome: 'blocked',
     blockedCategory: 'denied',
-    errorCode: 'denied',
+    // The workflow's failure type: `denied` for a permission refusal, `delegation_depth` / `arguments_too_large`
+    // for a delegation it refused (workflows/delegation.ts).
+    errorCode: s.failureType,
     output: `Blocked (denied): ${s.message}`,
     result: { settledBy: 'workflow' },
     endedAtMs: s.observedAtMs,

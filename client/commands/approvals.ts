@@ -1,8 +1,10 @@
-import type { ApprovalRow } from '../../activities/projection/types.js';
+import type { ApprovalRow, ProjectionStore } from '../../activities/projection/types.js';
+import { liveApprovals } from '../live-approvals.js';
+import { temporalIfUp } from '../temporal-if-up.js';
 import { APPROVAL_MESSAGE_MAX } from '../../core/approval-contract.js';
 import { ZunoError } from '../../core/errors.js';
 import { decideApproval, findApproval } from '../approvals.js';
-import { connectTemporal, resolvePaths } from '../context.js';
+import { connectTemporal, resolvePaths, type ZunoPaths } from '../context.js';
 import { processSink, type Sink } from '../render.js';
 import { checkSessionId } from '../session-start.js';
 import { openExistingStore } from '../session-target.js';
@@ -12,8 +14,12 @@ import { childOfWords, SessionAncestry, type SessionLink } from '../session-ance
 
 /**
  * `zuno approvals list [--session S] [--json]`: the approvals waiting for a
- * decision, oldest first, from the projection (no Temporal server needed):
- * id, session, tool, what it would do, why it asks, how long it has waited.
+ * decision, oldest first, from the projection: id, session, tool, what it
+ * would do, why it asks, how long it has waited. When Temporal is up (it is
+ * never started here) only live ones are listed: their session's workflow is
+ * open and its `approvals` query still lists them; those of a closed
+ * workflow are settled `abandoned` (client/live-approvals.ts). With Temporal
+ * down the projection's pending rows are listed as stored.
  * A child session's approvals (issue 12: a delegated session asks the same
  * person) are listed with its agent and whose child it is; `--session S`
  * lists S's and those of every session below S. `--json` prints an array of
@@ -25,9 +31,11 @@ export async function approvalsListCommand(
   sink: Sink = processSink,
 ): Promise<number> {
   if (opts.session !== undefined) checkSessionId(opts.session);
-  const store = await openExistingStore(resolvePaths());
+  const paths = resolvePaths();
+  const store = await openExistingStore(paths);
   try {
-    const pending = store ? await store.listApprovals({ status: 'pending', limit: 1000 }) : [];
+    const stored = store ? await store.listApprovals({ status: 'pending', limit: 1000 }) : [];
+    const pending = store && stored.length > 0 ? await onlyLive(store, paths, stored) : stored;
     const tree = store ? new SessionAncestry(store) : null;
     const rows: ApprovalRow[] = [];
     const links = new Map<string, SessionLink>();
@@ -48,6 +56,17 @@ export async function approvalsListCommand(
     await store?.close();
   }
   return 0;
+}
+
+/** The rows of `stored` that are live, when Temporal is up (see {@link liveApprovals}); all of them otherwise. */
+async function onlyLive(store: ProjectionStore, paths: ZunoPaths, stored: ApprovalRow[]): Promise<ApprovalRow[]> {
+  const temporal = await temporalIfUp(paths);
+  if (!temporal) return stored;
+  try {
+    return await liveApprovals(store, temporal.client, stored);
+  } finally {
+    await temporal.close();
+  }
 }
 
 /**

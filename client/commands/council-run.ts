@@ -1,5 +1,5 @@
 import type { ProjectionStore } from '../../activities/projection/types.js';
-import type { CouncilResult, CouncilWorkflowInput } from '../../core/council/contract.js';
+import type { CouncilWorkflowInput } from '../../core/council/contract.js';
 import { ZunoError } from '../../core/errors.js';
 import { DEFAULT_TASK_QUEUE, type SessionMeta } from '../../core/session-contract.js';
 import { connectTemporal, type Notify, openStore, resolvePaths } from '../context.js';
@@ -8,14 +8,14 @@ import { checkGitRange, councilRunInput } from '../council-input.js';
 import { loadScript } from '../local-provider/script.js';
 import { sessionPermission } from '../permission-config.js';
 import { processSink, type Sink } from '../render.js';
-import { hostId, routeFor } from '../routing.js';
+import { hostId } from '../routing.js';
 import { sandboxPolicy } from '../sandbox-config.js';
 import { modelFor } from '../scripted-provider.js';
-import { serveInProcess, standaloneServes } from '../serve.js';
+import { serveWork, workerMode } from '../serving.js';
 import { loadZunoConfig } from '../zuno-config.js';
 import { commandModel } from '../command-model.js';
-import { apiKeyMissing, resolveWorkspace } from './run.js';
-import { renderCouncil, seatLine, seatsOf } from './council-view.js';
+import { resolveWorkspace } from './run.js';
+import { followCouncil } from '../council-follow.js';
 
 /** Options of `zuno council run`. */
 export interface CouncilRunOptions {
@@ -26,11 +26,10 @@ export interface CouncilRunOptions {
   model?: string;
   config?: string;
   json?: boolean;
+  /** Serve the Council from a worker inside this command instead of the host worker service. */
+  inProcess?: boolean;
   [budgetFlag: string]: unknown;
 }
-
-/** How often the projection is read for seat settlements while the Council runs, in ms. */
-const POLL_MS = 300;
 
 /**
  * `zuno council run "<question>"` (issue 12 item 5; docs/council.md): runs
@@ -75,21 +74,30 @@ async function runAndFollow(
   const paths = resolvePaths();
   hostId(); // a malformed ZUNO_HOST_ID is refused before anything starts
   const zcfg = loadZunoConfig(workspace, opts.config);
-  const configured = commandModel(zcfg, opts.model ?? zcfg.model, script, paths);
+  const mode = workerMode({ inProcess: opts.inProcess === true });
+  const configured = commandModel(zcfg, opts.model ?? zcfg.model, script, paths, mode);
 
   const store: ProjectionStore = await openStore(paths);
   cleanups.unshift(() => store.close());
   const temporal = await connectTemporal(paths, notify);
   cleanups.unshift(() => temporal.connection.close());
   const baseQueue = temporal.cfg.taskQueue ?? DEFAULT_TASK_QUEUE;
-  const resolved = await modelFor(configured, script, cleanups);
   const runId = newCouncilRunId();
-  const route = routeFor(baseQueue, runId, standaloneServes(paths, temporal, baseQueue));
-  if (route.servedBy === 'run') {
-    const keyEnv = resolved.provider.apiKeyEnv;
-    if (keyEnv !== undefined && !process.env[keyEnv]) throw apiKeyMissing(resolved.provider.id, keyEnv);
-    cleanups.unshift(await serveInProcess({ paths, temporal, store, baseQueue, route, command: 'zuno council run' }));
-  }
+  const resolved = modelFor(configured, script, { stateDir: paths.stateDir, owner: runId });
+  const serving = await serveWork({
+    paths,
+    temporal,
+    store,
+    baseQueue,
+    id: runId,
+    label: `council ${runId}`,
+    command: 'zuno council run',
+    mode,
+    provider: resolved.provider,
+    notify,
+  });
+  cleanups.unshift(() => serving.stop());
+  const route = serving.route;
   // The seats' base: a Council a person starts has no parent session; its run id stands in (docs/council.md).
   const base: SessionMeta = {
     sessionId: runId,
@@ -119,46 +127,12 @@ async function runAndFollow(
     process.removeListener('SIGTERM', onSigint);
   });
 
-  let ended = false;
-  const outcome = handle.result().then(
-    (r) => ({ ok: true as const, r: r as CouncilResult }),
-    (err: unknown) => ({ ok: false as const, err }),
-  );
-  void outcome.then(() => (ended = true));
-  const printed = new Map<number, string>();
-  const showSettled = async () => {
-    const row = await store.getCouncil(runId);
-    for (const s of row ? seatsOf(row) : []) {
-      const key = `${s.status}/${s.attempts.length}`;
-      if (printed.get(s.index) === key) continue;
-      if (s.status === 'running') {
-        const prev = s.attempts.at(-2);
-        if (prev)
-          notify?.(
-            `↻ seat ${s.index}/${s.of} ${s.agent}: attempt ${prev.attempt} ${prev.status}, report ${prev.validity}${prev.problem ? ` — ${prev.problem}` : ''}; retrying (attempt ${s.attempts.length}, ${s.childSessionIds.at(-1)})`,
-          );
-      } else notify?.(seatLine(s));
-      printed.set(s.index, key);
-    }
-  };
-  while (!ended) {
-    await showSettled();
-    await Promise.race([outcome, new Promise((r) => setTimeout(r, POLL_MS))]);
-  }
-  await showSettled();
-  const end = await outcome;
-  const row = await store.getCouncil(runId);
-  const result = end.ok
-    ? end.r
-    : (((end.err as { cause?: { details?: unknown[] } }).cause?.details?.[0] as CouncilResult | undefined) ?? null);
-  if (opts.json) sink.out(`${JSON.stringify({ council: row, result }, null, 2)}\n`);
-  else if (row) sink.out(renderCouncil(row));
-  if (end.ok) return 0;
-  const cause = (end.err as { cause?: { type?: string; message?: string; name?: string } }).cause;
-  if (cause?.name === 'CancelledFailure') {
-    notify?.(`council ${runId} was cancelled`);
-    return 130;
-  }
-  notify?.(`zuno: ${cause?.type ?? cause?.name ?? 'council_failed'}: ${cause?.message ?? String(end.err)}`);
-  return 1;
+  return followCouncil({
+    store,
+    client: temporal.client,
+    address: temporal.address,
+    runId,
+    json: opts.json === true,
+    sink,
+  });
 }

@@ -1,8 +1,8 @@
 /**
  * How a Council reads in the terminal (`zuno council run`'s end, `zuno
- * council show`): one line per seat settlement as it happens, the final
- * table of seats (status, report validity, attempts, usage), then the
- * synthesis. Pure.
+ * council show`): one line per seat settlement as it happens, the table
+ * of seat attempts (status, report validity, failure code, usage, child
+ * session), then the synthesis. Pure.
  */
 import type { SeatRecord } from '../../core/council/contract.js';
 import type { CouncilRow } from '../../activities/projection/types.js';
@@ -22,20 +22,55 @@ export function seatsOf(row: CouncilRow): SeatRecord[] {
   return row.seats as SeatRecord[];
 }
 
-/** The final table and the synthesis. */
+/** The columns of the seat table: one row per attempt. */
+const SEAT_HEADER = [
+  'SEAT',
+  'AGENT',
+  'ATTEMPT',
+  'STATUS',
+  'REPORT',
+  'CODE',
+  'REQUESTS',
+  'TOKENS IN/OUT',
+  'CHILD SESSION',
+] as const;
+
+/**
+ * The seat table's rows (issue 25 item 7.2): every attempt of every seat —
+ * its number, status (a running one too, with its child session from the
+ * moment it starts), report validity, the child's failure code (`-` when
+ * none), usage and child session. A seat that never started an attempt (the
+ * deadline passed first) is one row with attempt `-`. The seat's
+ * `cancelRequested` is shown on its last attempt. Pure.
+ */
+export function seatRows(seats: SeatRecord[]): string[][] {
+  return seats.flatMap((s) => {
+    const seat = [`${s.index}/${s.of}`, s.agent];
+    const cancel = s.cancelRequested ? ' (cancel requested)' : '';
+    if (s.attempts.length === 0) return [[...seat, '-', s.status + cancel, s.validity, '-', '0', '0/0', '-']];
+    return s.attempts.map((a, i) => [
+      ...seat,
+      String(a.attempt),
+      a.status + (i === s.attempts.length - 1 ? cancel : ''),
+      a.validity,
+      a.code ?? '-',
+      String(a.usage.requests),
+      `${a.usage.inputTokens}/${a.usage.outputTokens}`,
+      a.childSessionId,
+    ]);
+  });
+}
+
+/**
+ * The Council as `council show` and the end of `council run` print it: a
+ * header (status, code, valid reports against the quorum), the question,
+ * the diff range, the seat table ({@link seatRows}: one row per attempt)
+ * and the synthesis. Pure.
+ */
 export function renderCouncil(row: CouncilRow): string {
   const seats = seatsOf(row);
-  const header = ['SEAT', 'AGENT', 'STATUS', 'REPORT', 'ATTEMPTS', 'REQUESTS', 'TOKENS IN/OUT', 'CHILD SESSION'];
-  const rows = seats.map((s) => [
-    `${s.index}/${s.of}`,
-    s.agent,
-    s.status + (s.cancelRequested ? ' (cancel requested)' : ''),
-    s.validity,
-    String(s.attempts.length),
-    String(s.usage.requests),
-    `${s.usage.inputTokens}/${s.usage.outputTokens}`,
-    s.childSessionIds.at(-1) ?? '-',
-  ]);
+  const header = [...SEAT_HEADER];
+  const rows = seatRows(seats);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) =>
     cells

@@ -10,8 +10,8 @@ import { driveGoal } from '../goal-drive.js';
 import { resumeChoice } from '../goal-input.js';
 import { askResumeChoice } from '../goal-prompt.js';
 import { processSink, type Sink } from '../render.js';
-import { hostId, routeFor } from '../routing.js';
-import { serveInProcess, standaloneServes } from '../serve.js';
+import { hostId } from '../routing.js';
+import { keyAvailable, serveWork, workerMode } from '../serving.js';
 import { loadZunoConfig, resolveModel } from '../zuno-config.js';
 import { controlGoal, withServedGoal } from './goal-control.js';
 import { connectGoal, openGoalTarget } from './goal-target.js';
@@ -25,6 +25,8 @@ export interface GoalResumeOptions {
   model?: string;
   config?: string;
   json?: boolean;
+  /** Serve the Goal from a worker inside this command instead of the host worker service. */
+  inProcess?: boolean;
 }
 
 /**
@@ -100,14 +102,23 @@ export async function goalResumeCommand(
     cleanups.unshift(() => temporal.connection.close());
     // A script citing receipts ({{receipt:<callId>}}) is filled with the goal's own session id.
     const filled = script ? fillReceiptPlaceholders(script, session.id, opts.script) : undefined;
-    const resolved = await modelFor(configured, filled, cleanups);
-    const route = routeFor(baseQueue, session.id, standaloneServes(paths, temporal, baseQueue));
-    const servesHere = route.servedBy === 'run';
-    if (servesHere) {
-      const keyEnv = resolved.provider.apiKeyEnv;
-      if (keyEnv !== undefined && !process.env[keyEnv]) throw apiKeyMissing(resolved.provider.id, keyEnv);
-      cleanups.unshift(await serveInProcess({ paths, temporal, store, baseQueue, route, command: 'zuno goal resume' }));
-    }
+    const resolved = modelFor(configured, filled, { stateDir: paths.stateDir, owner: session.id });
+    const mode = workerMode({ inProcess: opts.inProcess === true });
+    const keyEnv = resolved.provider.apiKeyEnv;
+    if (keyEnv !== undefined && !keyAvailable(paths, keyEnv, mode)) throw apiKeyMissing(resolved.provider.id, keyEnv);
+    const serving = await serveWork({
+      paths,
+      temporal,
+      store,
+      baseQueue,
+      id: session.id,
+      command: 'zuno goal resume',
+      mode,
+      provider: resolved.provider,
+      notify,
+    });
+    cleanups.unshift(() => serving.stop());
+    const { route, servedHere: servesHere } = serving;
     const snap = await queryGoal(temporal.client, goalId);
     // The projection may lag the workflow: the choice rule is checked again on what the Goal says now.
     if (opts.choice === undefined && goalReason(snap) === 'uncertain_side_effect' && choice === 'resume')
@@ -124,13 +135,14 @@ export async function goalResumeCommand(
     notify?.(`goal ${goalId}: ${r.message} (revision ${r.revision}; its turns run on host ${route.host})`);
     return await driveGoal({
       client: temporal.client,
+      address: temporal.address,
       store,
       goalId,
       sessionId: session.id,
       after,
       json: opts.json === true,
       sink,
-      servesHere: servesHere || script !== undefined,
+      servesHere,
       scripted: script !== undefined,
       command: 'zuno goal resume',
     });
@@ -173,6 +185,7 @@ export async function goalAnswerCommand(
     if (!opts.json) sink.err(`goal ${goalId}: ${r.message}\n`);
     return driveGoal({
       client: g.temporal.client,
+      address: g.temporal.address,
       store: g.store,
       goalId,
       sessionId: session.id,

@@ -7,6 +7,7 @@ import { openExistingStore } from '../session-target.js';
 import { liveGoalDetails } from './goal-live.js';
 import { renderGoal } from './goal-show-view.js';
 import { goalWorkState } from './goal-work-state.js';
+import { followGoalFromShow } from './goal-show-follow.js';
 
 /**
  * `zuno goal show <id> [--json]`: one Goal from the projection — objective,
@@ -14,25 +15,38 @@ import { goalWorkState } from './goal-work-state.js';
  * evidence receipts, turns, its session — and, for a Goal that has not
  * ended, what Temporal says now (execution status and current details,
  * asked without starting anything; goal-live.ts). `--json` prints
- * `{goal: GoalSnapshot, session, live, workState}`.
+ * `{goal: GoalSnapshot, session, live, workState}`. `--follow` then follows
+ * a Goal at work until it stops (`goal-show-follow.ts`; exit codes as `goal
+ * start`'s); with `--json` it prints the event stream only.
  * @throws ZunoError `usage_error` for a malformed id, `goal_not_found` naming an id the projection does not hold.
  */
-export async function goalShowCommand(goalId: string, opts: { json?: boolean }, sink: Sink = processSink) {
+export async function goalShowCommand(
+  goalId: string,
+  opts: { json?: boolean; follow?: boolean },
+  sink: Sink = processSink,
+): Promise<number> {
   checkGoalId(goalId);
   const paths = resolvePaths();
   const store = await openExistingStore(paths);
   try {
-    const row = store ? await store.getGoal(goalId) : null;
-    if (!store || !row) throw new ZunoError('goal_not_found', `no goal ${goalId} in Zuno's home ${paths.home}`);
+    const first = store ? await store.getGoal(goalId) : null;
+    if (!store || !first) throw new ZunoError('goal_not_found', `no goal ${goalId} in Zuno's home ${paths.home}`);
+    // Following goes on from the events after this view (read first: nothing between is missed).
+    const after = await store.lastEventSeq(first.sessionId);
+    const row = (await store.getGoal(goalId)) ?? first;
     const goal = row.snapshot;
     const session = await store.getSession(row.sessionId);
     const workState = await goalWorkState(store, row.sessionId);
     const live = TERMINAL_GOAL_STATUSES.has(goal.state.status) ? null : await liveGoalDetails(paths, goalId);
-    sink.out(
-      opts.json
-        ? `${JSON.stringify({ goal, session, live, workState }, null, 2)}\n`
-        : renderGoal({ goal, session, live, workState }, Date.now()),
-    );
+    // With --json --follow the view is not printed: stdout is the NDJSON event stream.
+    if (!(opts.json && opts.follow))
+      sink.out(
+        opts.json
+          ? `${JSON.stringify({ goal, session, live, workState }, null, 2)}\n`
+          : renderGoal({ goal, session, live, workState }, Date.now()),
+      );
+    if (!opts.follow || !session) return 0;
+    return await followGoalFromShow({ paths, store, goalId, session, after, json: opts.json === true, sink });
   } finally {
     await store?.close();
   }

@@ -11,13 +11,13 @@ import { driveGoal } from '../goal-drive.js';
 import { goalStartInput, type GoalBudgetFlags, withHostTokenBudget } from '../goal-input.js';
 import { newGoalId, startGoal, type StartedGoal } from '../goal-start.js';
 import { processSink, type Sink } from '../render.js';
-import { hostId, routeFor } from '../routing.js';
-import { serveInProcess, standaloneServes } from '../serve.js';
+import { hostId } from '../routing.js';
+import { serveWork, workerMode } from '../serving.js';
 import { newSessionId, titleOf } from '../session-start.js';
 import { loadZunoConfig } from '../zuno-config.js';
 import { commandModel } from '../command-model.js';
 import { sandboxPolicy } from '../sandbox-config.js';
-import { apiKeyMissing, recordSessionStart, resolveWorkspace } from './run.js';
+import { recordSessionStart, resolveWorkspace } from './run.js';
 
 /** Options of `zuno goal start`. */
 export interface GoalStartOptions extends GoalBudgetFlags {
@@ -25,6 +25,8 @@ export interface GoalStartOptions extends GoalBudgetFlags {
   model?: string;
   script?: string;
   json?: boolean;
+  /** Serve the Goal from a worker inside this command instead of the host worker service. */
+  inProcess?: boolean;
   config?: string;
   criterion?: string[];
   evidenceCriterion?: string[];
@@ -120,22 +122,29 @@ async function startAndFollow(
   hostId(); // a malformed ZUNO_HOST_ID is refused before anything starts
   const zcfg = loadZunoConfig(workspace, opts.config);
   const budgets = withHostTokenBudget(input.budgets, zcfg.goal.default_token_budget);
-  const configured = commandModel(zcfg, opts.model ?? zcfg.model, script, paths);
+  const mode = workerMode({ inProcess: opts.inProcess === true });
+  const configured = commandModel(zcfg, opts.model ?? zcfg.model, script, paths, mode);
 
   const store: ProjectionStore = await openStore(paths);
   cleanups.unshift(() => store.close());
   const temporal = await connectTemporal(paths, notify);
   cleanups.unshift(() => temporal.connection.close());
   const baseQueue = temporal.cfg.taskQueue ?? DEFAULT_TASK_QUEUE;
-  const resolved = await modelFor(configured, script, cleanups);
+  const resolved = modelFor(configured, script, { stateDir: paths.stateDir, owner: sessionId });
   const goalId = newGoalId();
-  const route = routeFor(baseQueue, sessionId, standaloneServes(paths, temporal, baseQueue));
-  const servesHere = route.servedBy === 'run';
-  if (servesHere) {
-    const keyEnv = resolved.provider.apiKeyEnv;
-    if (keyEnv !== undefined && !process.env[keyEnv]) throw apiKeyMissing(resolved.provider.id, keyEnv);
-    cleanups.unshift(await serveInProcess({ paths, temporal, store, baseQueue, route, command: 'zuno goal start' }));
-  }
+  const serving = await serveWork({
+    paths,
+    temporal,
+    store,
+    baseQueue,
+    id: sessionId,
+    command: 'zuno goal start',
+    mode,
+    provider: resolved.provider,
+    notify,
+  });
+  cleanups.unshift(() => serving.stop());
+  const { route, servedHere: servesHere } = serving;
   const meta: SessionMeta = {
     sessionId,
     workspace,
@@ -185,13 +194,14 @@ async function startAndFollow(
   notify?.(`goal ${started.goalId} started (session ${sessionId})`);
   return driveGoal({
     client: temporal.client,
+    address: temporal.address,
     store,
     goalId,
     sessionId,
     after: 0,
     json: opts.json === true,
     sink,
-    servesHere: servesHere || script !== undefined,
+    servesHere,
     scripted: script !== undefined,
     command: 'zuno goal start',
   });

@@ -16,21 +16,12 @@ import {
 import type { EventRow, ProjectionStore, SessionRow } from '../../activities/projection/types.js';
 import { loadScript } from '../local-provider/script.js';
 import { modelFor } from '../scripted-provider.js';
-import {
-  connectTemporal,
-  type Notify,
-  openStore,
-  resolvePaths,
-  type TemporalContext,
-  type ZunoPaths,
-} from '../context.js';
-import { standaloneWorkerRunning } from '../worker-registry.js';
-import { loadTemporalConfig } from '../../worker/temporal-config.js';
+import { connectTemporal, type Notify, openStore, resolvePaths, type TemporalContext } from '../context.js';
 import { EV } from '../../core/events.js';
 import { pendingActivitiesOf, type PendingActivitiesReader } from '../live-progress.js';
 import { eventToJsonLine, HumanRenderer, isTerminalEvent, processSink, sessionEndLine, type Sink } from '../render.js';
-import { hostId, routeFor } from '../routing.js';
-import { serveInProcess, standaloneServes } from '../serve.js';
+import { hostId } from '../routing.js';
+import { hostWorkerGuard, keyAvailable, serveOpenWork, serveWork, workerMode } from '../serving.js';
 import {
   checkSessionId,
   interruptSession,
@@ -44,6 +35,7 @@ import { findRunTarget, openExistingStore, reopenState, type RunTarget } from '.
 import { loadZunoConfig, resolveModel } from '../zuno-config.js';
 import { sandboxPolicy } from '../sandbox-config.js';
 import { runAgent } from '../agent-option.js';
+import { probeOf, TemporalOutage } from '../temporal-outage.js';
 import { DEFAULT_AGENT_NAME } from '../../core/agents.js';
 
 /** Options of `zuno run`. */
@@ -52,8 +44,10 @@ export interface RunOptions {
   model?: string;
   script?: string;
   json?: boolean;
-  /** false: never start an in-process worker (a standalone worker must serve the task queue). */
+  /** false: start no worker (a running `zuno worker` must serve the task queue). */
   worker?: boolean;
+  /** Serve the session from a worker inside this command instead of the host worker service (tests, debugging). */
+  inProcess?: boolean;
   config?: string;
   /** Continue this session (`--session <id>`). */
   session?: string;
@@ -164,7 +158,7 @@ export async function runCommand(prompt: string, opts: RunOptions, sink: Sink = 
             ? 'interrupted before the session started'
             : progress.scripted
               ? `stopped following session ${progress.sessionId}`
-              : `stopped following session ${progress.sessionId}; it stays in Temporal: pick it up again with \`zuno run --session ${progress.sessionId} "…"\` on this host`,
+              : `stopped following session ${progress.sessionId}; it goes on in Temporal: follow it again with \`zuno session follow ${progress.sessionId}\` (on this host: it starts the host worker when none runs)`,
         ),
       );
     };
@@ -288,10 +282,11 @@ async function runSession(
     );
   }
   const configured = script ? undefined : resolveModel(zcfg, modelRef!);
-  // A new session that this process will serve needs the key here: refused before any server starts.
-  if (!existing && configured && opts.worker !== false && !standaloneExpected(paths)) {
+  const mode = workerMode(opts);
+  // A new session whose worker cannot have the key is refused before any server starts.
+  if (!existing && configured) {
     const keyEnv = configured.provider.apiKeyEnv;
-    if (keyEnv !== undefined && !process.env[keyEnv]) throw apiKeyMissing(configured.provider.id, keyEnv);
+    if (keyEnv !== undefined && !keyAvailable(paths, keyEnv, mode)) throw apiKeyMissing(configured.provider.id, keyEnv);
   }
   if (!store) {
     const opened = await openStore(paths);
@@ -301,9 +296,8 @@ async function runSession(
   const temporal = await connectTemporal(paths, notify);
   cleanups.unshift(() => temporal.connection.close());
   const baseQueue = temporal.cfg.taskQueue ?? DEFAULT_TASK_QUEUE;
-  const resolved = await modelFor(configured, script, cleanups);
   const sessionId = existing?.id ?? newSessionId();
-  const standalone = standaloneServes(paths, temporal, baseQueue);
+  const resolved = modelFor(configured, script, { stateDir: paths.stateDir, owner: sessionId });
   const live = existing ? await runningSession(temporal, existing) : null;
   if (live && (opts.script !== undefined || opts.model !== undefined)) {
     throw new ZunoError(
@@ -318,20 +312,23 @@ async function runSession(
     );
   }
 
-  // A running session keeps its route; a new or reopened one is routed to this host's worker, or to this process.
-  const route = live?.route ?? routeFor(baseQueue, sessionId, standalone || opts.worker === false);
-  const servesHere = route.servedBy === 'run' && route.host === hostId() && opts.worker !== false;
-  if (servesHere) {
-    // The in-process worker reads the key from this environment: a missing one is known now, before a session exists.
-    const keyEnv = resolved.provider.apiKeyEnv;
-    if (!live && keyEnv !== undefined && !process.env[keyEnv]) throw apiKeyMissing(resolved.provider.id, keyEnv);
-    const stop = await serveInProcess({ paths, temporal, store, baseQueue, route, command: 'zuno run' });
-    cleanups.unshift(stop);
-  } else if (opts.worker === false && !standalone) {
-    notify?.(
-      `--no-worker: session ${sessionId} waits for a \`zuno worker\` on host ${route.host} (task queue ${route.taskQueue}) at ${temporal.address}`,
-    );
-  }
+  // A running session keeps its route; a new or reopened one is routed to this host's worker (or to this process).
+  const serveOpts = {
+    paths,
+    temporal,
+    store,
+    baseQueue,
+    command: 'zuno run',
+    mode,
+    provider: resolved.provider,
+    notify,
+  };
+  const serving = live
+    ? await serveOpenWork({ ...serveOpts, route: live.route })
+    : await serveWork({ ...serveOpts, id: sessionId });
+  cleanups.unshift(() => serving.stop());
+  const route = serving.route;
+  const servesHere = serving.servedHere;
   const meta: SessionMeta = {
     sessionId,
     workspace,
@@ -346,7 +343,8 @@ async function runSession(
     sandbox: sandboxPolicy(zcfg.sandbox, workspace),
   };
   progress.sessionId = sessionId;
-  progress.scripted = script !== undefined;
+  // In process, the session's worker ends with this command: a scripted session is ended with it, as before.
+  progress.scripted = script !== undefined && servesHere;
   progress.terminate = (reason: string) =>
     temporal.client.workflow
       .getHandle(sessionWorkflowId(sessionId))
@@ -367,29 +365,38 @@ async function runSession(
   );
   // Ctrl-C: a worker takes the interrupt at once, or none serves the session (reported after a few seconds).
   progress.interrupt = () => interruptSession(temporal.client, sessionId, 'cli:ctrl-c', CTRL_C_DELIVERY_MS);
-  const resultPromise = started.result();
+  // An outage rejects the result in flight: it is obtained again once Temporal answers (client/temporal-outage.ts).
+  const outage = new TemporalOutage({
+    probe: probeOf(temporal.client),
+    say: (t) => sink.err(t),
+    address: temporal.address,
+    kind: 'session',
+    id: sessionId,
+  });
+  const resultPromise = outage.retry(() => started.result());
   progress.settled = resultPromise.catch(() => undefined);
   const askHere = opts.json !== true && process.stdin.isTTY === true;
   const deps = { client: temporal.client, store, sink };
   // The approvals of the sessions this one delegated to are asked here too (issue 12), or announced.
   const below = new DescendantApprovals(store, sessionId);
+  const workerGuard = hostWorkerGuard({ paths, temporal, baseQueue, notify });
   const result = await followSession(store, sessionId, resultPromise, opts.json === true, sink, {
     after,
     pendingActivities: pendingActivitiesOf(temporal.client, started.workflowId),
     ...(askHere ? { onApproval: (e: EventRow) => promptApproval(e, deps) } : {}),
-    ...(opts.json !== true
-      ? {
-          watch: () =>
-            offerDescendantApprovals(
-              below,
-              askHere ? (a) => promptApprovalOf(a.row, childSessionWords(a), deps) : null,
-              (t) => sink.err(t),
-            ),
-        }
-      : {}),
+    watch: async () => {
+      // The host worker this run relies on is started again if it died while the run follows.
+      if (mode === 'service') await workerGuard();
+      if (opts.json !== true)
+        await offerDescendantApprovals(
+          below,
+          askHere ? (a) => promptApprovalOf(a.row, childSessionWords(a), deps) : null,
+          (t) => sink.err(t),
+        );
+    },
   });
   progress.finished = true;
-  return exitFor(result, sessionId, sink, servesHere ? 'run' : route.servedBy);
+  return exitFor(result, sessionId, sink, servesHere ? 'run' : route?.servedBy);
 }
 
 /**
@@ -415,7 +422,7 @@ export function exitFor(
     if (result.status === 'paused') {
       if (servedBy === 'worker' && result.error?.code === 'provider_auth') {
         sink.err(
-          '  the `zuno worker` of this host runs its model steps: the key must be set where that worker runs (restart it with the key)\n',
+          "  this host's worker runs its model steps: export the key in this shell — `zuno session resume` hands it to the worker\n",
         );
       }
       sink.err(`  fix it, then resume: zuno session resume ${sessionId}\n`);
@@ -430,22 +437,8 @@ export function exitFor(
 export function apiKeyMissing(provider: string, keyEnv: string): ZunoError {
   return new ZunoError(
     'api_key_missing',
-    `provider ${provider} reads its API key from ${keyEnv}, which is not set; export it (or run a \`zuno worker\` that has it)`,
+    `provider ${provider} reads its API key from ${keyEnv}, which is not set; export it here (the command hands it to this host's worker)`,
   );
-}
-
-/**
- * Whether this home's standalone worker would serve a new session, judged
- * without contacting Temporal: the address Zuno would use (TEMPORAL_ADDRESS,
- * an external server, or the dev server's configured port).
- */
-export function standaloneExpected(paths: ZunoPaths): boolean {
-  const cfg = loadTemporalConfig(paths.home, paths.temporalYaml);
-  const address =
-    process.env.TEMPORAL_ADDRESS ||
-    (cfg.server.mode === 'external' ? cfg.server.address : `${cfg.dev.ip}:${cfg.dev.port}`);
-  const namespace = process.env.TEMPORAL_NAMESPACE ?? cfg.server.namespace;
-  return standaloneWorkerRunning(paths.stateDir, address, namespace, cfg.taskQueue ?? DEFAULT_TASK_QUEUE, hostId());
 }
 
 /** An admission receipt in plain words. */

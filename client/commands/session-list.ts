@@ -1,10 +1,12 @@
-import { cut, textTable } from '../text-table.js';
+import { textTable } from '../text-table.js';
+import { inertLine } from '../../core/terminal-text.js';
 import { realpathSync } from 'node:fs';
 import { ZunoError } from '../../core/errors.js';
 import type { SessionRow, SessionStatus } from '../../activities/projection/types.js';
 import { openStore, resolvePaths } from '../context.js';
 import { processSink, type Sink } from '../render.js';
 import { idCell, nestChildren } from './session-list-tree.js';
+import { withTemporalTruth } from '../session-reconcile.js';
 
 /** The statuses `--status` accepts (the projection's session statuses). */
 export const SESSION_STATUSES: readonly SessionStatus[] = [
@@ -16,6 +18,7 @@ export const SESSION_STATUSES: readonly SessionStatus[] = [
   'blocked',
   'interrupted',
   'cancelled',
+  'terminated',
 ];
 
 /** Options of `zuno session list`. */
@@ -30,7 +33,10 @@ export interface SessionListOptions {
  * `zuno session list [--status S] [--dir D] [--limit N] [--json]`: the
  * sessions of Zuno's home, newest activity first — id, title (the first
  * prompt, shortened), status, workspace, model and last activity — from the
- * projection (no Temporal server needed). `--json` prints an array of
+ * projection (no Temporal server needed). When Temporal is up, a row that
+ * says its session is open while its workflow closed (terminated, timed out,
+ * cancelled in Temporal) is settled first and listed as it ended
+ * (client/session-reconcile.ts). `--json` prints an array of
  * `{id, title, status, workspace, model, host, agent, parentSessionId,
  * rootSessionId, depth, lastActivityAtMs, createdAtMs}`; the human table
  * lists a child session under its parent (session-list-tree.ts).
@@ -54,13 +60,19 @@ export async function sessionListCommand(opts: SessionListOptions, sink: Sink = 
       );
     }
   }
-  const store = await openStore(resolvePaths());
+  const paths = resolvePaths();
+  const store = await openStore(paths);
   try {
-    const rows = await store.listSessions({
+    const stored = await store.listSessions({
       ...(workspace !== undefined ? { workspace } : {}),
       ...(opts.status !== undefined ? { status: opts.status as SessionStatus } : {}),
       limit: opts.limit ?? 50,
     });
+    // Rows that say their session is open are checked against Temporal (session-reconcile.ts); a settled
+    // row that no longer matches --status is left out.
+    const rows = (await withTemporalTruth(paths, store, stored)).filter(
+      (r) => opts.status === undefined || r.status === opts.status,
+    );
     if (opts.json) {
       sink.out(`${JSON.stringify(rows.map(jsonRow), null, 2)}\n`);
     } else if (rows.length === 0) {
@@ -100,7 +112,7 @@ function jsonRow(r: SessionRow) {
 export function renderSessionList(rows: SessionRow[], nowMs: number): string {
   const cells = nestChildren(rows).map((s) => {
     const r = s.row;
-    const title = cut((r.title ?? '').replace(/\s+/g, ' '), 50);
+    const title = inertLine(r.title ?? '', 50);
     return [
       idCell(s),
       r.status.replace('_', ' '),

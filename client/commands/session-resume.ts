@@ -14,11 +14,12 @@ import { modelFor } from '../scripted-provider.js';
 import { connectTemporal, openStore, resolvePaths } from '../context.js';
 import { pendingActivitiesOf } from '../live-progress.js';
 import { processSink, type Sink } from '../render.js';
-import { hostId, routeFor } from '../routing.js';
-import { serveInProcess, standaloneServes } from '../serve.js';
+import { hostId } from '../routing.js';
+import { keyAvailable, serveWork, workerMode } from '../serving.js';
 import { checkSessionId, sessionResultOf } from '../session-start.js';
 import { loadZunoConfig, resolveModel } from '../zuno-config.js';
 import { exitFor, followSession } from './run.js';
+import { probeOf, TemporalOutage } from '../temporal-outage.js';
 
 /** Options of `zuno session resume`. */
 export interface ResumeOptions {
@@ -27,6 +28,8 @@ export interface ResumeOptions {
   model?: string;
   config?: string;
   worker?: boolean;
+  /** Serve the session from a worker inside this command instead of the host worker service. */
+  inProcess?: boolean;
 }
 
 /**
@@ -74,27 +77,31 @@ export async function sessionResumeCommand(id: string, opts: ResumeOptions, sink
         `session ${id} was paused, but its workflow is no longer open (${status.toLowerCase().replace('_', ' ')}): continue it with \`zuno run --session ${id} "…"\``,
       );
     }
-    let resolved;
-    if (script) {
-      resolved = await modelFor(undefined, script, cleanups);
-    } else {
-      resolved = resolveModel(zcfg, opts.model ?? `${row.provider}/${row.model}`);
-    }
+    const resolved = script
+      ? modelFor(undefined, script, { stateDir: paths.stateDir, owner: id })
+      : resolveModel(zcfg, opts.model ?? `${row.provider}/${row.model}`);
     const baseQueue = temporal.cfg.taskQueue ?? DEFAULT_TASK_QUEUE;
-    const standalone = standaloneServes(paths, temporal, baseQueue);
-    const route = routeFor(baseQueue, id, standalone || opts.worker === false);
-    if (route.servedBy === 'run') {
-      const keyEnv = resolved.provider.apiKeyEnv;
-      if (keyEnv !== undefined && !process.env[keyEnv]) {
-        throw new ZunoError(
-          'api_key_missing',
-          `provider ${resolved.provider.id} reads its API key from ${keyEnv}, which is still not set; export it, then resume`,
-        );
-      }
-      cleanups.unshift(
-        await serveInProcess({ paths, temporal, store, baseQueue, route, command: 'zuno session resume' }),
+    const mode = workerMode(opts);
+    const keyEnv = resolved.provider.apiKeyEnv;
+    if (keyEnv !== undefined && !keyAvailable(paths, keyEnv, mode)) {
+      throw new ZunoError(
+        'api_key_missing',
+        `provider ${resolved.provider.id} reads its API key from ${keyEnv}, which is still not set; export it, then resume`,
       );
     }
+    const serving = await serveWork({
+      paths,
+      temporal,
+      store,
+      baseQueue,
+      id,
+      command: 'zuno session resume',
+      mode,
+      provider: resolved.provider,
+      notify,
+    });
+    cleanups.unshift(() => serving.stop());
+    const route = serving.route;
     const after = await store.lastEventSeq(id);
     const req: ResumeRequest = {
       route,
@@ -115,7 +122,15 @@ export async function sessionResumeCommand(id: string, opts: ResumeOptions, sink
     notify?.(`resuming session ${id} (paused by ${receipt.pausedBy}) on host ${hostId()}`);
     // The approvals of the sessions it delegated to are announced with the command that decides them.
     const below = new DescendantApprovals(store, id);
-    const result = await followSession(store, id, sessionResultOf(handle), opts.json === true, sink, {
+    const outage = new TemporalOutage({
+      probe: probeOf(temporal.client),
+      say: (t) => sink.err(t),
+      address: temporal.address,
+      kind: 'session',
+      id,
+    });
+    const resultPromise = outage.retry(() => sessionResultOf(handle));
+    const result = await followSession(store, id, resultPromise, opts.json === true, sink, {
       after,
       pendingActivities: pendingActivitiesOf(temporal.client, sessionWorkflowId(id)),
       ...(opts.json !== true ? { watch: () => offerDescendantApprovals(below, null, (t) => sink.err(t)) } : {}),
@@ -134,17 +149,24 @@ export async function sessionResumeCommand(id: string, opts: ResumeOptions, sink
 function refuseUnlessPaused(row: SessionRow): void {
   if (row.status === 'paused') return;
   const id = row.id;
+  // A delegated session (a child, a Council seat) is continued through its parent, never by `zuno run --session`.
+  const parent = row.parentSessionId;
+  const next = !parent
+    ? `continue it with \`zuno run --session ${id} "…"\``
+    : parent.startsWith('cr_')
+      ? `it is a seat of council ${parent}, which settles it: \`zuno council show ${parent} --follow\``
+      : `it is a delegated session of ${parent}: continue that one (\`zuno run --session ${parent} "…"\`)`;
   if (row.status === 'blocked') {
     throw new ZunoError(
       'session_blocked',
-      `session ${id} is blocked, not paused: ${row.error ?? 'its setup is broken'} — fix that (zuno.json / the provider), then continue it with \`zuno run --session ${id} "…"\``,
+      `session ${id} is blocked, not paused: ${row.error ?? 'its setup is broken'} — fix that (zuno.json / the provider), then ${next}`,
     );
   }
   if (row.status === 'running' || row.status === 'waiting_background') {
-    throw new ZunoError('session_not_paused', `session ${id} is running, not paused: there is nothing to resume`);
+    throw new ZunoError(
+      'session_not_paused',
+      `session ${id} is running, not paused: there is nothing to resume; follow it with \`zuno session follow ${id}\``,
+    );
   }
-  throw new ZunoError(
-    'session_not_paused',
-    `session ${id} is ${row.status}, not paused: continue it with \`zuno run --session ${id} "…"\``,
-  );
+  throw new ZunoError('session_not_paused', `session ${id} is ${row.status}, not paused: ${next}`);
 }

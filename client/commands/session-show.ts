@@ -3,6 +3,7 @@ import type { ProjectionStore, Transcript } from '../../activities/projection/ty
 import { openStore, resolvePaths } from '../context.js';
 import { processSink, type Sink } from '../render.js';
 import { checkSessionId } from '../session-id.js';
+import { withTemporalTruth } from '../session-reconcile.js';
 import { BUCKETS, type ContextUsageSnapshot, type CumulativeUsage } from '../../activities/session/usage.js';
 import { EV, parseEventData, TURN_END_EVENT } from '../../core/events.js';
 import { messageWithoutCode } from '../../core/errors.js';
@@ -18,7 +19,10 @@ import { agentLine, type DelegatedBy, delegatedBy, renderDelegations } from './s
 /**
  * `zuno session show <id> [--json] [--full]`: prints the stored transcript
  * (inputs, assistant text, every tool call with readable arguments, outcome,
- * diff and result) from the projection, never from Temporal. The human view
+ * diff and result) from the projection. Only a row that says the session is
+ * open is checked against Temporal, when it is up: a workflow closed from
+ * outside Zuno settles the row first (`terminated`, with `error`
+ * `terminated in Temporal: …`; client/session-reconcile.ts). The human view
  * numbers turns and steps from 1 and cuts long texts at a boundary unless
  * `--full`; it is coloured only when stdout is a terminal (and NO_COLOR is
  * unset). `--json` prints the rows as stored (0-based turns, ids). A
@@ -39,8 +43,11 @@ export async function sessionShowCommand(
   const paths = resolvePaths();
   const store = await openStore(paths);
   try {
-    const t = await store.loadTranscript(sessionId);
+    let t = await store.loadTranscript(sessionId);
     if (!t) throw new ZunoError('session_not_found', `no session ${sessionId} in the projection`);
+    // A row that says the session is open is checked against Temporal (session-reconcile.ts).
+    const [checked] = await withTemporalTruth(paths, store, [t.session]);
+    if (checked !== t.session) t = (await store.loadTranscript(sessionId)) ?? t;
     const last = await store.lastEvent(sessionId, EV.usage);
     const usage = last ? parseEventData(EV.usage, last.data) : null;
     const background = (await store.eventsOfType(sessionId, EV.bgCompleted)).flatMap((e) => {

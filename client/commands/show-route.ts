@@ -93,11 +93,11 @@ export function renderRouteStatus(r: RouteStatus, sessionId: string): string {
     return `tool calls run on ${where}: served by ${r.workers.join(', ')}\n`;
   if (r.waitingMs < WAITING_NOTICE_MS) return `tool calls run on ${where}; no worker serves it now\n`;
   if (r.workflowQueue) {
-    return `waiting for a worker: no worker has run the session's workflow for ${Math.round(r.waitingMs / 1000)} s (task queue ${r.workflowQueue}); start \`zuno worker\` on ${r.host} (any Zuno worker runs workflows; its tool calls need one on ${r.host})\n`;
+    return `waiting for a worker: no worker has run the session's workflow for ${Math.round(r.waitingMs / 1000)} s (task queue ${r.workflowQueue}); start it with \`zuno worker start\` on ${r.host} (any Zuno worker runs workflows; its tool calls need one on ${r.host})\n`;
   }
-  const start = r.taskQueue.includes('/session/')
-    ? `pick it up on ${r.host} with \`zuno run --session ${sessionId} "…"\` (or \`zuno session resume ${sessionId}\` when paused)`
-    : `start \`zuno worker\` on ${r.host}`;
+  // Any kind of work (a session, a Goal's session, a Council seat, a delegated child) goes on once
+  // the host's worker runs: it serves the host's route and adopts the route of a command that died.
+  const start = `start the host worker on ${r.host} with \`zuno worker start\` (it serves this route too), then follow it with \`zuno session follow ${sessionId}\``;
   return `waiting for a worker: its next step has waited ${Math.round(r.waitingMs / 1000)} s on ${where}; ${start}\n`;
 }
 

@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { workflowSawSchema } from '../../core/events.js';
+import { timedOutWords } from '../../core/tools/shell.js';
 
 const viewSchema = z.object({
   receipt: z
@@ -36,6 +37,8 @@ const viewSchema = z.object({
     .optional()
     .catch(undefined),
   uncertainCause: z.string().optional().catch(undefined),
+  /** Shell: the call's time limit, in ms, when the command hit it. */
+  timeLimitMs: z.number().optional().catch(undefined),
   settlement: z.object({ stands: z.string(), workflowSaw: workflowSawSchema }).optional().catch(undefined),
 });
 
@@ -62,7 +65,7 @@ const cause = (c: string) => CAUSE[c] ?? c;
 export function toolRecordFacts(result: Record<string, unknown> | null | undefined): string[] {
   const parsed = viewSchema.safeParse(result ?? {});
   if (!parsed.success) return [];
-  const { receipt, uncertain, uncertainCause, settlement } = parsed.data;
+  const { receipt, uncertain, uncertainCause, timeLimitMs, settlement } = parsed.data;
   const lines: string[] = [];
   if (receipt) {
     lines.push(
@@ -70,6 +73,8 @@ export function toolRecordFacts(result: Record<string, unknown> | null | undefin
         `${receipt.exitCode !== undefined ? `, exit ${receipt.exitCode}` : ''}` +
         `${receipt.signal ? `, signal ${receipt.signal}` : ''}, authority ${receipt.authority ?? 'unknown'}`,
     );
+    // The signal was ours, sent at the limit: say so rather than leave "signal SIGTERM" to explain itself.
+    if (timeLimitMs !== undefined) lines.push(`stopped: the command ${timedOutWords(timeLimitMs)}`);
     const box = receipt.sandbox;
     if (box)
       lines.push(

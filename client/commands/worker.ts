@@ -3,24 +3,43 @@ import { createRoutedWorker } from '../../worker/worker.js';
 import { hostId, hostTaskQueue } from '../routing.js';
 import { connectTemporal, openStore, resolvePaths } from '../context.js';
 import { installRuntime } from '../runtime.js';
-import { registerWorker, unregisterWorker } from '../worker-registry.js';
+import { registerWorker, unregisterWorker, updateWorker } from '../worker-registry.js';
+import { projectionId, serviceLogPath } from '../host-service.js';
+import { ADOPT_EVERY_MS, RouteAdoption } from '../route-adoption.js';
+import { timestampStderr } from '../log-timestamps.js';
+import { pruneScripts } from '../../worker/scripted-models.js';
+import { zunoVersion } from '../cli.js';
+
+/** How often a running worker rewrites its record (status, sessions served, last error), in ms. */
+const RECORD_EVERY_MS = 5_000;
+
+/** Options of `zuno worker run`. */
+export interface WorkerRunOptions {
+  /** Run as the host worker service a command started (detached, logging to the home's `worker.log`). */
+  service?: boolean;
+}
 
 /**
- * `zuno worker`: the standalone worker of this host (DESIGN.md §1). It runs
- * session workflow tasks from the shared task queue (temporal.yaml
- * `taskQueue`, default `zuno`) and the activities of every session whose
- * workspace is on this host (`<taskQueue>/host/<host>`; host = ZUNO_HOST_ID
- * or the hostname). Run one per host. It records itself in
- * `$ZUNO_HOME/worker.json`, so a `zuno run` on this host routes its session
- * here instead of starting its own worker; shuts down gracefully on SIGINT/SIGTERM.
+ * `zuno worker run` (also plain `zuno worker`): this host's worker
+ * (DESIGN.md §1) in the foreground; with `--service`, the host worker
+ * service a command starts detached (`client/host-service.ts`). It runs
+ * workflow tasks from the shared task queue (temporal.yaml `taskQueue`,
+ * default `zuno`) and the activities of every session whose workspace is on
+ * this host (`<taskQueue>/host/<host>`; host = ZUNO_HOST_ID or the
+ * hostname), plus the routes of commands that died (`route-adoption.ts`).
+ * It records itself in `$ZUNO_HOME/worker.json` — readiness, version,
+ * projection, key names, sessions served, last warning — so commands use it
+ * instead of starting another; shuts down gracefully on SIGINT/SIGTERM.
+ * Resolves to the exit code.
  */
-export async function workerCommand(): Promise<number> {
+export async function workerCommand(opts: WorkerRunOptions = {}): Promise<number> {
+  if (opts.service) timestampStderr();
   const paths = resolvePaths();
   const notify = (line: string) => process.stderr.write(`${line}\n`);
   const store = await openStore(paths);
   const temporal = await connectTemporal(paths, notify);
-  await temporal.connection.close();
-  installRuntime('WARN');
+  let lastError: { atMs: number; line: string } | undefined;
+  installRuntime('WARN', { onProblem: (line) => (lastError = { atMs: Date.now(), line: line.slice(0, 300) }) });
   const taskQueue = temporal.cfg.taskQueue ?? DEFAULT_TASK_QUEUE;
   const host = hostId();
   const activityTaskQueue = hostTaskQueue(taskQueue, host);
@@ -32,7 +51,14 @@ export async function workerCommand(): Promise<number> {
     host,
     activityTaskQueue,
     startedAtMs: Date.now(),
+    version: zunoVersion(),
+    projection: projectionId(),
+    keyNames: Object.keys(process.env)
+      .filter((k) => /_(API_KEY|TOKEN)$/.test(k) && process.env[k])
+      .sort(),
+    ...(opts.service ? { service: true, logPath: serviceLogPath(paths.stateDir) } : {}),
   });
+  const served = new Set<string>();
   let worker: Awaited<ReturnType<typeof createRoutedWorker>>;
   try {
     worker = await createRoutedWorker({
@@ -44,9 +70,11 @@ export async function workerCommand(): Promise<number> {
       store,
       stateDir: paths.stateDir,
       identity: `zuno worker ${process.pid}@${host}`,
+      onActivity: (id) => served.add(id),
     });
   } catch (err) {
-    unregisterWorker(paths.stateDir, host);
+    unregisterWorker(paths.stateDir, host, other);
+    await temporal.connection.close();
     await store.close();
     throw err;
   }
@@ -55,9 +83,40 @@ export async function workerCommand(): Promise<number> {
       `zuno worker: another worker (pid ${other.pid}) already serves host ${host} from this home; both will take this host's work, each with its own environment (API keys) — stop one unless you meant to run two`,
     );
   }
+  if (opts.service) {
+    void pruneScripts(paths.stateDir, Date.now()).then((gone) => {
+      if (gone.length > 0) notify(`zuno worker: removed ${gone.length} stored script(s) unused for 30 days`);
+    });
+  }
+  const adoption = new RouteAdoption({
+    store,
+    temporal,
+    baseQueue: taskQueue,
+    host,
+    serveQueue: (q) => worker.serveQueue(q),
+    log: notify,
+  });
+  const running = worker.run();
+  updateWorker(paths.stateDir, host, { readyAtMs: Date.now() });
   notify(
     `zuno worker ${process.pid} polling task queue ${taskQueue} (session workflows) and ${activityTaskQueue} (the work of sessions on host ${host}) on ${temporal.address} (${temporal.namespace})`,
   );
+  const record = () =>
+    updateWorker(paths.stateDir, host, {
+      updatedAtMs: Date.now(),
+      sessionsServed: served.size,
+      adoptedQueues: adoption.queues(),
+      ...(lastError ? { lastError } : {}),
+    });
+  const scan = () =>
+    adoption.scan().catch((err: Error) => {
+      notify(`zuno worker: looking for routes to serve: ${err.message}`);
+    });
+  let scanning: Promise<void> = scan();
+  const adoptTimer = setInterval(() => {
+    scanning = scanning.then(scan);
+  }, ADOPT_EVERY_MS);
+  const recordTimer = setInterval(record, RECORD_EVERY_MS);
   // The runtime leaves signals to us: the first SIGINT/SIGTERM shuts down
   // gracefully (running activities finish or are cancelled), a second one exits.
   const stop = () => {
@@ -69,10 +128,15 @@ export async function workerCommand(): Promise<number> {
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   try {
-    await worker.run();
+    await running;
   } finally {
-    unregisterWorker(paths.stateDir, host);
+    clearInterval(adoptTimer);
+    clearInterval(recordTimer);
+    await scanning;
+    await adoption.stopAll();
+    unregisterWorker(paths.stateDir, host, other);
     await worker.close();
+    await temporal.connection.close();
     await store.close();
   }
   return 0;

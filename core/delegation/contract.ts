@@ -12,12 +12,13 @@ import { agentRole, catalogFor, DEFAULT_AGENT_NAME, type AgentRole } from '../ag
  * Deepest a delegation may nest (DC22 SEED-GAP, decided): a session a
  * person starts is depth 0; its children 1; theirs 2. A session at this
  * depth cannot delegate: its `task` and `council_run` calls are settled
- * `blocked` (`delegation_depth`) and nothing starts.
+ * `blocked` (`denied`, failure type `delegation_depth`, TD8) with a message
+ * naming the depth, and nothing starts. The tools are still offered to it
+ * (issue 25 item 7.3): a child inherits its parent's full authorized
+ * catalog (SPEC DC), and one refusal that says why beats a model told
+ * `Tool "task" is not available` with no reason.
  */
 export const MAX_DELEGATION_DEPTH = 2;
-
-/** The delegation family (DC14): the tools that start children. */
-export const DELEGATION_TOOL_NAMES: readonly string[] = ['task', 'council_run'];
 
 /** What links a child session to the session that delegated to it (carried in {@link SessionMeta.delegation}). */
 export interface DelegationLink {
@@ -137,10 +138,9 @@ export function childMeta(
     sessionId: child.sessionId,
     title: child.title,
     agent: role.name,
-    // At the depth limit a child is not offered the delegation tools (the workflow refuses them anyway).
-    tools: catalogFor(role, all, sessionCatalog(parent, all), true).filter(
-      (t) => child.link.depth < MAX_DELEGATION_DEPTH || !DELEGATION_TOOL_NAMES.includes(t),
-    ),
+    // At the depth limit the delegation tools stay in the catalog (DC: a child inherits its parent's full
+    // authorized catalog): a call of one is refused blocked `delegation_depth`, naming the depth (TD8).
+    tools: catalogFor(role, all, sessionCatalog(parent, all), true),
     delegation: child.link,
   };
 }

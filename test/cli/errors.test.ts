@@ -6,10 +6,25 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import {
+  ApplicationFailure,
+  CancelledFailure,
+  Client,
+  Connection,
+  WorkflowFailedError,
+  WorkflowUpdateFailedError,
+} from '@temporalio/client';
+import { RetryState } from '@temporalio/common';
 import { connectClient } from '../../worker/connection.js';
+import { ZunoError } from '../../core/errors.js';
+import { knownFailure } from '../../client/known-errors.js';
+import { isTemporalUnreachable } from '../../client/temporal-outage.js';
+import { freePort } from '../helpers/dev-server.js';
 import { openProjectionStore } from '../../activities/projection/open.js';
 import {
   expectNothingWritten,
+  expectNoStackInAnyRun,
   expectTypedFailure,
   makeHome,
   makeWorkspace,
@@ -399,4 +414,99 @@ describe('a provider that cannot be reached', () => {
     expect(r.stderr.match(/provider_connection/g), r.stderr).toHaveLength(1);
     expect(r.stderr).not.toContain('discarded');
   }, 90_000);
+});
+
+describe('known Temporal failures → typed one-line errors (client/known-errors.ts)', () => {
+  it('a call to a server that is down: ServiceError UNAVAILABLE → temporal_unreachable naming the address', async () => {
+    const port = await freePort();
+    const connection = await Connection.connect({ address: `127.0.0.1:${port}`, connectTimeout: 1000 }).catch(
+      (err: unknown) => err,
+    );
+    // Connecting itself fails against a closed port; what it throws is recognised too.
+    const err =
+      connection instanceof Connection
+        ? await new Client({ connection }).workflow
+            .getHandle('nope')
+            .describe()
+            .catch((e: unknown) => e)
+        : connection;
+    expect(isTemporalUnreachable(err)).toBe(true);
+    const known = knownFailure(err, `127.0.0.1:${port}`);
+    expect(known?.code).toBe('temporal_unreachable');
+    expect(known?.message).toContain(`at 127.0.0.1:${port}`);
+    expect(known?.message).not.toContain('\n');
+  });
+
+  it('a closed connection (Channel has been shut down) → temporal_unreachable', async () => {
+    const { client, connection } = await connectClient({ address, namespace: 'default', connectTimeoutMs: 5000 });
+    await connection.close();
+    const err = await client.workflow
+      .getHandle('nope')
+      .describe()
+      .catch((e: unknown) => e);
+    expect(knownFailure(err)?.code).toBe('temporal_unreachable');
+  });
+
+  it('a workflow that does not exist → not_found; a terminated one → workflow_terminated', async () => {
+    const { client, connection } = await connectClient({ address, namespace: 'default', connectTimeoutMs: 5000 });
+    try {
+      const missing = await client.workflow
+        .getHandle(`no-such-${randomUUID()}`)
+        .describe()
+        .catch((e: unknown) => e);
+      expect((missing as Error).name).toBe('WorkflowNotFoundError');
+      const nf = knownFailure(missing);
+      expect(nf?.code).toBe('not_found');
+      expect(nf?.message).toContain('no-such-');
+      // A workflow no worker ever takes, terminated: its result fails with a TerminatedFailure.
+      const handle = await client.workflow.start('zunoNeverRuns', {
+        taskQueue: `zuno-no-worker-${randomUUID()}`,
+        workflowId: `zuno-terminated-${randomUUID()}`,
+      });
+      await handle.terminate('the test ends it');
+      const ended = await handle.result().catch((e: unknown) => e);
+      expect(isTemporalUnreachable(ended)).toBe(false);
+      const t = knownFailure(ended);
+      expect(t?.code).toBe('workflow_terminated');
+      expect(t?.message).toContain('the test ends it');
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it('cancelled, failed with a code, update refused: their own codes; a provider refusal is not an outage', () => {
+    const cancelled = new WorkflowFailedError(
+      'Workflow execution cancelled',
+      new CancelledFailure('cancelled by you'),
+      RetryState.NON_RETRYABLE_FAILURE,
+    );
+    expect(knownFailure(cancelled)?.code).toBe('workflow_cancelled');
+    const refused = new WorkflowUpdateFailedError(
+      'Workflow Update failed',
+      ApplicationFailure.create({ type: 'session_not_running', message: 'session ses_1 has ended' }),
+    );
+    expect(knownFailure(refused)).toMatchObject({
+      code: 'session_not_running',
+      message: 'the workflow refused the request: session ses_1 has ended',
+    });
+    const provider = new WorkflowFailedError(
+      'Workflow execution failed',
+      ApplicationFailure.create({
+        type: 'provider_connection',
+        message: 'connection refused: 127.0.0.1:1 (ECONNREFUSED)',
+      }),
+      RetryState.NON_RETRYABLE_FAILURE,
+    );
+    expect(isTemporalUnreachable(provider)).toBe(false);
+    expect(knownFailure(provider)?.code).toBe('provider_connection');
+    expect(isTemporalUnreachable(new ZunoError('provider_connection', 'ECONNREFUSED'))).toBe(false);
+    // A bug stays a bug: not mapped.
+    expect(knownFailure(new TypeError('x is undefined'))).toBeNull();
+  });
+});
+
+describe('no fault test of this file printed `unexpected error` or a stack', () => {
+  it('greps every zuno run above', () => {
+    expect(expectNoStackInAnyRun()).toBeGreaterThan(10);
+  });
 });

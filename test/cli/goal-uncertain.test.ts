@@ -82,6 +82,8 @@ describe('an unknown outcome under a goal', () => {
       timeoutMs: 120_000,
     });
     const sessionId = await sessionWithRunningShell(home);
+    // The command has written its line (a loaded machine may take seconds from a running row to the command itself).
+    await vi.waitFor(() => expect(existsSync(marker)).toBe(true), { timeout: 60_000, interval: 100 });
     await interruptSession(temporal.client, sessionId, 'test', 30_000);
     const start = await started;
     expect({ code: start.code, timedOut: start.timedOut }, start.stderr).toEqual({ code: 1, timedOut: false });

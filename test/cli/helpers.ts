@@ -52,10 +52,48 @@ const SCRUBBED = /^(ZUNO_|TEMPORAL_|DATABASE_URL$|OPENAI_API_KEY$|OPENROUTER_API
  * `ZUNO_HOME=home` and `opts.env`, stdin closed and stdout/stderr piped (so
  * not a TTY). Resolves when it exits; kills the whole group on timeout.
  */
+/** Every run of {@link runZuno} in this test file, in the order they finished (for {@link expectNoStackInAnyRun}). */
+export const finishedRuns: { args: string[]; result: ZunoResult; debug?: boolean }[] = [];
+
+/** A stack frame as Node prints it: `    at fn (file:line:col)`. */
+export const STACK_FRAME = /^\s+at .+\(.*:\d+:\d+\)$/m;
+
+/** Asserts that `r` printed no `unexpected error` and no stack frame, on either stream. */
+export function expectNoStack(r: ZunoResult, what = 'zuno'): void {
+  for (const [stream, text] of [
+    ['stderr', r.stderr],
+    ['stdout', r.stdout],
+  ] as const) {
+    // `zuno: unexpected error: …` is how the CLI reports a bug (client/cli.ts); `--help` names the phrase itself.
+    expect(/unexpected error:/.test(text), `${what} ${stream}: ${text}`).toBe(false);
+    expect(STACK_FRAME.test(text), `${what} ${stream}: ${text}`).toBe(false);
+  }
+}
+
+/**
+ * Asserts {@link expectNoStack} of every run of {@link runZuno} this test file made so far, except runs that asked
+ * for stacks (`ZUNO_DEBUG` set); returns how many were checked.
+ */
+export function expectNoStackInAnyRun(): number {
+  const checked = finishedRuns.filter((r) => !r.debug);
+  for (const { args, result } of checked) expectNoStack(result, `zuno ${args.join(' ')}`);
+  return checked.length;
+}
+
+// Issue 25: no command of any test file, killed or faulted ones included, prints `unexpected error` or a stack.
+afterAll(() => {
+  expectNoStackInAnyRun();
+});
+
 export function runZuno(args: string[], opts: RunZunoOptions): Promise<ZunoResult> {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!SCRUBBED.test(k)) env[k] = v;
   env.ZUNO_HOME = opts.home;
+  // The suite's one workflow-bundle cache (test/global-setup.ts); a test may still override it through opts.env.
+  if (process.env.ZUNO_BUNDLE_CACHE) env.ZUNO_BUNDLE_CACHE = process.env.ZUNO_BUNDLE_CACHE;
+  // Each test's work is served in the command's own process (`--in-process`), so a test's processes end with it;
+  // the host worker service is tested by the tests that ask for it (ZUNO_WORKER: 'service').
+  env.ZUNO_WORKER = 'in-process';
   for (const [k, v] of Object.entries(opts.env ?? {})) {
     if (v === undefined) delete env[k];
     else env[k] = v;
@@ -89,7 +127,9 @@ export function runZuno(args: string[], opts: RunZunoOptions): Promise<ZunoResul
     });
     child.once('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr, wallMs: Date.now() - started, timedOut });
+      const result = { code, signal, stdout, stderr, wallMs: Date.now() - started, timedOut };
+      finishedRuns.push({ args, result, ...(env.ZUNO_DEBUG ? { debug: true } : {}) });
+      resolve(result);
     });
   });
 }
@@ -179,6 +219,7 @@ export function parseNdjson(text: string): Record<string, unknown>[] {
  */
 export function expectTypedFailure(r: ZunoResult, code: string): string {
   expect(r.timedOut, `zuno timed out; stderr: ${r.stderr}`).toBe(false);
+  expectNoStack(r);
   expect({ code: r.code, stdout: r.stdout }, r.stderr).toEqual({ code: 1, stdout: '' });
   expect(r.stderr.endsWith('\n'), JSON.stringify(r.stderr)).toBe(true);
   const lines = r.stderr.slice(0, -1).split('\n');

@@ -62,4 +62,27 @@ describe('zuno run leaves out what it reports itself', () => {
     const tool = ApplicationFailure.create({ type: 'worker_shutdown', message: 'x' });
     expect(logLine(entry('tool_shell', tool), reported)).toContain('worker_shutdown');
   });
+
+  it("the core's retries against an unreachable server: the follower says `Temporal unreachable` once instead", () => {
+    const status =
+      'Status { code: Unavailable, message: "tcp connect error", source: Some(ConnectError("tcp connect error", 127.0.0.1:7233, Os { code: 111, kind: ConnectionRefused, message: "Connection refused" })) }';
+    const core = (message: string) => ({
+      level: 'WARN' as const,
+      message,
+      timestampNanos: 0n,
+      meta: { error: status },
+    });
+    const reported = { modelFailuresReported: true, outagesReported: true };
+    expect(logLine(core('gRPC call poll_workflow_task_queue retried 6 times'), reported)).toBeNull();
+    expect(logLine(core('gRPC call record_activity_task_heartbeat retried 9 times'), reported)).toBeNull();
+    expect(logLine(core(`Error when recording heartbeat: ${status}`), reported)).toBeNull();
+    // A standalone worker keeps them; a retry for another reason is still logged.
+    expect(logLine(core('gRPC call poll_workflow_task_queue retried 6 times'))).toContain('retried 6 times');
+    expect(
+      logLine(
+        { ...core('gRPC call poll_workflow_task_queue retried 6 times'), meta: { error: 'PermissionDenied' } },
+        reported,
+      ),
+    ).toContain('PermissionDenied');
+  });
 });

@@ -8,7 +8,18 @@ import { type CouncilResult, type CouncilWorkflowInput, councilWorkflowId } from
 import type { SessionWorkflowInput } from '../../core/session-contract.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { TEST_WORKFLOWS_PATH } from '../helpers/time-skipping.js';
-import { gitWorkspace, scriptedBase, seatThread, synthesisThread, validReport } from './helpers.js';
+import { renderCouncil } from '../../client/commands/council-view.js';
+import type { SeatRecord } from '../../core/council/contract.js';
+import { waitFor } from '../helpers/worker-process.js';
+import {
+  gitWorkspace,
+  NEVER_FINISHES,
+  scriptedBase,
+  seatThread,
+  startScriptedCouncil,
+  synthesisThread,
+  validReport,
+} from './helpers.js';
 
 /**
  * `startCouncilChild` (workflows/council-start.ts), as the session workflow
@@ -113,4 +124,61 @@ it('the parent sees a failed seat and a failed provider as council_quorum_missed
     ['completed', 'invalid', 2],
   ]);
   expect(r.result.quorum).toEqual({ needed: 2, valid: 1 });
+  // council show (issue 25 item 7.2): every attempt of the retried seat, the failed seat's code in the table.
+  const row = (await h.store.getCouncil(r.runId))!;
+  const [one, two, three] = row.seats as SeatRecord[];
+  const table = renderCouncil(row);
+  expect(table).toMatch(/\nSEAT +AGENT +ATTEMPT +STATUS +REPORT +CODE +REQUESTS +TOKENS IN\/OUT +CHILD SESSION\n/);
+  expect(table).toMatch(
+    new RegExp(`\\n1/3 +correctness-review +1 +completed +valid +- .* ${one!.childSessionIds[0]}\\n`),
+  );
+  expect(table).toMatch(
+    new RegExp(`\\n2/3 +security-review +1 +failed +missing +provider_bad_request .* ${two!.childSessionIds[0]}\\n`),
+  );
+  expect(table).toMatch(
+    new RegExp(`\\n3/3 +tests-review +1 +completed +invalid +- .* ${three!.childSessionIds[0]}\\n`),
+  );
+  expect(table).toMatch(
+    new RegExp(`\\n3/3 +tests-review +2 +completed +invalid +- .* ${three!.childSessionIds[1]}\\n`),
+  );
 }, 60_000);
+
+it('council show shows running seats truly: each seat’s attempt and child session as soon as it starts', async () => {
+  const c = await startScriptedCouncil(h.client, h.taskQueue, {
+    workspace: ws,
+    script: {
+      replies: [],
+      threads: [
+        seatThread('correctness-review', 1, NEVER_FINISHES),
+        seatThread('security-review', 1, NEVER_FINISHES),
+        seatThread('tests-review', 1, NEVER_FINISHES),
+      ],
+    } as never,
+  });
+  try {
+    // No seat settles (each waits, paused, for a resume that never comes): only the start records show them.
+    const row = await waitFor(
+      async () => {
+        const r = await h.store.getCouncil(c.runId);
+        const seats = (r?.seats ?? []) as SeatRecord[];
+        return seats.length === 3 && seats.every((s) => s.attempts.length === 1) ? r : null;
+      },
+      60_000,
+      'every seat’s first attempt in the councils row',
+    );
+    const seats = row.seats as SeatRecord[];
+    expect(seats.map((s) => [s.status, s.attempts[0]!.status, s.attempts[0]!.attempt])).toEqual([
+      ['running', 'running', 1],
+      ['running', 'running', 1],
+      ['running', 'running', 1],
+    ]);
+    const table = renderCouncil(row);
+    for (const s of seats)
+      expect(table).toMatch(
+        new RegExp(`\\n${s.index}/3 +${s.agent} +1 +running +missing +- .* ${s.attempts[0]!.childSessionId}\\n`),
+      );
+  } finally {
+    await c.handle.terminate('test over').catch(() => undefined);
+    await c.closeProvider();
+  }
+}, 90_000);

@@ -140,7 +140,9 @@ describe('the council demo', () => {
       expect(r.stderr).toContain(`✓ seat ${s}: completed, report valid`);
     expect(r.stderr).toContain('✓ seat 3/3 tests-review: completed, report valid (2 attempts)');
     expect(r.stdout).toContain('succeeded · 3/3 valid reports (quorum 2)');
-    expect(r.stdout).toMatch(/3\/3\s+tests-review\s+completed\s+valid\s+2\s+3\s/);
+    // One row per attempt: the retried seat's invalid first report and its valid second.
+    expect(r.stdout).toMatch(/3\/3\s+tests-review\s+1\s+completed\s+invalid\s+-\s+\d+\s+\d+\/\d+\s+ses_/);
+    expect(r.stdout).toMatch(/3\/3\s+tests-review\s+2\s+completed\s+valid\s+-\s+\d+\s+\d+\/\d+\s+ses_/);
     expect(r.stdout).toContain('shell injection in `archiveExport()`');
     const runId = /council (cr_[a-z0-9]+) started/.exec(r.stderr)![1]!;
     expect(councilRows(home)).toBe(1);

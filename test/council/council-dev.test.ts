@@ -34,7 +34,8 @@ import {
  */
 const cleanups = useCleanups();
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'histories');
-const FIXTURE = join(FIXTURES, 'council-balanced-review-v1.json');
+/** v1: recorded before the seat start record (issue 25); v2: under `patched('zuno-council-seat-start-record-v1')`. */
+const FIXTURE_NAMES = ['council-balanced-review-v1', 'council-balanced-review-v2'] as const;
 
 const bundleDir = mkdtempSync(join(tmpdir(), 'zuno-council-bundle-'));
 let bundle: string;
@@ -163,6 +164,16 @@ describe('a Council cancelled by its owner', () => {
   }, 60_000);
 });
 
+/** The `patched()` ids a history's markers record (their details carry `{ id, deprecated }` base64-encoded). */
+function patchIds(history: { events: Record<string, unknown>[] }): string[] {
+  type Details = Record<string, { payloads?: { data: string }[] }>;
+  return history.events
+    .filter((e) => e.eventType === 'EVENT_TYPE_MARKER_RECORDED')
+    .flatMap((e) => Object.values((e.markerRecordedEventAttributes as { details: Details }).details))
+    .flatMap((d) => d.payloads ?? [])
+    .map((p) => (JSON.parse(Buffer.from(p.data, 'base64').toString('utf8')) as { id?: string }).id ?? '');
+}
+
 describe('history replay of the council workflow', () => {
   it('records a Council (a retried seat, a failed seat, the synthesis) and replays it; replays the checked-in fixture', async () => {
     const h = await createHarness({ address: inject('temporalAddress') });
@@ -202,9 +213,14 @@ describe('history replay of the council workflow', () => {
     await Worker.runReplayHistory({ workflowBundle: { codePath } }, JSON.parse(json), c.workflowId);
     if (process.env.ZUNO_RECORD_HISTORY === '1')
       writeFileSync(join(FIXTURES, `council-balanced-review-${Date.now()}.json`), json);
-    expect(existsSync(FIXTURE)).toBe(true);
-    const fixture = JSON.parse(readFileSync(FIXTURE, 'utf8'));
-    expect(fixture.events.length).toBeGreaterThan(30);
-    await Worker.runReplayHistory({ workflowBundle: { codePath } }, fixture, 'council-balanced-review-v1');
+    for (const name of FIXTURE_NAMES) {
+      const file = join(FIXTURES, `${name}.json`);
+      expect(existsSync(file)).toBe(true);
+      const text = readFileSync(file, 'utf8');
+      const fixture = JSON.parse(text);
+      expect(fixture.events.length).toBeGreaterThan(30);
+      expect(patchIds(fixture).includes('zuno-council-seat-start-record-v1')).toBe(name.endsWith('-v2'));
+      await Worker.runReplayHistory({ workflowBundle: { codePath } }, fixture, name);
+    }
   }, 120_000);
 });

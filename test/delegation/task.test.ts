@@ -202,14 +202,18 @@ describe('delegation depth (DC22)', () => {
     const [two] = await h.store.listDelegations(one!.childSessionId);
     expect(two).toMatchObject({ depth: 2, status: 'completed' });
     expect(await h.store.listDelegations(two!.childSessionId)).toEqual([]);
-    // At the limit the delegation tools are not offered; a call of one anyway is blocked before anything starts.
+    // At the limit the delegation tools are still offered (issue 25 item 7.3); a call of one is refused
+    // blocked with delegation_depth, naming the depth — never "Tool \"task\" is not available".
     const blocked = (await h.store.loadTranscript(two!.childSessionId))!.toolCalls.find((c) => c.tool === 'task')!;
-    expect(blocked).toMatchObject({ outcome: 'blocked', blockedCategory: 'unavailable' });
+    expect(blocked).toMatchObject({ outcome: 'blocked', blockedCategory: 'denied' });
+    expect(blocked.output).toContain('delegation depth limit: this session is at depth 2 of at most 2');
+    expect(blocked.output).not.toContain('is not available');
+    expect(blocked.errorCode).toBe('delegation_depth');
     const levelTwo = JSON.stringify(
       run.providerRequests.find((r) => JSON.stringify(r).includes('Objective: Level two work')),
     );
-    expect(levelTwo).not.toContain('"name":"task"');
-    expect(levelTwo).not.toContain('"name":"council_run"');
+    expect(levelTwo).toContain('"name":"task"');
+    expect(levelTwo).toContain('"name":"council_run"');
     expect(await childrenOf(two!.childSessionId)).toHaveLength(0);
     expect(JSON.stringify(run.providerRequests)).not.toContain('Objective: Level three work');
   }, 120_000);

@@ -2,8 +2,8 @@ import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { workflowBundlePath } from '../../worker/workflow-bundle.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleCacheDir, workflowBundlePath } from '../../worker/workflow-bundle.js';
 
 const require = createRequire(import.meta.url);
 const dirs: string[] = [];
@@ -16,7 +16,14 @@ const freshDir = (): string => {
 const webpackModules = (): number =>
   Object.keys(require.cache).filter((k) => k.includes('/node_modules/webpack/')).length;
 
+// These tests are about the home's own cache: the suite's shared one (test/global-setup.ts) is set aside here.
+const sharedCache = process.env.ZUNO_BUNDLE_CACHE;
+beforeAll(() => {
+  delete process.env.ZUNO_BUNDLE_CACHE;
+});
+
 afterAll(() => {
+  if (sharedCache !== undefined) process.env.ZUNO_BUNDLE_CACHE = sharedCache;
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
@@ -32,6 +39,19 @@ describe('workflowBundlePath (issue 13 item 5: the bundler runs in a process of 
     expect(await workflowBundlePath(dir)).toBe(path);
     expect(statSync(path).mtimeMs).toBe(first.mtimeMs);
   }, 120_000);
+
+  it('uses $ZUNO_BUNDLE_CACHE instead of the home when it is set, so many homes share one bundle', () => {
+    const shared = freshDir();
+    process.env.ZUNO_BUNDLE_CACHE = shared;
+    try {
+      expect(bundleCacheDir(freshDir())).toBe(shared);
+      process.env.ZUNO_BUNDLE_CACHE = ' ';
+      const home = freshDir();
+      expect(bundleCacheDir(home)).toBe(join(home, 'cache'));
+    } finally {
+      delete process.env.ZUNO_BUNDLE_CACHE;
+    }
+  });
 
   it("names the entry and carries the bundler's error when bundling fails, and caches nothing", async () => {
     const dir = freshDir();

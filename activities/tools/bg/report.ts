@@ -24,7 +24,10 @@ export interface ReportInput {
   statusLine: string;
   receipt: VerificationReceipt;
   totalWritten: number;
+  /** How long the run took, in ms; for a lost task, from its start to when the loss was seen. */
   durationMs: number;
+  /** A lost task: when it last wrote output, in ms after its start (absent: it wrote none). */
+  lastOutputMs?: number;
   /** The newest output bytes (≤ {@link REPORT_TAIL_BYTES} are used), ending at `totalWritten`. */
   tail: Uint8Array;
   remoteObserver: boolean;
@@ -85,8 +88,15 @@ const utf8Length = (s: string): number => Buffer.byteLength(s, 'utf8');
  */
 export function buildReport(r: ReportInput): string {
   const seconds = (r.durationMs / 1000).toFixed(1);
-  // A lost task's end is unknown: what is known is when it last wrote output.
-  const when = r.state === 'lost' ? `(last output ${seconds} s after its start)` : `after ${seconds} s`;
+  // A lost task's end is unknown: what is known is when the loss was seen and when it last wrote output.
+  const when =
+    r.state === 'lost'
+      ? `(seen lost ${seconds} s after its start; ${
+          r.lastOutputMs !== undefined
+            ? `last output ${(r.lastOutputMs / 1000).toFixed(1)} s after its start`
+            : 'it wrote no output'
+        })`
+      : `after ${seconds} s`;
   const head = [
     `Background task ${r.taskID} ${STATE_WORDS[r.state]} ${when}: ${cut(r.command, COMMAND_MAX)}`,
     r.statusLine,

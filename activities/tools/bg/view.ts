@@ -52,16 +52,24 @@ export function completionFromStatus(s: BgStatusSettled, outputPath: string): Bg
 
 /**
  * The completion of a lost task: its process ended without a final status.
- * Reads the output file's size and newest bytes for the report.
+ * Reads the output file's size (the bytes on disk) and newest bytes for the
+ * report. When the task ended is unknown: `durationMs` runs from its
+ * recorded start to `observedAtMs` (ms since the epoch, default now), when
+ * the loss was seen; the report also says when it last wrote output (the
+ * output file's mtime, a lower bound of its run time).
  */
-export async function lostCompletion(s: BgStatusRunning, outputPath: string): Promise<BgCompletion> {
+export async function lostCompletion(
+  s: BgStatusRunning,
+  outputPath: string,
+  observedAtMs = Date.now(),
+): Promise<BgCompletion> {
   let totalWritten = 0;
-  let endedAtMs = s.startedAtMs;
+  let lastOutputMs: number | undefined;
   let tail: Uint8Array = Buffer.alloc(0);
   try {
     const st = await stat(outputPath);
     totalWritten = st.size;
-    endedAtMs = Math.max(s.startedAtMs, st.mtimeMs);
+    if (st.size > 0) lastOutputMs = Math.round(Math.max(0, st.mtimeMs - s.startedAtMs));
     tail = (await readFileRange(outputPath, Math.max(0, totalWritten - REPORT_TAIL_BYTES), totalWritten)).bytes;
   } catch {
     // no output file: nothing was written
@@ -72,7 +80,7 @@ export async function lostCompletion(s: BgStatusRunning, outputPath: string): Pr
     status: null,
     guardLineSeen: false,
   });
-  const durationMs = Math.round(endedAtMs - s.startedAtMs);
+  const durationMs = Math.round(Math.max(0, observedAtMs - s.startedAtMs));
   const report = buildReport({
     taskID: s.taskID,
     command: s.command,
@@ -81,6 +89,7 @@ export async function lostCompletion(s: BgStatusRunning, outputPath: string): Pr
     receipt,
     totalWritten,
     durationMs,
+    ...(lastOutputMs !== undefined ? { lastOutputMs } : {}),
     tail,
     remoteObserver: s.backgroundPurpose === 'remoteObserver',
   });

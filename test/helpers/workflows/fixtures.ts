@@ -7,9 +7,11 @@ import {
   condition,
   continueAsNew,
   defineQuery,
+  defineSignal,
   defineUpdate,
   isCancellation,
   proxyActivities,
+  proxyLocalActivities,
   setCurrentDetails,
   setHandler,
   sleep,
@@ -24,7 +26,7 @@ import {
   type CouncilWorkflowInput,
   type SettleCouncilCallInput,
 } from '../../../core/council/contract.js';
-import type { ToolActivityResult } from '../../../core/session-contract.js';
+import type { ToolActivityInput, ToolActivityResult } from '../../../core/session-contract.js';
 import { startCouncilChild } from '../../../workflows/council-start.js';
 
 /** What {@link sleepWorkflow} saw: workflow time (`Date.now()` in a workflow is the server's clock) before and after. */
@@ -168,4 +170,34 @@ export async function councilParentWorkflow(
       result: cause?.details?.[0] as CouncilResult,
     };
   }
+}
+
+/** Cancels the local attempt of {@link localCutWorkflow} (test/session/local-cut.test.ts). */
+export const cutLocalSignal = defineSignal('cutLocal');
+
+/**
+ * A local attempt of tool activity `activity` cut by a cancellation, then
+ * the regular activity of the same call — what a session does when its
+ * workflow run is evicted while a short read runs locally (the worker
+ * cancels the run's local activities; the replayed run tries again and
+ * falls back): the first attempt runs until {@link cutLocalSignal}, which
+ * reaches the workflow at its next workflow task. Returns the regular
+ * attempt's result (test/session/local-cut.test.ts).
+ */
+export async function localCutWorkflow(activity: string, input: ToolActivityInput): Promise<ToolActivityResult> {
+  type Acts = Record<string, (i: ToolActivityInput) => Promise<ToolActivityResult>>;
+  const scope = new CancellationScope();
+  setHandler(cutLocalSignal, () => scope.cancel());
+  try {
+    await scope.run(() =>
+      proxyLocalActivities<Acts>({
+        scheduleToCloseTimeout: 120_000,
+        retry: { maximumAttempts: 1 },
+        cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+      })[activity]!(input),
+    );
+  } catch (err) {
+    if (!isCancellation(err)) throw err;
+  }
+  return proxyActivities<Acts>({ startToCloseTimeout: 60_000, retry: { maximumAttempts: 1 } })[activity]!(input);
 }

@@ -89,7 +89,8 @@ describe('runBackground lifecycle (BG2, SH1–SH6, SH9)', () => {
         { action: 'wait', taskID: 'bg_2_1_0', timeoutMs: 20_000 },
         toolCtx(ws, { signal: controller.signal }),
       );
-      expect(Date.now() - t0).toBeLessThan(1_000);
+      // Early: well before the wait's own 20 s limit (no tighter bound: a loaded machine must not break it).
+      expect(Date.now() - t0).toBeLessThan(15_000);
       expect(aborted).toMatchObject({
         isError: true,
         errorCode: 'cancelled',
@@ -101,7 +102,7 @@ describe('runBackground lifecycle (BG2, SH1–SH6, SH9)', () => {
         runBg({ action: 'wait', taskID: 'bg_2_1_0', timeoutMs: 20_000 }, toolCtx(ws)),
         runBg({ action: 'cancel', taskID: 'bg_2_1_0' }, toolCtx(ws)),
       ]);
-      expect(Date.now() - t1).toBeLessThan(2_000);
+      expect(Date.now() - t1).toBeLessThan(15_000);
       expect(r.data).toMatchObject({ terminal: true, state: 'cancelled' });
       await running;
     }

@@ -1,9 +1,11 @@
 import { spawn } from 'node:child_process';
+import { statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runBackground, runBg } from '../../../activities/tools/bg/index.js';
 import { eventually, exists, SESSION, statusOf, toolCtx, workspace } from './helpers.js';
-import { pidAlive } from '../../../activities/tools/bg/store.js';
+import { pidAlive, taskOutputPath } from '../../../activities/tools/bg/store.js';
+import { viewTask } from '../../../activities/tools/bg/view.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/run-background.ts', import.meta.url));
 
@@ -65,6 +67,55 @@ describe('a task whose process died reads as lost (BG2, TD4)', () => {
       );
       expect(again).toMatchObject({ state: 'lost', outcome: 'uncertain', uncertainCause: 'lost' });
       expect(exists(ws, 'rerun')).toBe(false);
+    } finally {
+      worker.kill('SIGKILL');
+    }
+  });
+
+  it('its report gives the bytes on disk and how long it stood until the loss was seen, not the output file mtime', async () => {
+    // Issue 25 item 7.4: a task lost 4.4 s in reported "0 bytes of output in 0.0 s".
+    const ws = workspace();
+    const worker = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        FIXTURE,
+        ws,
+        SESSION,
+        'bg_2_0_0',
+        'printf "first\\n"; sleep 1; printf "second\\n"; touch second; sleep 60',
+      ],
+      { stdio: 'ignore' },
+    );
+    try {
+      expect(
+        await eventually(() => exists(ws, 'second') && (statusOf(ws, 'bg_2_0_0')?.guardPid ?? 0) > 0, 20_000),
+      ).toBe(true);
+      const status = statusOf(ws, 'bg_2_0_0')!;
+      // Quiet after its last output: the time it stood lost is not the time it last wrote.
+      await new Promise((r) => setTimeout(r, 300));
+      const killedAtMs = Date.now();
+      worker.kill('SIGKILL');
+      expect(await eventually(() => !pidAlive(status.guardPid), 5_000)).toBe(true);
+
+      const view = await viewTask(ws, SESSION, 'bg_2_0_0');
+      const c = view!.completion!;
+      expect(c).toMatchObject({ state: 'lost', outcome: 'uncertain' });
+      const onDisk = statSync(taskOutputPath(ws, SESSION, 'bg_2_0_0')).size;
+      expect(onDisk).toBe('first\nsecond\n'.length);
+      expect(c.totalWritten).toBe(onDisk);
+      // From its recorded start to when the loss was seen: at least until the kill.
+      expect(c.durationMs).toBeGreaterThanOrEqual(killedAtMs - status.startedAtMs);
+      const head = c.report.split('\n')[0]!;
+      const m = /was lost \(seen lost (\d+\.\d) s after its start; last output (\d+\.\d) s after its start\)/.exec(
+        head,
+      );
+      expect(m, head).not.toBeNull();
+      expect(Number(m![1])).toBe(Number((c.durationMs / 1000).toFixed(1)));
+      // The second line was written after a 1 s sleep.
+      expect(Number(m![2])).toBeGreaterThanOrEqual(1);
+      expect(c.report).toContain(`Output (all ${onDisk} bytes):`);
     } finally {
       worker.kill('SIGKILL');
     }
