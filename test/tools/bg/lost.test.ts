@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -9,26 +9,34 @@ import { viewTask } from '../../../activities/tools/bg/view.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/run-background.ts', import.meta.url));
 
+/**
+ * Starts a worker process (the fixture) holding background task `taskId`
+ * running `command`, and waits until the file `marker` exists and the
+ * task's guard process is recorded. Returns the worker process.
+ */
+async function holdTask(ws: string, taskId: string, command: string, marker: string): Promise<ChildProcess> {
+  const worker = spawn(process.execPath, ['--import', 'tsx', FIXTURE, ws, SESSION, taskId, command], {
+    stdio: 'ignore',
+  });
+  try {
+    expect(await eventually(() => exists(ws, marker) && (statusOf(ws, taskId)?.guardPid ?? 0) > 0, 20_000)).toBe(true);
+  } catch (err) {
+    worker.kill('SIGKILL');
+    throw err;
+  }
+  return worker;
+}
+
 describe('a task whose process died reads as lost (BG2, TD4)', () => {
   it('the worker holding the task is SIGKILLed: its guard group dies, bg reads lost, nothing re-runs', async () => {
     const ws = workspace();
-    const worker = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        FIXTURE,
-        ws,
-        SESSION,
-        'bg_1_0_0',
-        'echo started; touch running; echo $$ > shell.pid; sleep 60',
-      ],
-      { stdio: 'ignore' },
+    const worker = await holdTask(
+      ws,
+      'bg_1_0_0',
+      'echo started; touch running; echo $$ > shell.pid; sleep 60',
+      'running',
     );
     try {
-      expect(
-        await eventually(() => exists(ws, 'running') && (statusOf(ws, 'bg_1_0_0')?.guardPid ?? 0) > 0, 20_000),
-      ).toBe(true);
       const status = statusOf(ws, 'bg_1_0_0')!;
       expect(status).toMatchObject({ state: 'running', workerPid: worker.pid });
       const ctx = toolCtx(ws);
@@ -75,23 +83,13 @@ describe('a task whose process died reads as lost (BG2, TD4)', () => {
   it('its report gives the bytes on disk and how long it stood until the loss was seen, not the output file mtime', async () => {
     // Issue 25 item 7.4: a task lost 4.4 s in reported "0 bytes of output in 0.0 s".
     const ws = workspace();
-    const worker = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        FIXTURE,
-        ws,
-        SESSION,
-        'bg_2_0_0',
-        'printf "first\\n"; sleep 1; printf "second\\n"; touch second; sleep 60',
-      ],
-      { stdio: 'ignore' },
+    const worker = await holdTask(
+      ws,
+      'bg_2_0_0',
+      'printf "first\\n"; sleep 1; printf "second\\n"; touch second; sleep 60',
+      'second',
     );
     try {
-      expect(
-        await eventually(() => exists(ws, 'second') && (statusOf(ws, 'bg_2_0_0')?.guardPid ?? 0) > 0, 20_000),
-      ).toBe(true);
       const status = statusOf(ws, 'bg_2_0_0')!;
       // Quiet after its last output: the time it stood lost is not the time it last wrote.
       await new Promise((r) => setTimeout(r, 300));
