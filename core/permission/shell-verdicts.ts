@@ -15,7 +15,7 @@
  *   `deny` rule exists. Otherwise it adds nothing: with no such rule nothing
  *   changes.
  */
-import { globCoversUnder, globMatch, globMatchesUnder } from './glob.js';
+import { globCoversUnder, globMatchesUnder } from './glob.js';
 import { describeRule, lastMatchingRule, normalizePathPattern, ruleCoversTool } from './rules.js';
 import type { CallSubject, DynamicKind, PermissionAction, PermissionPolicy, PermissionRule } from './types.js';
 
@@ -48,21 +48,21 @@ export const DYNAMIC_WHY: Readonly<Record<DynamicKind, string>> = {
   write_target: 'the path it writes is chosen at run time',
 };
 
-/** The rules that could speak for some file of the tree `dir/**`, from the last one that covers all of it on. */
-function treeRules(rules: readonly PermissionRule[], dir: string): PermissionRule[] {
+/**
+ * The rules that speak for some part of the tree `dir/**`: the last rule
+ * matching `dir` itself, and, for what is under it, every rule that could
+ * match some file there, back to the last one that matches all of it.
+ */
+function treeRules(rules: readonly PermissionRule[], dir: string): (PermissionRule | undefined)[] {
   const prefix = dir === '.' ? '' : `${dir}/`;
-  const found: PermissionRule[] = [];
+  const found: (PermissionRule | undefined)[] = dir === '.' ? [] : [lastMatchingRule(rules, WRITE_TOOL, dir, true)];
   for (let i = rules.length - 1; i >= 0; i--) {
     const rule = rules[i]!;
     if (!ruleCoversTool(rule.tool, WRITE_TOOL)) continue;
-    if (rule.pattern === undefined) {
-      found.push(rule);
-      break;
-    }
-    const pattern = normalizePathPattern(rule.pattern);
-    const onDir = dir !== '.' && globMatch(pattern, dir);
-    if (onDir || globMatchesUnder(pattern, prefix)) found.push(rule);
-    if ((onDir || dir === '.') && globCoversUnder(pattern, prefix)) break;
+    const pattern = rule.pattern === undefined ? undefined : normalizePathPattern(rule.pattern);
+    if (pattern !== undefined && !globMatchesUnder(pattern, prefix)) continue;
+    found.push(rule);
+    if (pattern === undefined || globCoversUnder(pattern, prefix)) break;
   }
   return found;
 }
