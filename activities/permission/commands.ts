@@ -19,9 +19,9 @@ import { isWriter, programWrites } from './writers.js';
 
 /** Wrapper options that take the next word as their value (`sudo -u root …`). */
 const VALUE_OPTIONS: Readonly<Record<string, readonly string[]>> = {
-  sudo: ['-u', '-g', '-C', '-h', '-p', '-U', '-r', '-t', '-D', '-R', '-T'],
+  sudo: ['-u', '-g', '-C', '-h', '-p', '-U', '-r', '-t', '-D', '-R', '-T', '--chdir'],
   doas: ['-u', '-C'],
-  env: ['-u', '-C'],
+  env: ['-u', '-C', '--chdir'],
   timeout: ['-s', '-k'],
   nice: ['-n'],
   xargs: ['-I', '-n', '-P', '-d', '-L', '-s', '-E', '-a'],
@@ -36,6 +36,12 @@ const VALUE_OPTIONS: Readonly<Record<string, readonly string[]>> = {
  * command (`flock LOCKFILE cmd`, `chrt PRIO cmd`).
  */
 const MORE_WRAPPERS: Readonly<Record<string, number>> = { ionice: 0, chrt: 1, flock: 1, busybox: 0, watch: 0 };
+
+/** Wrapper options that run the command in another directory. */
+const CHDIR_OPTIONS: Readonly<Record<string, readonly string[]>> = {
+  env: ['-C', '--chdir'],
+  sudo: ['-D', '--chdir'],
+};
 
 /** GNU parallel options that take the next word as their value. */
 const PARALLEL_VALUES: ReadonlySet<string> = new Set([
@@ -79,11 +85,19 @@ interface Collected {
   dynamic: Map<string, DynamicPart>;
 }
 
-/** Where a command is: nesting depth, whether an earlier `cd` moved it, whether its arguments come from input. */
+/** A command's standard input when a redirection gives it: literal text, text built at run time, or a file. */
+type Stdin = { kind: 'text'; text: string } | { kind: 'dynamic' } | { kind: 'file' };
+
+/**
+ * Where a command is: nesting depth, whether the command changes directory
+ * (so relative writes cannot be placed), whether its arguments come from
+ * input (`xargs`, `find -exec`, `parallel`), and its redirected input.
+ */
 interface Context {
   depth: number;
   cwdMoved: boolean;
   fromInput: boolean;
+  stdin?: Stdin;
 }
 
 function addDynamic(out: Collected, kind: DynamicKind, text: string): void {
@@ -107,14 +121,15 @@ function assignmentText(node: ShNode): string {
  * `rm`), or why it cannot be told: a word in the program's place (or an
  * option before it) that is not literal → `program`; `env -S` → `env_split`.
  */
-function programIndex(words: Word[]): { at: number } | { dynamic: DynamicKind } {
+function programIndex(words: Word[]): { at: number; chdir: boolean } | { dynamic: DynamicKind } {
   let i = 0;
+  let chdir = false;
   for (;;) {
     const w = words[i];
-    if (!w) return { at: i };
+    if (!w) return { at: i, chdir };
     if (w.literal === null) return { dynamic: 'program' };
     const base = programBase(w.literal);
-    if (!WRAPPERS.has(base) && !(base in MORE_WRAPPERS)) return { at: i };
+    if (!WRAPPERS.has(base) && !(base in MORE_WRAPPERS)) return { at: i, chdir };
     i++;
     while (i < words.length) {
       const a = words[i]!.literal;
@@ -132,6 +147,9 @@ function programIndex(words: Word[]): { at: number } | { dynamic: DynamicKind } 
         i++;
         break;
       }
+      // `env -C dir`, `sudo -D dir`: the command runs elsewhere, so its relative writes are not placed.
+      if (CHDIR_OPTIONS[base]?.some((o) => a === o || a.startsWith(`${o}=`) || (o.length === 2 && a.startsWith(o))))
+        chdir = true;
       if (a.startsWith('-')) i += VALUE_OPTIONS[base]?.includes(a) ? 2 : 1;
       else if (!(base in MORE_WRAPPERS) && (NUMERIC_PARAM.test(a) || (base === 'env' && a.includes('=')))) i++;
       else break;
@@ -151,6 +169,32 @@ async function nested(text: string, kind: DynamicKind, out: Collected, ctx: Cont
   else await collect(text, out, { depth: ctx.depth + 1, cwdMoved: ctx.cwdMoved, fromInput: false });
 }
 
+/** The input a command's redirections give it (the last one wins), or undefined. */
+function stdinOf(redirects: ShNode[]): Stdin | undefined {
+  let found: Stdin | undefined;
+  for (const r of redirects) {
+    if (r.type === 'herestring_redirect') {
+      const word = r.children.find((c) => c.named);
+      const text = word ? literalWord(word) : null;
+      found = text === null ? { kind: 'dynamic' } : { kind: 'text', text };
+    } else if (r.type === 'heredoc_redirect') {
+      const start = r.children.find((c) => c.type === 'heredoc_start')?.text ?? '';
+      const body = r.children.find((c) => c.type === 'heredoc_body');
+      const quoted = /['"\\]/.test(start);
+      const raw = body?.text ?? '';
+      if (quoted) found = { kind: 'text', text: raw };
+      else if ((body?.children ?? []).some((c) => c.named && c.type !== 'heredoc_content')) found = { kind: 'dynamic' };
+      // unquoted: `\$`, `\``, `\\` and backslash-newline are unescaped before the program reads the text
+      else found = { kind: 'text', text: raw.replace(/\\\n/g, '').replace(/\\([\\$`])/g, '$1') };
+    } else if (r.type === 'file_redirect') {
+      const op = r.children.find((c) => !c.named)?.text ?? '';
+      if (op === '<') found = { kind: 'file' };
+      else if (op === '<&') found = { kind: 'dynamic' };
+    }
+  }
+  return found;
+}
+
 /** The command `find -exec …` / `-ok …` runs: its words up to `;` or `+`. */
 async function findActions(args: Word[], text: string, out: Collected, ctx: Context): Promise<void> {
   for (let i = 0; i < args.length; i++) {
@@ -161,7 +205,8 @@ async function findActions(args: Word[], text: string, out: Collected, ctx: Cont
     while (j < args.length && args[j]!.literal !== ';' && args[j]!.literal !== '+') j++;
     const command = args.slice(i + 1, j);
     const moved = ctx.cwdMoved || a === '-execdir' || a === '-okdir';
-    if (command.length > 0) await analyzeWords(command, [], out, { ...ctx, cwdMoved: moved, fromInput: true }, false);
+    const inner: Context = { depth: ctx.depth, cwdMoved: moved, fromInput: true };
+    if (command.length > 0) await analyzeWords(command, [], out, inner, false);
     i = j;
   }
 }
@@ -180,7 +225,24 @@ async function parallelCommand(args: Word[], text: string, out: Collected, ctx: 
   if (command.length === 0) return addDynamic(out, 'parallel', text);
   const only = command.length === 1 ? command[0]!.literal : null;
   if (only !== null && /\s/.test(only)) return nested(only, 'interpreter_code', out, ctx);
-  await analyzeWords(command, [], out, { ...ctx, fromInput: true }, false);
+  await analyzeWords(command, [], out, { depth: ctx.depth, cwdMoved: ctx.cwdMoved, fromInput: true }, false);
+}
+
+/**
+ * An interpreter that reads its program from its input: literal text given by
+ * a here-document (quoted delimiter, or no expansion in it) or a here-string
+ * is read like `-c` code (a shell's is parsed, another interpreter's is
+ * matched as written); a file (`sh < script.sh`) is a script file; anything
+ * else — a pipe, text built at run time, arguments from input — fails closed.
+ */
+async function programInput(program: string, text: string, out: Collected, ctx: Context): Promise<void> {
+  if (ctx.fromInput) return addDynamic(out, 'program', text);
+  const input = ctx.stdin;
+  if (input?.kind === 'text') {
+    if (SHELLS.has(program)) await nested(input.text, 'interpreter_input', out, ctx);
+  } else if (input?.kind !== 'file') {
+    addDynamic(out, 'interpreter_input', text);
+  }
 }
 
 /** Everything a program's own rules add: nested code, dynamic parts, writes. */
@@ -225,7 +287,7 @@ async function analyzeProgram(program: string, args: Word[], text: string, out: 
   const source = interpreterSource(program, args);
   if (source?.kind === 'code' && SHELLS.has(program)) await nested(source.text, 'interpreter_code', out, ctx);
   else if (source?.kind === 'dynamic_code') addDynamic(out, 'interpreter_code', text);
-  else if (source?.kind === 'input') addDynamic(out, ctx.fromInput ? 'program' : 'interpreter_input', text);
+  else if (source?.kind === 'input') await programInput(program, text, out, ctx);
   const { writes, unknown } = programWrites(program, args);
   let placed = !unknown && !(ctx.fromInput && isWriter(program));
   for (const w of writes) {
@@ -256,14 +318,20 @@ async function analyzeWords(words: Word[], prefix: string[], out: Collected, ctx
   if (program !== runs[0]!.literal) out.unwrapped.add([program, ...rest].join(' '));
   const viaXargs = words.slice(0, at).some((w) => w.literal !== null && programBase(w.literal) === 'xargs');
   if (viaXargs) out.unwrapped.add([program, ...rest, '<input>'].join(' '));
-  await analyzeProgram(program, runs.slice(1), full, out, { ...ctx, fromInput: ctx.fromInput || viaXargs });
+  await analyzeProgram(program, runs.slice(1), full, out, {
+    ...ctx,
+    cwdMoved: ctx.cwdMoved || found.chdir,
+    fromInput: ctx.fromInput || viaXargs,
+  });
 }
 
-async function addCommand(node: ShNode, out: Collected, ctx: Context): Promise<void> {
+async function addCommand(node: ShNode, out: Collected, ctx: Context, outer: ShNode[]): Promise<void> {
+  const own = node.children.filter((c) => c.field === 'redirect');
+  const stdin = stdinOf([...own, ...outer]);
   const assignments = node.children.filter((c) => c.type === 'variable_assignment').map(assignmentText);
   const { name, args } = commandWords(node);
   const words: Word[] = (name ? [name, ...args] : args).map((n) => ({ text: wordText(n), literal: literalWord(n) }));
-  await analyzeWords(words, assignments, out, ctx, true);
+  await analyzeWords(words, assignments, out, { ...ctx, ...(stdin ? { stdin } : {}) }, true);
 }
 
 /** A redirection that opens a file for writing (`>`, `>>`, `&>`, `&>>`, `>|`, `>& file`), as a write. */
@@ -281,9 +349,9 @@ function addRedirect(node: ShNode, out: Collected, ctx: Context): void {
   out.writes.push({ path });
 }
 
-async function walk(node: ShNode, out: Collected, ctx: Context): Promise<void> {
+async function walk(node: ShNode, out: Collected, ctx: Context, outer: ShNode[] = []): Promise<void> {
   if (node.type === 'command') {
-    await addCommand(node, out, ctx);
+    await addCommand(node, out, ctx, outer);
   } else if (node.type === 'file_redirect') {
     addRedirect(node, out, ctx);
   } else if (node.type === 'function_definition') {
@@ -294,15 +362,23 @@ async function walk(node: ShNode, out: Collected, ctx: Context): Promise<void> {
       .map((c) => (c.type === 'variable_assignment' ? assignmentText(c) : c.named ? wordText(c) : c.text));
     out.commands.add(parts.join(' '));
   }
-  for (const child of node.children) await walk(child, out, ctx);
+  // A statement's redirections are the input of the command it redirects (`sh <<EOF … EOF`).
+  const redirects = node.type === 'redirected_statement' ? node.children.filter((c) => c.field === 'redirect') : [];
+  for (const child of node.children) await walk(child, out, ctx, child.field === 'body' ? redirects : []);
 }
 
-/** true when some command of the tree changes the working directory (`cd`, `pushd`, `popd`). */
+/**
+ * true when some command of the tree may change the working directory:
+ * `cd`, `pushd`, `popd` (behind wrappers too), or a program chosen at run
+ * time (it could be one of them).
+ */
 function movesCwd(node: ShNode): boolean {
   if (node.type === 'command') {
     const { name, args } = commandWords(node);
-    const words = [name, ...args].map((n) => (n ? literalWord(n) : null));
-    const program = words[0] === 'builtin' ? words[1] : words[0];
+    const words = (name ? [name, ...args] : args).map((n) => ({ text: n.text, literal: literalWord(n) }));
+    const found = programIndex(words);
+    if ('dynamic' in found) return true;
+    const program = words[found.at]?.literal;
     if (program === 'cd' || program === 'pushd' || program === 'popd') return true;
   }
   return node.children.some(movesCwd);

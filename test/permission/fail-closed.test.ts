@@ -122,14 +122,14 @@ const CASES: [string, string, DynamicKind, string][] = [
     'the interpreter reads its program from its input: bash',
   ],
   [
-    'a here-string as bash input',
-    "bash <<< 'rm x'",
+    'a here-string built at run time as bash input',
+    'bash <<< "$CMD"',
     'interpreter_input',
     'the interpreter reads its program from its input: bash',
   ],
   [
-    'a here-document as sh input',
-    'sh <<EOF\nrm x\nEOF',
+    'a here-document that expands, as sh input',
+    'sh <<EOF\n$CMD x\nEOF',
     'interpreter_input',
     'the interpreter reads its program from its input: sh',
   ],
@@ -212,6 +212,8 @@ describe('fail closed: with a deny rule on rm and "*": "allow"', () => {
     ['text that does not parse but spells the denied command', 'rm x &&'],
     ['a function whose body is denied', 'f() { rm -f x; }; f'],
     ['literal sh -c text', "sh -c 'rm x'"],
+    ['a literal here-string is read as shell code', "bash <<< 'rm x'"],
+    ['a literal here-document too', "sh <<'EOF'\nrm x\nEOF"],
   ])('a deny that also matches statically stays a deny: %s', async (_name, command) => {
     expect(decide(DENY_RM, await subjectOf(command))).toMatchObject({
       action: 'deny',
@@ -235,6 +237,8 @@ describe('fail closed: with a deny rule on rm and "*": "allow"', () => {
     'env PATH="$PATH:/x" make',
     'source ./env.sh',
     'ls | xargs grep foo',
+    "python3 - <<'EOF'\nprint(1)\nEOF",
+    'sh < script.sh',
   ])('statically named programs are decided by the rules alone: %j is allowed', async (command) => {
     const subject = await subjectOf(command);
     expect(subject.kind === 'commands' && subject.dynamic).toBeFalsy();
