@@ -290,11 +290,24 @@ async function analyzeProgram(program: string, args: Word[], text: string, out: 
   else if (source?.kind === 'input') await programInput(program, text, out, ctx);
   const { writes, unknown } = programWrites(program, args);
   let placed = !unknown && !(ctx.fromInput && isWriter(program));
-  for (const w of writes) {
-    if (ctx.cwdMoved && !w.path.startsWith('/')) placed = false;
-    else out.writes.push(w);
-  }
+  for (const w of writes) placed = placeWrite(w, out, ctx) && placed;
   if (!placed) addDynamic(out, 'write_target', text);
+}
+
+/**
+ * Adds a write the shell process makes, or returns false when its place is
+ * not known statically: a relative path after a directory change, a `/proc`
+ * path other than the shell's own `/proc/self/cwd/…` (the shell's working
+ * directory, not the worker's) or `/proc/self/root/…`.
+ */
+function placeWrite(w: RawWrite, out: Collected, ctx: Context): boolean {
+  const proc = /^\/proc\/(self|thread-self)\/(cwd|root)(\/.*)?$/.exec(w.path);
+  let path = w.path;
+  if (proc) path = proc[2] === 'root' ? (proc[3] ?? '/') : `.${proc[3] ?? ''}`;
+  else if (path === '/proc' || path.startsWith('/proc/')) return false;
+  if (ctx.cwdMoved && !path.startsWith('/')) return false;
+  out.writes.push({ ...w, path });
+  return true;
 }
 
 /**
@@ -342,11 +355,7 @@ function addRedirect(node: ShNode, out: Collected, ctx: Context): void {
   if (!dest) return;
   const path = literalWord(dest);
   if (path !== null && (FD_TARGET.test(path) || DEVICES.test(path))) return;
-  if (path === null || path === '' || (ctx.cwdMoved && !path.startsWith('/'))) {
-    addDynamic(out, 'write_target', node.text);
-    return;
-  }
-  out.writes.push({ path });
+  if (path === null || path === '' || !placeWrite({ path }, out, ctx)) addDynamic(out, 'write_target', node.text);
 }
 
 async function walk(node: ShNode, out: Collected, ctx: Context, outer: ShNode[] = []): Promise<void> {

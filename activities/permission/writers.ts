@@ -2,8 +2,8 @@
  * The files a well-known program writes, read from its arguments
  * (docs/permissions.md "Writes", issue 26): `tee`, `dd of=`, `cp`/`mv`/
  * `install`/`ln` destinations (`mv` sources too: they are removed), `touch`,
- * `truncate`, `rm`, `rmdir`, `unlink`, `shred`, `mkdir`, `sed -i`, and
- * `find -fprint…`. Any other program's writes are not read from its
+ * `truncate`, `rm`, `rmdir`, `unlink`, `shred`, `mkdir`, `sed -i`,
+ * `find -fprint…`, and the files `curl -o/-c/-D` and `wget -O/-o/-a` name. Any other program's writes are not read from its
  * arguments (the sandbox bounds them).
  */
 import { baseName, scanArgs, type OptionSpec, type RawWrite, type Word } from './shell-parts.js';
@@ -34,6 +34,18 @@ const COPIERS: Readonly<Record<string, OptionSpec>> = {
   mv: { shortValue: 'St', longValue: ['--target-directory', '--suffix'] },
   install: { shortValue: 'mogSt', longValue: ['--mode', '--owner', '--group', '--target-directory', '--suffix'] },
   ln: { shortValue: 'St', longValue: ['--target-directory', '--suffix'] },
+};
+
+/** Downloaders: their options that name a file they write (`-` is the standard output). */
+const DOWNLOADERS: Readonly<Record<string, { spec: OptionSpec; writes: readonly string[] }>> = {
+  curl: {
+    spec: { shortValue: 'ocD', longValue: ['--output', '--cookie-jar', '--dump-header', '--output-dir'] },
+    writes: ['-o', '--output', '-c', '--cookie-jar', '-D', '--dump-header'],
+  },
+  wget: {
+    spec: { shortValue: 'Ooa', longValue: ['--output-document', '--output-file', '--append-output'] },
+    writes: ['-O', '--output-document', '-o', '--output-file', '-a', '--append-output'],
+  },
 };
 
 /** `dd` operands that are not the output file. */
@@ -93,6 +105,22 @@ function copyWrites(program: string, args: readonly Word[]): ProgramWrites {
   return withMoved({ writes: [{ path: dest, tree, into: { names, always: sources.length > 1 } }], unknown: false });
 }
 
+function downloadWrites(program: string, args: readonly Word[]): ProgramWrites {
+  const { spec, writes: names } = DOWNLOADERS[program]!;
+  const { options } = scanArgs(args, spec);
+  const writes: RawWrite[] = [];
+  let unknown = false;
+  const dir = options.get('--output-dir');
+  if (dir === null) unknown = true;
+  for (const name of names) {
+    const v = options.get(name);
+    if (v === null) unknown = true;
+    else if (v !== undefined && v !== '' && v !== '-')
+      writes.push({ path: dir && !v.startsWith('/') && (name === '-o' || name === '--output') ? `${dir}/${v}` : v });
+  }
+  return { writes, unknown };
+}
+
 function sedWrites(args: readonly Word[]): ProgramWrites {
   const { options, operands } = scanArgs(args, {
     shortValue: 'efl',
@@ -145,6 +173,7 @@ export function programWrites(program: string, args: readonly Word[]): ProgramWr
   }
   if (program in COPIERS) return copyWrites(program, args);
   if (program === 'sed') return sedWrites(args);
+  if (program in DOWNLOADERS) return downloadWrites(program, args);
   if (program === 'dd') return ddWrites(args);
   if (program === 'find') return findWrites(args);
   return NONE;
@@ -152,5 +181,7 @@ export function programWrites(program: string, args: readonly Word[]): ProgramWr
 
 /** true when `program` is one whose writes {@link programWrites} reads (its targets may come from input under `xargs`). */
 export function isWriter(program: string): boolean {
-  return program in OPERAND_WRITERS || program in COPIERS || program === 'sed' || program === 'dd';
+  return (
+    program in OPERAND_WRITERS || program in COPIERS || program in DOWNLOADERS || program === 'sed' || program === 'dd'
+  );
 }

@@ -70,6 +70,13 @@ describe('a deny on writes under secrets/ stops shell writes as it stops `write`
     ['sed -i s/key/x/ secrets/existing', 'secrets/existing'],
     ['find a -fprint secrets/list', 'secrets/list'],
     ['sudo tee secrets/k', 'secrets/k'],
+    ['exec 3> secrets/k', 'secrets/k'],
+    ['cat > secrets/k <<EOF\nx\nEOF', 'secrets/k'],
+    ['{ echo a; echo b; } > secrets/k', 'secrets/k'],
+    ['echo x > /proc/self/cwd/secrets/k', 'secrets/k'], // the shell's own working directory
+    ['curl -fsSLo secrets/k https://example.com/k', 'secrets/k'],
+    ['curl --output-dir secrets -o k https://example.com/k', 'secrets/k'],
+    ['wget -qO secrets/k https://example.com/k', 'secrets/k'],
     ['echo x > k', 'secrets/k', 'secrets'], // relative to the call's workdir
     ['echo x > ../secrets/k', 'secrets/k', 'a'],
   ])('%j → denied, naming the write', async (command, written, workdir) => {
@@ -106,6 +113,10 @@ describe('a deny on writes under secrets/ stops shell writes as it stops `write`
     ['cd secrets && echo x > k', 'the path it writes is chosen at run time: > k'],
     ['ls | xargs rm', 'the path it writes is chosen at run time: xargs rm'],
     ['cp a/f "$DEST"', 'the path it writes is chosen at run time: cp a/f $DEST'],
+    ['touch secrets/{a,b}', 'the path it writes is chosen at run time: touch secrets/{a,b}'],
+    ['echo x > sec*/k', 'the path it writes is chosen at run time: > sec*/k'],
+    ['env -C secrets tee k', 'the path it writes is chosen at run time: env -C secrets tee k'],
+    ['echo x > /proc/1/cwd/k', 'the path it writes is chosen at run time: > /proc/1/cwd/k'],
   ])('a write target known only at run time asks: %j', async (command, reason) => {
     expect(await decideShell(DENY_SECRETS, command)).toMatchObject({ action: 'ask', reason });
   });
