@@ -9,11 +9,12 @@
  * is literal; the files it writes (redirections, writers.ts); and what cannot
  * be named statically (issue 26: the `dynamic` parts, which fail closed).
  */
+import { posix } from 'node:path';
 import type { DynamicKind, DynamicPart } from '../../core/permission/types.js';
 import { parseCommand, type ShNode } from '../tools/shell/syntax.js';
 import { commandWords, literalWord, NUMERIC_PARAM, programBase, WRAPPERS } from '../tools/shell/words.js';
 import { interpreterSource, SHELLS } from './interpreters.js';
-import type { RawWrite, Word } from './shell-parts.js';
+import { baseName, type RawWrite, type Word } from './shell-parts.js';
 import { wordText } from './word-text.js';
 import { isWriter, programWrites } from './writers.js';
 
@@ -28,6 +29,9 @@ const VALUE_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   stdbuf: ['-i', '-o', '-e'],
   time: ['-f', '-o'],
   exec: ['-a'],
+  watch: ['-n', '--interval'],
+  ionice: ['-c', '-n', '-p', '-P', '-u', '--class', '--classdata'],
+  flock: ['-w', '-E', '--timeout', '--conflict-exit-code'],
 };
 
 /**
@@ -35,7 +39,14 @@ const VALUE_OPTIONS: Readonly<Record<string, readonly string[]>> = {
  * analyzer's list, with the positional arguments they take before the
  * command (`flock LOCKFILE cmd`, `chrt PRIO cmd`).
  */
-const MORE_WRAPPERS: Readonly<Record<string, number>> = { ionice: 0, chrt: 1, flock: 1, busybox: 0, watch: 0 };
+const MORE_WRAPPERS: Readonly<Record<string, number>> = {
+  ionice: 0,
+  chrt: 1,
+  flock: 1,
+  busybox: 0,
+  toybox: 0,
+  watch: 0,
+};
 
 /** Wrapper options that run the command in another directory. */
 const CHDIR_OPTIONS: Readonly<Record<string, readonly string[]>> = {
@@ -83,6 +94,8 @@ interface Collected {
   unwrapped: Set<string>;
   writes: RawWrite[];
   dynamic: Map<string, DynamicPart>;
+  /** Files the command runs — program words, interpreter scripts, sourced files — with the command's text. */
+  ran: { file: string; text: string }[];
 }
 
 /** A command's standard input when a redirection gives it: literal text, text built at run time, or a file. */
@@ -143,6 +156,7 @@ function programIndex(words: Word[]): { at: number; chdir: boolean } | { dynamic
       if (base === 'env' && (/^-[A-Za-z0-9]*S/.test(a) || a.startsWith('--split-string'))) {
         return { dynamic: 'env_split' };
       }
+      if (base === 'flock' && (a === '-c' || a === '--command')) return { dynamic: 'program' };
       if (a === '--') {
         i++;
         break;
@@ -155,6 +169,8 @@ function programIndex(words: Word[]): { at: number; chdir: boolean } | { dynamic
       else break;
     }
     i += MORE_WRAPPERS[base] ?? 0;
+    // `flock LOCK -c 'cmd'` runs its text through sh; options after the lock file are not read: fail closed.
+    if (base === 'flock' && words[i]?.literal?.startsWith('-')) return { dynamic: 'program' };
   }
 }
 
@@ -285,6 +301,8 @@ async function analyzeProgram(program: string, args: Word[], text: string, out: 
       break;
   }
   const source = interpreterSource(program, args);
+  if (source?.kind === 'file' && source.script !== undefined) out.ran.push({ file: source.script, text });
+  if ((program === 'source' || program === '.') && args[0]?.literal) out.ran.push({ file: args[0].literal, text });
   if (source?.kind === 'code' && SHELLS.has(program)) await nested(source.text, 'interpreter_code', out, ctx);
   else if (source?.kind === 'dynamic_code') addDynamic(out, 'interpreter_code', text);
   else if (source?.kind === 'input') await programInput(program, text, out, ctx);
@@ -326,6 +344,7 @@ async function analyzeWords(words: Word[], prefix: string[], out: Collected, ctx
   const inner = runs.map((w) => w.text).join(' ');
   if (inner !== full) out.unwrapped.add(inner);
   const program = programBase(runs[0]!.literal!);
+  out.ran.push({ file: runs[0]!.literal!, text: full });
   const rest = runs.slice(1).map((w) => w.text);
   // `/bin/rm x` is `rm x` to a rule; what `xargs` runs gets arguments from its input (`xargs rm` runs `rm …`).
   if (program !== runs[0]!.literal) out.unwrapped.add([program, ...rest].join(' '));
@@ -377,6 +396,24 @@ async function walk(node: ShNode, out: Collected, ctx: Context, outer: ShNode[] 
 }
 
 /**
+ * true when `file` (a program word, a script) may be a file the command
+ * writes: the same path (`./d`, `x/../d`), or, for a bare name found on the
+ * `PATH`, the same last segment; a file under a written tree counts.
+ */
+function runsWritten(file: string, writes: RawWrite[]): boolean {
+  const bare = !file.includes('/');
+  const run = posix.normalize(file);
+  return writes.some((w) => {
+    const names = w.into ? [w.path, ...w.into.names.map((n) => `${w.path}/${n}`)] : [w.path];
+    return names.some((n) => {
+      const written = posix.normalize(n).replace(/\/+$/, '');
+      if (bare) return baseName(written) === file || (w.tree === true && written.split('/').includes(file));
+      return run === written || (w.tree === true && run.startsWith(`${written}/`));
+    });
+  });
+}
+
+/**
  * true when some command of the tree may change the working directory:
  * `cd`, `pushd`, `popd` (behind wrappers too), or a program chosen at run
  * time (it could be one of them).
@@ -415,8 +452,9 @@ async function collect(source: string, out: Collected, ctx: Context): Promise<vo
  * not parse).
  */
 export async function shellSubject(command: string): Promise<ShellSubject> {
-  const out: Collected = { commands: new Set(), unwrapped: new Set(), writes: [], dynamic: new Map() };
+  const out: Collected = { commands: new Set(), unwrapped: new Set(), writes: [], dynamic: new Map(), ran: [] };
   await collect(command, out, { depth: 0, cwdMoved: false, fromInput: false });
+  for (const r of out.ran) if (runsWritten(r.file, out.writes)) addDynamic(out, 'written_program', r.text);
   return {
     commands: [...out.commands],
     unwrapped: [...out.unwrapped].filter((u) => !out.commands.has(u)),

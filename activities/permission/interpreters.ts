@@ -18,8 +18,8 @@ export type InterpreterSource =
   | { kind: 'dynamic_code' }
   /** the standard input (`sh`, `bash -s`, `python -`, `node` with no script) */
   | { kind: 'input' }
-  /** a script file, a module, or an option that runs no program (`--version`) */
-  | { kind: 'file' };
+  /** a script file (`script`: its path as written), a module, or an option that runs no program (`--version`) */
+  | { kind: 'file'; script?: string };
 
 interface InterpreterSpec {
   /** Short options whose value is the code (`-c`, `-e`); for shells the code is the first operand. */
@@ -100,7 +100,7 @@ export function interpreterSource(program: string, args: readonly Word[]): Inter
       if (next === undefined) return shellCode ? { kind: 'file' } : { kind: 'input' };
       if (next.literal === null) return { kind: 'dynamic_code' };
       if (shellCode) return { kind: 'code', text: next.literal };
-      return STDIN_NAMES.has(next.literal) ? { kind: 'input' } : { kind: 'file' };
+      return STDIN_NAMES.has(next.literal) ? { kind: 'input' } : { kind: 'file', script: next.literal };
     }
     if (STDIN_NAMES.has(a)) return { kind: 'input' };
     if (a.startsWith('--')) {
@@ -114,7 +114,7 @@ export function interpreterSource(program: string, args: readonly Word[]): Inter
     const isOption = a.startsWith('-') || (spec.shell === true && a.startsWith('+'));
     if (!isOption) {
       if (shellCode) return { kind: 'code', text: a };
-      return { kind: 'file' };
+      return { kind: 'file', script: a };
     }
     for (let k = 1; k < a.length; k++) {
       const c = a[k]!;

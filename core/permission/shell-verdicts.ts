@@ -44,6 +44,7 @@ export const DYNAMIC_WHY: Readonly<Record<DynamicKind, string>> = {
   coproc: 'coproc runs a command the rules do not follow',
   function: 'the command defines a function, which can change what a name runs',
   alias: 'the command defines an alias, which can change what a name runs',
+  written_program: 'it runs a file the same command writes',
   unparsed: 'the command does not parse, so its programs cannot be named',
   write_target: 'the path it writes is chosen at run time',
 };
@@ -90,13 +91,14 @@ function hasRule(policy: PermissionPolicy, tool: string, action: PermissionActio
  * The extra verdicts of a shell subject: one per write, one per dynamic part
  * that fails closed (see the module comment). `tool` is the call's tool name.
  *
- * @returns verdicts in order (writes first); none for a subject without
+ * @returns verdicts in order (writes that ask or deny first); none for a subject without
  *   `writes`/`dynamic` (every subject but a shell call's, and those computed
  *   before issue 26). Grants are applied by the caller. Never throws.
  */
 export function shellVerdicts(policy: PermissionPolicy, tool: string, subject: CallSubject): ShellVerdict[] {
   if (subject.kind !== 'commands') return [];
-  const out = (subject.writes ?? []).map((p) => writeVerdict(policy, p));
+  // An allowed write adds no verdict: it cannot change the action, and an allowed call reads as before.
+  const out = (subject.writes ?? []).map((p) => writeVerdict(policy, p)).filter((v) => v.action !== 'allow');
   for (const part of subject.dynamic ?? []) {
     const answersTo = part.kind === 'write_target' ? WRITE_TOOL : tool;
     const why = `${DYNAMIC_WHY[part.kind]}: ${part.text}`;

@@ -31,6 +31,8 @@ export type PermissionMode = 'standard' | 'strict' | 'allow_all';
  * - `find`: `find -delete`; `parallel`: GNU parallel with no command (it reads
  *   commands from its input); `env_split`: `env -S`/`--split-string`;
  *   `coproc`; `function`: a function definition; `alias`: an alias definition;
+ * - `written_program`: the command runs a file it writes itself (`cp /bin/rm d;
+ *   ./d x`, `echo 'rm x' > s.sh; sh s.sh`);
  * - `unparsed`: text that does not parse (or a parser that cannot load);
  * - `write_target`: a file the command writes whose path is not known
  *   statically (`> "$F"`, `tee $OUT`, `xargs rm`, a relative path after `cd`).
@@ -48,6 +50,7 @@ export type DynamicKind =
   | 'coproc'
   | 'function'
   | 'alias'
+  | 'written_program'
   | 'unparsed'
   | 'write_target';
 

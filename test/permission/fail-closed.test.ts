@@ -184,6 +184,25 @@ const CASES: [string, string, DynamicKind, string][] = [
     'the command defines an alias, which can change what a name runs: alias ls=rm -rf',
   ],
   [
+    'a program the command writes itself',
+    'cp /bin/rm ./del; ./del x',
+    'written_program',
+    'it runs a file the same command writes: ./del x',
+  ],
+  [
+    'a script the command writes itself',
+    "echo 'rm x' > s.sh; sh s.sh",
+    'written_program',
+    'it runs a file the same command writes: sh s.sh',
+  ],
+  [
+    'a link the command makes, run by name from PATH',
+    'ln -s /bin/rm d && PATH=.:$PATH d x',
+    'written_program',
+    'it runs a file the same command writes: PATH=.:$PATH d x',
+  ],
+  ['flock -c', "flock lk -c 'rm x'", 'program', 'the program is chosen at run time: flock lk -c rm x'],
+  [
     'text that does not parse',
     'ls &&',
     'unparsed',
@@ -212,6 +231,8 @@ describe('fail closed: with a deny rule on rm and "*": "allow"', () => {
     ['text that does not parse but spells the denied command', 'rm x &&'],
     ['a function whose body is denied', 'f() { rm -f x; }; f'],
     ['literal sh -c text', "sh -c 'rm x'"],
+    ['watch with an interval', 'watch -n 1 rm x'],
+    ['toybox', 'toybox rm x'],
     ['a literal here-string is read as shell code', "bash <<< 'rm x'"],
     ['a literal here-document too', "sh <<'EOF'\nrm x\nEOF"],
   ])('a deny that also matches statically stays a deny: %s', async (_name, command) => {
