@@ -74,6 +74,12 @@ const FD_TARGET = /^(\d+|-)$/;
 /** How deep `bash -c` / `eval` texts are recursed into. */
 const MAX_DEPTH = 8;
 
+/** The most write targets one subject carries (more fail closed as one `write_target` part). */
+export const MAX_WRITES = 256;
+
+/** The most dynamic parts of one kind one subject carries (one is enough to fail closed). */
+export const MAX_DYNAMIC_PER_KIND = 16;
+
 /** The most characters of a definition quoted in a dynamic part. */
 const QUOTE_MAX = 120;
 
@@ -445,7 +451,9 @@ async function collect(source: string, out: Collected, ctx: Context): Promise<vo
 
 /**
  * The shell subject of a shell call's `command` text: see
- * {@link ShellSubject} and the module comment. Text that does not parse is
+ * {@link ShellSubject} and the module comment. At most {@link MAX_WRITES}
+ * writes (more add a `write_target` part) and {@link MAX_DYNAMIC_PER_KIND}
+ * dynamic parts of each kind. Text that does not parse is
  * one command, the text itself trimmed, and an `unparsed` dynamic part. A
  * relative write after a `cd` is a `write_target` dynamic part instead of a
  * write. Never throws (a parser that cannot load counts as text that does
@@ -455,11 +463,18 @@ export async function shellSubject(command: string): Promise<ShellSubject> {
   const out: Collected = { commands: new Set(), unwrapped: new Set(), writes: [], dynamic: new Map(), ran: [] };
   await collect(command, out, { depth: 0, cwdMoved: false, fromInput: false });
   for (const r of out.ran) if (runsWritten(r.file, out.writes)) addDynamic(out, 'written_program', r.text);
+  if (out.writes.length > MAX_WRITES) addDynamic(out, 'write_target', `more than ${MAX_WRITES} files written`);
+  const perKind = new Map<DynamicKind, number>();
+  const dynamic = [...out.dynamic.values()].filter((d) => {
+    const n = (perKind.get(d.kind) ?? 0) + 1;
+    perKind.set(d.kind, n);
+    return n <= MAX_DYNAMIC_PER_KIND;
+  });
   return {
     commands: [...out.commands],
     unwrapped: [...out.unwrapped].filter((u) => !out.commands.has(u)),
-    writes: out.writes,
-    dynamic: [...out.dynamic.values()],
+    writes: out.writes.slice(0, MAX_WRITES),
+    dynamic,
   };
 }
 

@@ -191,3 +191,15 @@ describe('writes follow the edit rules: order, modes, trees', () => {
     expect((await decideShell(p, command)).action).toBe(action);
   });
 });
+
+describe('bounds', () => {
+  it('more write targets than a subject carries fail closed as one part', async () => {
+    const files = Array.from({ length: 300 }, (_, i) => `f${i}`).join(' ');
+    const subject = await callSubject('shell', { command: `touch ${files}` }, ws);
+    expect(subject.kind === 'commands' && subject.writes?.length).toBe(256);
+    expect(await decideShell(DENY_SECRETS, `touch ${files}`)).toMatchObject({
+      action: 'ask',
+      reason: 'the path it writes is chosen at run time: more than 256 files written',
+    });
+  });
+});
