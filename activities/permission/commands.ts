@@ -12,47 +12,13 @@
 import { posix } from 'node:path';
 import type { DynamicKind, DynamicPart } from '../../core/permission/types.js';
 import { parseCommand, type ShNode } from '../tools/shell/syntax.js';
-import { commandWords, literalWord, NUMERIC_PARAM, programBase, WRAPPERS } from '../tools/shell/words.js';
+import { commandWords, literalWord, programBase } from '../tools/shell/words.js';
 import { interpreterSource, SHELLS } from './interpreters.js';
+import { DEVICES, FD_TARGET, stdinOf, type Stdin } from './redirects.js';
 import { baseName, type RawWrite, type Word } from './shell-parts.js';
 import { wordText } from './word-text.js';
 import { isWriter, programWrites } from './writers.js';
-
-/** Wrapper options that take the next word as their value (`sudo -u root …`). */
-const VALUE_OPTIONS: Readonly<Record<string, readonly string[]>> = {
-  sudo: ['-u', '-g', '-C', '-h', '-p', '-U', '-r', '-t', '-D', '-R', '-T', '--chdir'],
-  doas: ['-u', '-C'],
-  env: ['-u', '-C', '--chdir'],
-  timeout: ['-s', '-k'],
-  nice: ['-n'],
-  xargs: ['-I', '-n', '-P', '-d', '-L', '-s', '-E', '-a'],
-  stdbuf: ['-i', '-o', '-e'],
-  time: ['-f', '-o'],
-  exec: ['-a'],
-  watch: ['-n', '--interval'],
-  ionice: ['-c', '-n', '-p', '-P', '-u', '--class', '--classdata'],
-  flock: ['-w', '-E', '--timeout', '--conflict-exit-code'],
-};
-
-/**
- * Wrappers the permission subjects also look through, beyond the shell
- * analyzer's list, with the positional arguments they take before the
- * command (`flock LOCKFILE cmd`, `chrt PRIO cmd`).
- */
-const MORE_WRAPPERS: Readonly<Record<string, number>> = {
-  ionice: 0,
-  chrt: 1,
-  flock: 1,
-  busybox: 0,
-  toybox: 0,
-  watch: 0,
-};
-
-/** Wrapper options that run the command in another directory. */
-const CHDIR_OPTIONS: Readonly<Record<string, readonly string[]>> = {
-  env: ['-C', '--chdir'],
-  sudo: ['-D', '--chdir'],
-};
+import { programIndex } from './wrappers.js';
 
 /** GNU parallel options that take the next word as their value. */
 const PARALLEL_VALUES: ReadonlySet<string> = new Set([
@@ -64,12 +30,6 @@ const PARALLEL_VALUES: ReadonlySet<string> = new Set([
 
 /** `find` actions that run a command, ended by `;` or `+`. */
 const FIND_EXEC: ReadonlySet<string> = new Set(['-exec', '-execdir', '-ok', '-okdir']);
-
-/** Redirection targets that are devices, not files a rule protects. */
-const DEVICES = /^\/dev\/(null|stdout|stderr|stdin|tty|fd\/\d+)$/;
-
-/** Redirection destinations that are file descriptors, not paths (`2>&1`, `>&-`). */
-const FD_TARGET = /^(\d+|-)$/;
 
 /** How deep `bash -c` / `eval` texts are recursed into. */
 const MAX_DEPTH = 8;
@@ -104,9 +64,6 @@ interface Collected {
   ran: { file: string; text: string }[];
 }
 
-/** A command's standard input when a redirection gives it: literal text, text built at run time, or a file. */
-type Stdin = { kind: 'text'; text: string } | { kind: 'dynamic' } | { kind: 'file' };
-
 /**
  * Where a command is: nesting depth, whether the command changes directory
  * (so relative writes cannot be placed), whether its arguments come from
@@ -135,51 +92,6 @@ function assignmentText(node: ShNode): string {
   return `${name}=${value ? wordText(value) : ''}`;
 }
 
-/**
- * The index of the word a wrapper chain runs (`env -i A=1 sudo -u x rm` →
- * `rm`), or why it cannot be told: a word in the program's place (or an
- * option before it) that is not literal → `program`; `env -S` → `env_split`.
- */
-function programIndex(words: Word[]): { at: number; chdir: boolean } | { dynamic: DynamicKind } {
-  let i = 0;
-  let chdir = false;
-  for (;;) {
-    const w = words[i];
-    if (!w) return { at: i, chdir };
-    if (w.literal === null) return { dynamic: 'program' };
-    const base = programBase(w.literal);
-    if (!WRAPPERS.has(base) && !(base in MORE_WRAPPERS)) return { at: i, chdir };
-    i++;
-    while (i < words.length) {
-      const a = words[i]!.literal;
-      if (a === null) {
-        if (base === 'env' && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i]!.text)) {
-          i++;
-          continue;
-        }
-        return { dynamic: 'program' };
-      }
-      if (base === 'env' && (/^-[A-Za-z0-9]*S/.test(a) || a.startsWith('--split-string'))) {
-        return { dynamic: 'env_split' };
-      }
-      if (base === 'flock' && (a === '-c' || a === '--command')) return { dynamic: 'program' };
-      if (a === '--') {
-        i++;
-        break;
-      }
-      // `env -C dir`, `sudo -D dir`: the command runs elsewhere, so its relative writes are not placed.
-      if (CHDIR_OPTIONS[base]?.some((o) => a === o || a.startsWith(`${o}=`) || (o.length === 2 && a.startsWith(o))))
-        chdir = true;
-      if (a.startsWith('-')) i += VALUE_OPTIONS[base]?.includes(a) ? 2 : 1;
-      else if (!(base in MORE_WRAPPERS) && (NUMERIC_PARAM.test(a) || (base === 'env' && a.includes('=')))) i++;
-      else break;
-    }
-    i += MORE_WRAPPERS[base] ?? 0;
-    // `flock LOCK -c 'cmd'` runs its text through sh; options after the lock file are not read: fail closed.
-    if (base === 'flock' && words[i]?.literal?.startsWith('-')) return { dynamic: 'program' };
-  }
-}
-
 function literalText(args: Word[]): string | null {
   if (args.length === 0 || args.some((a) => a.literal === null)) return null;
   return args.map((a) => a.literal).join(' ');
@@ -189,32 +101,6 @@ function literalText(args: Word[]): string | null {
 async function nested(text: string, kind: DynamicKind, out: Collected, ctx: Context): Promise<void> {
   if (ctx.depth >= MAX_DEPTH) addDynamic(out, kind, quote(text));
   else await collect(text, out, { depth: ctx.depth + 1, cwdMoved: ctx.cwdMoved, fromInput: false });
-}
-
-/** The input a command's redirections give it (the last one wins), or undefined. */
-function stdinOf(redirects: ShNode[]): Stdin | undefined {
-  let found: Stdin | undefined;
-  for (const r of redirects) {
-    if (r.type === 'herestring_redirect') {
-      const word = r.children.find((c) => c.named);
-      const text = word ? literalWord(word) : null;
-      found = text === null ? { kind: 'dynamic' } : { kind: 'text', text };
-    } else if (r.type === 'heredoc_redirect') {
-      const start = r.children.find((c) => c.type === 'heredoc_start')?.text ?? '';
-      const body = r.children.find((c) => c.type === 'heredoc_body');
-      const quoted = /['"\\]/.test(start);
-      const raw = body?.text ?? '';
-      if (quoted) found = { kind: 'text', text: raw };
-      else if ((body?.children ?? []).some((c) => c.named && c.type !== 'heredoc_content')) found = { kind: 'dynamic' };
-      // unquoted: `\$`, `\``, `\\` and backslash-newline are unescaped before the program reads the text
-      else found = { kind: 'text', text: raw.replace(/\\\n/g, '').replace(/\\([\\$`])/g, '$1') };
-    } else if (r.type === 'file_redirect') {
-      const op = r.children.find((c) => !c.named)?.text ?? '';
-      if (op === '<') found = { kind: 'file' };
-      else if (op === '<&') found = { kind: 'dynamic' };
-    }
-  }
-  return found;
 }
 
 /** The command `find -exec …` / `-ok …` runs: its words up to `;` or `+`. */
