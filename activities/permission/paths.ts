@@ -3,20 +3,24 @@
  * file, whatever the call wrote — `..`, `.` and repeated separators resolved,
  * symlinks resolved, workspace-relative inside the workspace.
  */
-import { realpath } from 'node:fs/promises';
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { readlink, realpath } from 'node:fs/promises';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 
 function inside(root: string, p: string): boolean {
   return p === root || p.startsWith(root.endsWith(sep) ? root : root + sep);
 }
 
+/** How many dangling links one path may pass through (the kernel's own limit). */
+const MAX_LINK_HOPS = 40;
+
 /**
  * The real path of `path` (absolute, not normalized: `..` after a symlink
  * is resolved from the link's target, as the kernel does). For a path that
  * does not exist (a new file): the real path of its nearest existing
- * ancestor, plus the rest, resolved lexically.
+ * ancestor, plus the rest, resolved lexically. A dangling symlink on the way
+ * is followed to where it points (writing through it creates its target).
  */
-async function realOrNearest(path: string): Promise<string> {
+async function realOrNearest(path: string, hops = 0): Promise<string> {
   const segments = path.split('/');
   for (let keep = segments.length; keep > 1; keep--) {
     const head = segments.slice(0, keep).join('/') || '/';
@@ -24,7 +28,15 @@ async function realOrNearest(path: string): Promise<string> {
       const real = await realpath(head);
       return resolve(real, ...segments.slice(keep));
     } catch {
-      // missing, not a directory, no permission, a loop: try the parent
+      // missing, not a directory, no permission, a loop: a dangling link, or try the parent
+    }
+    if (hops < MAX_LINK_HOPS) {
+      const target = await readlink(head).catch(() => null);
+      if (target !== null) {
+        const rest = segments.slice(keep);
+        const at = isAbsolute(target) ? target : `${dirname(head)}/${target}`;
+        return realOrNearest([at, ...rest].join('/'), hops + 1);
+      }
     }
   }
   return resolve(path);

@@ -9,8 +9,9 @@ import { patchFilePaths, patchWrittenPaths } from '../../core/tools/apply-patch.
 import { toolDeclarations } from '../../core/tools/registry.js';
 import type { SubjectSource } from '../../core/tools/types.js';
 import { parsePatch } from '../tools/apply-patch/parse.js';
-import { subjectCommands } from './commands.js';
+import { shellSubject } from './commands.js';
 import { subjectPath } from './paths.js';
+import { writePaths } from './write-paths.js';
 
 /**
  * Every file a patch touches, as written: each Add/Delete/Update path and
@@ -38,8 +39,15 @@ async function normalize(source: SubjectSource, workspace: string): Promise<Call
       return { kind: 'paths', paths: [...new Set(paths)] };
     }
     case 'command': {
-      const { commands, unwrapped } = await subjectCommands(source.command);
-      return { kind: 'commands', commands, ...(unwrapped.length > 0 ? { unwrapped } : {}) };
+      const { commands, unwrapped, writes, dynamic } = await shellSubject(source.command);
+      const paths = await writePaths(workspace, source.workdir, writes);
+      return {
+        kind: 'commands',
+        commands,
+        ...(unwrapped.length > 0 ? { unwrapped } : {}),
+        ...(paths.length > 0 ? { writes: paths } : {}),
+        ...(dynamic.length > 0 ? { dynamic } : {}),
+      };
     }
   }
 }
@@ -54,7 +62,8 @@ async function normalize(source: SubjectSource, workspace: string): Promise<Call
  * @returns `paths` for the file tools (read, write, glob/grep `path` — default
  *   `.` — and every file of an apply_patch, Move targets included), normalized
  *   by paths.ts `subjectPath`; `commands` for shell (commands.ts
- *   `subjectCommands`); `none` for a tool without `subjectOf`, a tool Zuno
+ *   `shellSubject`; its writes normalized by write-paths.ts relative to the
+ *   call's `workdir`); `none` for a tool without `subjectOf`, a tool Zuno
  *   does not declare, or arguments its schema refuses (the call is blocked
  *   `invalid_arguments` anyway). Never throws.
  */

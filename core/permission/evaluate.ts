@@ -8,6 +8,7 @@ import { isToolName } from '../tools/registry.js';
 import type { ToolEffect } from '../tools/types.js';
 import { exactPattern, globMatch } from './glob.js';
 import { describeRule, lastMatchingRule } from './rules.js';
+import { shellVerdicts } from './shell-verdicts.js';
 import type {
   CallSubject,
   PermissionAction,
@@ -79,8 +80,11 @@ function verdictOf(policy: PermissionPolicy, call: PermissionCall, effect: ToolE
  * are decided as in `standard`; `standard` follows the rule, no rule allows.
  * A tool that is not declared (`core/tools/registry.ts`) is SideEffecting
  * whatever `call.effect` says, and with no rule it asks even in `standard`
- * (TD2 fail closed). An `ask` becomes `allow` when a grant of the same tool
- * matches that subject; grants never touch a deny.
+ * (TD2 fail closed). A shell call's writes and dynamic parts add their own
+ * verdicts first (shell-verdicts.ts, issue 26: writes meet the `edit` rules,
+ * what cannot be named statically fails closed). An `ask` becomes `allow`
+ * when a grant of the same tool matches that subject; grants never touch a
+ * deny.
  *
  * @param policy the mode and rules (client/permission-config.ts parses them).
  * @param call the tool name, its TD1 effect (effect.ts `callEffect`) and its subject.
@@ -95,8 +99,11 @@ export function evaluatePermission(
 ): PermissionDecision {
   const known = isToolName(call.tool);
   const effect: ToolEffect = known ? call.effect : 'SideEffecting';
-  const verdicts: Verdict[] = subjectTexts(call.subject).map((text) => {
-    const v = verdictOf(policy, call, effect, known, text);
+  const ruled: Verdict[] = [
+    ...shellVerdicts(policy, call.tool, call.subject),
+    ...subjectTexts(call.subject).map((text) => ({ ...verdictOf(policy, call, effect, known, text), text })),
+  ];
+  const verdicts: Verdict[] = ruled.map(({ text, ...v }) => {
     if (v.action === 'ask') {
       const grant = grants.find((g) => g.tool === call.tool && globMatch(g.pattern, text));
       if (grant)

@@ -39,8 +39,10 @@ function tokenize(pattern: string): Token[] {
  * `globMatch('git *', 'git')` → false, `globMatch('*', '')` → true.
  */
 export function globMatch(pattern: string, text: string): boolean {
-  const tokens = tokenize(pattern);
-  const chars = Array.from(text);
+  return matchTokens(tokenize(pattern), Array.from(text));
+}
+
+function matchTokens(tokens: Token[], chars: string[]): boolean {
   let p = 0;
   let s = 0;
   let starAt = -1;
@@ -62,6 +64,39 @@ export function globMatch(pattern: string, text: string): boolean {
   }
   while (tokens[p]?.kind === 'star') p++;
   return p === tokens.length;
+}
+
+/**
+ * true when `pattern` matches at least one text that starts with `prefix`
+ * (a rule that could speak for some file under a directory: `secrets/*`
+ * with prefix `secrets/`, or with prefix `` — the workspace root). Pure.
+ */
+export function globMatchesUnder(pattern: string, prefix: string): boolean {
+  const tokens = tokenize(pattern);
+  let p = 0;
+  for (const c of Array.from(prefix)) {
+    const t = tokens[p];
+    if (!t) return false;
+    if (t.kind === 'star') return true; // it takes the rest of the prefix, the tokens after it a suffix
+    if (t.kind === 'char' && t.char !== c) return false;
+    p++;
+  }
+  return true;
+}
+
+/**
+ * true when `pattern` matches every text that starts with `prefix` (`*`,
+ * `secrets/*` and `sec*` all cover `secrets/`; `secrets/*.key` does not).
+ * A sufficient test: the pattern ends in `*` and what comes before it
+ * matches some beginning of `prefix`. Pure.
+ */
+export function globCoversUnder(pattern: string, prefix: string): boolean {
+  const tokens = tokenize(pattern);
+  if (tokens.at(-1)?.kind !== 'star') return false;
+  const head = tokens.slice(0, -1);
+  const chars = Array.from(prefix);
+  for (let j = 0; j <= chars.length; j++) if (matchTokens(head, chars.slice(0, j))) return true;
+  return false;
 }
 
 /**

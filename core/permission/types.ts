@@ -17,6 +17,50 @@ export type PermissionAction = 'allow' | 'ask' | 'deny';
 export type PermissionMode = 'standard' | 'strict' | 'allow_all';
 
 /**
+ * Why a shell call's programs (or a write target) cannot all be named
+ * statically (docs/permissions.md "Fail closed"): each occurrence asks when a
+ * rule could have spoken for it.
+ * - `program`: the program word is built at run time (`$(echo rm) x`, `$a x`,
+ *   a glob or brace word, a wrapper's non-literal option, `xargs $X`);
+ * - `eval`: `eval`/`trap` of non-literal text; `source`: `source`/`.` of a
+ *   file chosen at run time or of the standard input;
+ * - `interpreter_code`: `sh|bash|…|python|node|perl|ruby|php|lua` given code
+ *   (`-c`/`-e`/…) that is not literal, or nested deeper than the parser follows;
+ * - `interpreter_input`: an interpreter that reads its program from its
+ *   standard input (`… | sh`, `bash <<< 'rm x'`, `xargs sh`);
+ * - `find`: `find -delete`; `parallel`: GNU parallel with no command (it reads
+ *   commands from its input); `env_split`: `env -S`/`--split-string`;
+ *   `coproc`; `function`: a function definition; `alias`: an alias definition;
+ * - `written_program`: the command runs a file it writes itself (`cp /bin/rm d;
+ *   ./d x`, `echo 'rm x' > s.sh; sh s.sh`);
+ * - `unparsed`: text that does not parse (or a parser that cannot load);
+ * - `write_target`: a file the command writes whose path is not known
+ *   statically (`> "$F"`, `tee $OUT`, `xargs rm`, a relative path after `cd`).
+ *   Decided with the `edit` rules, all other kinds with the shell rules.
+ */
+export type DynamicKind =
+  | 'program'
+  | 'eval'
+  | 'source'
+  | 'interpreter_code'
+  | 'interpreter_input'
+  | 'find'
+  | 'parallel'
+  | 'env_split'
+  | 'coproc'
+  | 'function'
+  | 'alias'
+  | 'written_program'
+  | 'unparsed'
+  | 'write_target';
+
+/** One occurrence of a {@link DynamicKind} in a shell call: `text` is the simple command (or redirection) as spelled. */
+export interface DynamicPart {
+  kind: DynamicKind;
+  text: string;
+}
+
+/**
  * What a call touches, computed by the modelStep activity (it has the
  * filesystem and the shell parser: activities/permission/subject.ts
  * `callSubject`) and carried to the workflow.
@@ -30,11 +74,19 @@ export type PermissionMode = 'standard' | 'strict' | 'allow_all';
  *   the shell would expand keeps its source text). `unwrapped`: for a command
  *   behind leading assignments or a wrapper (`env`, `sudo`, `timeout`, …), the
  *   command it runs (`sudo rm -rf /` → `rm -rf /`); matched like `commands`.
+ *   `writes`: the files the command writes — redirection targets, `tee`,
+ *   `dd of=`, `cp`/`mv`/`install`/`ln` destinations, `mv` sources, `touch`,
+ *   `truncate`, `rm`, `rmdir`, `unlink`, `shred`, `mkdir`, `sed -i` files,
+ *   `find -fprint` — normalized like `paths` (relative to the call's
+ *   `workdir`); an entry ending in `/**` (`**` for the root) is a directory
+ *   and everything under it (`rm -r`, `mv`, `cp -r`). Decided by the `edit`
+ *   rules. `dynamic`: what cannot be named statically ({@link DynamicKind}).
+ *   Subjects computed before issue 26 have neither.
  * - `none`: a call with nothing to match patterns on (matched as the empty text).
  */
 export type CallSubject =
   | { kind: 'paths'; paths: string[] }
-  | { kind: 'commands'; commands: string[]; unwrapped?: string[] }
+  | { kind: 'commands'; commands: string[]; unwrapped?: string[]; writes?: string[]; dynamic?: DynamicPart[] }
   | { kind: 'none' };
 
 /**

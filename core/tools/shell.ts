@@ -123,7 +123,11 @@ export const shellDeclaration: ToolDeclaration<ShellArgs> = {
   replay: 'Never',
   concurrency: 'Exclusive',
   args: shellArgs,
-  subjectOf: (args) => ({ kind: 'command', command: args.command }),
+  subjectOf: (args) => ({
+    kind: 'command',
+    command: args.command,
+    ...(args.workdir !== undefined ? { workdir: args.workdir } : {}),
+  }),
   summarize(args) {
     const first = args.command.split('\n', 1)[0] ?? '';
     const label = args.background === true ? 'shell (background)' : 'shell';

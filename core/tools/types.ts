@@ -90,11 +90,14 @@ export interface ToolDeclaration<Args = unknown> {
 /**
  * The raw material of a call's permission subject (see
  * {@link ToolDeclaration.subjectOf}): `paths` as the arguments spell them,
- * `command` bash source, `patch` an apply_patch text (every file it adds,
+ * `command` bash source (and the `workdir` it runs in, relative to the
+ * workspace root, for its write targets), `patch` an apply_patch text (every file it adds,
  * deletes, updates or moves to).
  */
 export type SubjectSource =
-  { kind: 'paths'; paths: string[] } | { kind: 'command'; command: string } | { kind: 'patch'; patch: string };
+  | { kind: 'paths'; paths: string[] }
+  | { kind: 'command'; command: string; workdir?: string }
+  | { kind: 'patch'; patch: string };
 
 /** What an argument field listed in {@link ToolDeclaration.changeArgs} holds. */
 export type ChangeArg = 'patch' | 'content';

@@ -166,6 +166,7 @@ describe('shell: the simple commands of a call', () => {
       kind: 'commands',
       commands: ['sudo make', 'sh'],
       unwrapped: ['make'],
+      dynamic: [{ kind: 'interpreter_input', text: 'sh' }],
     });
   });
 });
