@@ -234,6 +234,55 @@ describe('session workflow determinism', () => {
     }
   });
 
+  it('replays a history with a session-wide grant: approved for the session, then a call with the same program and another redirect', async () => {
+    const workspace = mkdtempSync(join(tmpdir(), 'zuno-replay-ws-'));
+    const run = await h.startScripted({
+      workspace,
+      prompt: 'write notes',
+      permission: { mode: 'strict', rules: [] },
+      script: {
+        replies: [
+          { toolCalls: [{ name: 'shell', arguments: { command: 'echo hello > note.txt' } }] },
+          { toolCalls: [{ name: 'shell', arguments: { command: 'echo hello > index.js' } }] },
+          { text: 'Both written.' },
+        ],
+      },
+    });
+    // The first approval is approved for the session; any later one (the grant no longer covers another
+    // redirect since issue 26) once. Recorded before that change, session-approvals-v3.json ran the second
+    // call on the old per-command grant without asking.
+    let decisions = 0;
+    let done = false;
+    const decider = (async () => {
+      const decided = new Set<string>();
+      while (!done) {
+        const rows = await h.store.listApprovals({ sessionId: run.sessionId, status: 'pending' });
+        const row = rows.find((a) => !decided.has(a.id));
+        if (row) {
+          decided.add(row.id);
+          await decideApproval(h.client, row, { decision: decisions++ === 0 ? 'approve_session' : 'approve_once' });
+        } else await new Promise((r) => setTimeout(r, 100));
+      }
+    })();
+    try {
+      expect((await run.result()).status).toBe('completed');
+    } finally {
+      done = true;
+      await decider;
+      await run.closeProvider();
+    }
+    expect(existsSync(join(workspace, 'note.txt')) && existsSync(join(workspace, 'index.js'))).toBe(true);
+    const json = execFileSync(
+      TEMPORAL_BIN,
+      ['workflow', 'show', '--workflow-id', run.workflowId, '--address', h.address, '--output', 'json'],
+      { encoding: 'utf8' },
+    );
+    await Worker.runReplayHistory({ workflowBundle: { codePath } }, JSON.parse(json), run.workflowId);
+    if (process.env.ZUNO_RECORD_HISTORY === '1') {
+      writeFileSync(join(FIXTURES, `session-approvals-grant-${Date.now()}.json`), json);
+    }
+  });
+
   it('replays every checked-in history fixture', async () => {
     const files = readdirSync(FIXTURES).filter((f) => f.endsWith('.json'));
     expect(files.length).toBeGreaterThan(0);
