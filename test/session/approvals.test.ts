@@ -256,7 +256,7 @@ describe('deciding from the CLI side', () => {
     await expect(
       decideApproval(
         h.client,
-        { sessionId, id: 'ap_0_0_1', revision: 1 },
+        { sessionId, id: 'ap_0_0_1', revision: 1, subjectText: 'echo hi' },
         { decision: 'approve_once' },
         { waitMs: 4_000, notify: (l) => notices.push(l) },
       ),

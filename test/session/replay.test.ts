@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { interruptSession } from '../../client/session-start.js';
+import { EXACT_SUBJECT_PATCH } from '../../workflows/permission-gate.js';
 import { FAST_TURN_PATCH } from '../../workflows/session-machine.js';
 import { workflowBundlePath } from '../../worker/workflow-bundle.js';
 import { TEMPORAL_BIN } from '../helpers/dev-server.js';
@@ -248,9 +249,10 @@ describe('session workflow determinism', () => {
         ],
       },
     });
-    // The first approval is approved for the session; any later one (the grant no longer covers another
-    // redirect since issue 26) once. Recorded before that change, session-approvals-v3.json ran the second
-    // call on the old per-command grant without asking.
+    // The first approval is approved for the session; the second call asks again (the grant covers exactly
+    // `echo hello > note.txt` since issue 26) and is approved once. Recorded before that change,
+    // session-approvals-v3.json ran the second call on the old per-command grant (`echo hello`) without asking;
+    // session-approvals-v4.json is this test under patched('zuno-approval-exact-subject-v1').
     let decisions = 0;
     let done = false;
     const decider = (async () => {
@@ -272,6 +274,7 @@ describe('session workflow determinism', () => {
       await run.closeProvider();
     }
     expect(existsSync(join(workspace, 'note.txt')) && existsSync(join(workspace, 'index.js'))).toBe(true);
+    expect(decisions).toBe(2);
     const json = execFileSync(
       TEMPORAL_BIN,
       ['workflow', 'show', '--workflow-id', run.workflowId, '--address', h.address, '--output', 'json'],
@@ -293,6 +296,11 @@ describe('session workflow determinism', () => {
     expect(files).toContain('session-goal-backoff-background-v2.json');
     // The permission gate: a deny rule, approvals asked, approved and denied (issue 11).
     expect(files).toContain('session-approvals-v1.json');
+    // Session-wide grants: per simple command before issue 26 (v3), exactly the text shown after (v4).
+    expect(files).toEqual(expect.arrayContaining(['session-approvals-v3.json', 'session-approvals-v4.json']));
+    const v3 = patchIds(JSON.parse(readFileSync(join(FIXTURES, 'session-approvals-v3.json'), 'utf8')));
+    const v4 = patchIds(JSON.parse(readFileSync(join(FIXTURES, 'session-approvals-v4.json'), 'utf8')));
+    expect([v3.includes(EXACT_SUBJECT_PATCH), v4.includes(EXACT_SUBJECT_PATCH)]).toEqual([false, true]);
     // Questions: asked, the worker killed, answered (test/session/questions-crash.test.ts records it).
     expect(files).toContain('session-questions-v1.json');
     // Delegation (issue 12): a parent with a foreground task and a background job, and a child (test/delegation/delegation-replay.test.ts).
