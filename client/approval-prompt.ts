@@ -4,7 +4,7 @@ import type { ApprovalRow, EventRow, ProjectionStore } from '../activities/proje
 import { ZunoError } from '../core/errors.js';
 import { inertText } from '../core/terminal-text.js';
 import { decideApproval, type Decision } from './approvals.js';
-import { exactNoun, grantWords, partsLine, subjectBlock } from './approval-words.js';
+import { canGrantSession, exactNoun, grantWords, partsLine, subjectBlock } from './approval-words.js';
 import type { Sink } from './render.js';
 
 /** How often an open prompt checks whether the approval was decided elsewhere, in ms. */
@@ -72,18 +72,15 @@ async function askAbout(row: ApprovalRow, deps: ApprovalPromptDeps, who: string)
     deps.sink.err(
       `\n${subjectBlock(`${who} wants to run ${row.tool}`, row)}\n${parts ? `  ${parts}\n` : ''}  (${inertText(row.reason)})\n`,
     );
+    const session = canGrantSession(row);
+    const choices = session
+      ? `[y] yes, once · [a] yes, and ${exactNoun(row)} for the rest of the session · [n] no`
+      : '[y] yes, once · [n] no';
     let decision: Decision | null = null;
     while (!decision) {
-      const answer = (
-        await rl.question(
-          `Allow? [y] yes, once · [a] yes, and ${exactNoun(row)} for the rest of the session · [n] no: `,
-          { signal: abort.signal },
-        )
-      )
-        .trim()
-        .toLowerCase();
+      const answer = (await rl.question(`Allow? ${choices}: `, { signal: abort.signal })).trim().toLowerCase();
       if (answer === 'y' || answer === 'yes') decision = { decision: 'approve_once' };
-      else if (answer === 'a' || answer === 'always') decision = { decision: 'approve_session' };
+      else if (session && (answer === 'a' || answer === 'always')) decision = { decision: 'approve_session' };
       else if (answer === 'n' || answer === 'no') {
         const why = (await rl.question('Reason for the model (optional): ', { signal: abort.signal })).trim();
         decision = { decision: 'deny', ...(why ? { message: why.slice(0, 2000) } : {}) };

@@ -44,6 +44,15 @@ export function partsLine(a: ShownApproval): string | null {
   return `parts: ${inertText(parts.join('; '))}`;
 }
 
+/**
+ * false for an approval that can only be approved once or denied: a command
+ * too large for the workflow's history (its row has a digest but no grant
+ * scope). Pure.
+ */
+export function canGrantSession(a: Pick<ApprovalRow, 'subjectDigest' | 'grantScope'>): boolean {
+  return a.subjectDigest === null || a.grantScope === 'call';
+}
+
 /** `this exact command` / `this exact <tool> call`: the choice the prompt offers for the session. Pure. */
 export function exactNoun(a: Pick<ApprovalRow, 'tool' | 'subjectKind'>): string {
   return a.subjectKind === 'command' ? 'this exact command' : `this exact ${a.tool} call`;

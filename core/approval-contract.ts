@@ -54,6 +54,14 @@ export interface PendingApproval {
   grantPatterns?: string[];
   /** The scope of the grants `grantPatterns` make ({@link SessionGrant.scope}). */
   grantScope?: 'call';
+  /**
+   * true for a command whose arguments were too large for the history
+   * (`argsInProjection`): `subjectText` here is a stand-in naming its length,
+   * the full text is read from the stored call and written to the approval's
+   * row by `recordApproval` (`subjectDigest` is that text's); it can be
+   * approved once or denied, never for the session.
+   */
+  textInProjection?: true;
   /** The session's approval revision when this was asked: a decision must name it (`expectedRevision`). */
   revision: number;
   turn: number;

@@ -139,6 +139,11 @@ export class ApprovalBook {
           ? `approval ${req.approvalId} needs the digest of the text you were shown; nothing ran`
           : `the decision was made on another text than the call ${req.approvalId} waits with; nothing ran — list it again and decide on what it shows`,
       );
+    if (req.decision === 'approve_session' && approval!.textInProjection)
+      fail(
+        APPROVAL_ERRORS.invalid,
+        `approval ${req.approvalId} is a command too large to keep in the workflow: approve it once or deny it`,
+      );
     if (req.pattern !== undefined && approval!.grantScope !== 'call')
       fail(
         APPROVAL_ERRORS.invalid,

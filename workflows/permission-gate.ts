@@ -83,10 +83,11 @@ function decide(
   if (!policy) return { kind: 'result', result: { run: true } };
   const effect = callEffect(call.name, call.args);
   const subject = call.subject ?? { kind: 'none' as const };
-  const shown = shownSubject(call.name, call.args, subject);
+  const shown = shownOf(call, subject);
   const decision = evaluatePermission(
     policy,
-    { tool: call.name, effect, subject, text: shown.text },
+    // A command held in the projection has no text here: no `call` grant covers it, so it always asks.
+    { tool: call.name, effect, subject, ...(shown.inProjection ? {} : { text: shown.text }) },
     host.approvals.grants(),
   );
   if (decision.action === 'allow') return { kind: 'result', result: { run: true } };
@@ -97,24 +98,43 @@ function decide(
   return { kind: 'ask', decision, shown };
 }
 
+/** What the gate shows of a call: see {@link shownSubject}; for a command whose arguments stayed in the projection, a stand-in text and the digest modelStep computed. */
+type GateShown = ShownSubject & { inProjection?: { digest: string } };
+
+function shownOf(call: PlannedToolCall, subject: NonNullable<PlannedToolCall['subject']>): GateShown {
+  const shown = shownSubject(call.name, call.args, subject);
+  if (!call.argsInProjection || call.shown?.kind !== 'command') return shown;
+  const text = `${call.summary ?? call.name} (a command of ${call.shown.chars} characters: its full text is recorded with the approval — zuno approvals list)`;
+  return { kind: 'command', text, parts: shown.parts, inProjection: { digest: call.shown.digest } };
+}
+
 async function waitForDecision(
   host: GateHost,
   call: PlannedToolCall,
   where: { turn: number; step: number },
-  asked: { decision: PermissionDecision; shown: ShownSubject },
+  asked: { decision: PermissionDecision; shown: GateShown },
   interrupted: () => boolean,
 ): Promise<ApprovalVerdict> {
   const book = host.approvals;
   const { decision, shown } = asked;
   const subject = patched(EXACT_SUBJECT_PATCH)
-    ? {
-        subjectText: shown.text,
-        subjectKind: shown.kind,
-        subjectParts: shown.parts,
-        subjectDigest: sha256Hex(shown.text),
-        grantPatterns: [exactPattern(shown.text)],
-        grantScope: 'call' as const,
-      }
+    ? shown.inProjection
+      ? // Approved once only: the workflow cannot hold the text a grant would cover (recordApproval writes it).
+        {
+          subjectText: shown.text,
+          subjectKind: shown.kind,
+          subjectParts: shown.parts,
+          subjectDigest: shown.inProjection.digest,
+          textInProjection: true as const,
+        }
+      : {
+          subjectText: shown.text,
+          subjectKind: shown.kind,
+          subjectParts: shown.parts,
+          subjectDigest: sha256Hex(shown.text),
+          grantPatterns: [exactPattern(shown.text)],
+          grantScope: 'call' as const,
+        }
     : {
         subjectText: decision.subjectText,
         ...(decision.grantPatterns?.length ? { grantPatterns: decision.grantPatterns } : {}),

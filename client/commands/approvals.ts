@@ -6,7 +6,7 @@ import { APPROVAL_MESSAGE_MAX, APPROVAL_PATTERN_MAX } from '../../core/approval-
 import { globMatch } from '../../core/permission/glob.js';
 import type { SessionGrant } from '../../core/permission/types.js';
 import { inertLine } from '../../core/terminal-text.js';
-import { grantWords, partsLine, subjectCell } from '../approval-words.js';
+import { canGrantSession, grantWords, partsLine, subjectCell } from '../approval-words.js';
 import { ZunoError } from '../../core/errors.js';
 import { decideApproval, findApproval } from '../approvals.js';
 import { connectTemporal, resolvePaths, type ZunoPaths } from '../context.js';
@@ -168,6 +168,11 @@ export async function approvalsDecideCommand(
   if (!store) throw new ZunoError('approval_not_found', `no pending approval ${id}: Zuno's home has no sessions yet`);
   try {
     const row = await findApproval(store, id, opts.session);
+    if (opts.sessionWide && !canGrantSession(row))
+      throw new ZunoError(
+        'usage_error',
+        `${row.id} is a command too large to keep in the session's workflow: approve it once (without --session-wide) or deny it`,
+      );
     if (opts.pattern !== undefined) await confirmPattern(row, opts.pattern, opts, sink, input);
     const temporal = await connectTemporal(paths, opts.json ? null : (line) => sink.err(`${line}\n`));
     try {

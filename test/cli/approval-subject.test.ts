@@ -196,6 +196,32 @@ describe('the subject shown is the command that runs (issue 26 item 1)', () => {
   }, 120_000);
 });
 
+describe('a command too large for the history (arguments kept in the projection)', () => {
+  it('its row and event hold the full text the digest names; it is approved once, never for the session', async () => {
+    const big = `printf '%s' '${'x'.repeat(70_000)}' > big.txt && echo done`;
+    const { run, ws } = await strictRun([shell('call_1', big)]);
+    const row = await pendingFor(run, 'call_1');
+    expect(row).toMatchObject({ subjectText: big, subjectDigest: subjectDigestOf(big), grantScope: null });
+    const requested = (await h.store.listEvents(run.sessionId, 0, 1000)).find((e) => e.type === EV.approvalRequested)!;
+    expect((requested.data as { subjectText: string }).subjectText).toBe(big);
+    // The workflow holds a stand-in naming the length, and the digest of the full text.
+    const [held] = (await handleOf(run).query<ApprovalsView>(APPROVALS_QUERY)).pending;
+    expect(held).toMatchObject({ subjectDigest: subjectDigestOf(big), textInProjection: true });
+    expect(held!.subjectText).toContain(`a command of ${big.length} characters`);
+    const wide = await runZuno(['approvals', 'approve', row.id, '--session', run.sessionId, '--session-wide'], {
+      home,
+    });
+    expect(wide.code).not.toBe(0);
+    expect(wide.stderr).toContain('approve it once');
+    await expect(decideApproval(h.client, row, { decision: 'approve_session' })).rejects.toMatchObject({
+      code: 'approval_invalid',
+    });
+    await decideApproval(h.client, row, { decision: 'approve_once' });
+    expect(await run.result()).toMatchObject({ status: 'completed' });
+    expect(readFileSync(join(ws, 'big.txt'), 'utf8')).toBe('x'.repeat(70_000));
+  }, 120_000);
+});
+
 describe('grants never widen (issue 26 item 3)', () => {
   it('approving `echo hello > note.txt` for the session: the same command runs, `echo hello > index.js` asks again', async () => {
     const { run, ws } = await strictRun([
