@@ -2,7 +2,9 @@ import { createInterface } from 'node:readline/promises';
 import type { Client } from '@temporalio/client';
 import type { ApprovalRow, EventRow, ProjectionStore } from '../activities/projection/types.js';
 import { ZunoError } from '../core/errors.js';
+import { inertText } from '../core/terminal-text.js';
 import { decideApproval, type Decision } from './approvals.js';
+import { canGrantSession, exactNoun, grantWords, partsLine, subjectBlock } from './approval-words.js';
 import type { Sink } from './render.js';
 
 /** How often an open prompt checks whether the approval was decided elsewhere, in ms. */
@@ -19,9 +21,11 @@ export interface ApprovalPromptDeps {
 
 /**
  * Asks the person at the terminal about an `approval.requested` event
- * (issue 11): `y` approves once, `a` approves for the session (the same tool
- * and pattern stop asking), `n` denies and asks for an optional reason the
- * model sees. Anything else asks again: an empty line decides nothing
+ * (issue 11): it shows the call's full text as the model sent it (a heredoc
+ * as its lines, issue 26), its parsed parts and why it asks; `y` approves
+ * once, `a` approves this exact command for the session (the confirmation
+ * says so in those words), `n` denies and asks for an optional reason the
+ * model sees. The decision carries the digest of the text shown. Anything else asks again: an empty line decides nothing
  * (PM6). When the approval is decided elsewhere while the prompt is open
  * (`zuno approvals approve …` from another terminal), the prompt closes and
  * says so. Returns once the approval is decided (here or elsewhere).
@@ -43,7 +47,8 @@ export async function promptApproval(e: EventRow, deps: ApprovalPromptDeps): Pro
  */
 export async function promptApprovalOf(row: ApprovalRow, who: string, deps: ApprovalPromptDeps): Promise<void> {
   const decided = await askAbout(row, deps, who);
-  if (decided) deps.sink.err(`${row.id} of ${row.sessionId}: ${DECIDED_HERE[decided.decision]}\n`);
+  if (decided && decided.decision !== 'approve_session')
+    deps.sink.err(`${row.id} of ${row.sessionId}: ${DECIDED_HERE[decided.decision]}\n`);
 }
 
 /** How a decision made at this prompt reads. */
@@ -63,28 +68,32 @@ async function askAbout(row: ApprovalRow, deps: ApprovalPromptDeps, who: string)
     });
   }, ELSEWHERE_POLL_MS);
   try {
-    deps.sink.err(`\n${who} wants to run ${row.tool}: ${row.subjectText}\n  (${row.reason})\n`);
+    const parts = partsLine(row);
+    deps.sink.err(
+      `\n${subjectBlock(`${who} wants to run ${row.tool}`, row)}\n${parts ? `  ${parts}\n` : ''}  (${inertText(row.reason)})\n`,
+    );
+    const session = canGrantSession(row);
+    const choices = session
+      ? `[y] yes, once · [a] yes, and ${exactNoun(row)} for the rest of the session · [n] no`
+      : '[y] yes, once · [n] no';
     let decision: Decision | null = null;
     while (!decision) {
-      const answer = (
-        await rl.question(
-          'Allow? [y] yes, once · [a] yes, and this exact call for the rest of the session · [n] no: ',
-          {
-            signal: abort.signal,
-          },
-        )
-      )
-        .trim()
-        .toLowerCase();
+      const answer = (await rl.question(`Allow? ${choices}: `, { signal: abort.signal })).trim().toLowerCase();
       if (answer === 'y' || answer === 'yes') decision = { decision: 'approve_once' };
-      else if (answer === 'a' || answer === 'always') decision = { decision: 'approve_session' };
+      else if (session && (answer === 'a' || answer === 'always')) decision = { decision: 'approve_session' };
       else if (answer === 'n' || answer === 'no') {
         const why = (await rl.question('Reason for the model (optional): ', { signal: abort.signal })).trim();
         decision = { decision: 'deny', ...(why ? { message: why.slice(0, 2000) } : {}) };
       }
     }
     const sent = await decideApproval(deps.client, row, decision).then(
-      () => true,
+      (result) => {
+        if (decision.decision === 'approve_session')
+          deps.sink.err(
+            `${row.id} of ${row.sessionId}: approved; for the rest of that session it no longer asks for ${grantWords(row, result.grant)}\n`,
+          );
+        return true;
+      },
       (err: unknown) => {
         if (err instanceof ZunoError && err.code === 'approval_already_decided') return false; // decided elsewhere meanwhile
         throw err;

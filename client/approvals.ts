@@ -63,21 +63,36 @@ function findOwnApproval(store: ProjectionStore, id: string, sessionId?: string)
 export interface Decision {
   decision: ApprovalDecisionKind;
   message?: string;
+  /** With `approve_session`: the pattern the person typed, instead of the exact text (see {@link ApprovalDecisionRequest.pattern}). */
+  pattern?: string;
   /** Default: a new random id (one decision per command invocation). */
   commandId?: string;
 }
 
 /**
+ * sha256 (lowercase hex) of the text a person was shown for an approval —
+ * what a decision carries so the workflow can refuse one made on another
+ * text (issue 26 item 1). Equal to the workflow's `subjectDigest`.
+ */
+export function subjectDigestOf(subjectText: string): string {
+  return createHash('sha256').update(subjectText, 'utf8').digest('hex');
+}
+
+/**
  * Sends a decision to the session workflow (the `decideApproval` Update),
- * bound to the approval's revision as stored.
+ * bound to the approval's revision as stored and to the text it was shown
+ * with: `row.subjectText` is what the person saw, and its sha256 travels
+ * with the decision (`subjectDigest`), so a decision on another text is
+ * refused `approval_subject_mismatch` and nothing runs.
  * @returns the workflow's result (`duplicate` when the same command was applied before).
  * @throws ZunoError with the workflow's typed refusal (`approval_stale_revision`,
  *   `approval_already_decided`, `approval_command_conflict`, `approval_invalid`,
- *   `approval_not_found`), or `session_not_running` when the session's workflow has ended.
+ *   `approval_not_found`, `approval_subject_mismatch`), or `session_not_running`
+ *   when the session's workflow has ended.
  */
 export async function decideApproval(
   client: Client,
-  row: Pick<ApprovalRow, 'sessionId' | 'id' | 'revision'>,
+  row: Pick<ApprovalRow, 'sessionId' | 'id' | 'revision' | 'subjectText'>,
   d: Decision,
   opts: { waitMs?: number; notify?: (line: string) => void } = {},
 ): Promise<ApprovalDecisionResult> {
@@ -87,6 +102,8 @@ export async function decideApproval(
     expectedRevision: row.revision,
     decision: d.decision,
     ...(d.message !== undefined ? { message: d.message } : {}),
+    subjectDigest: subjectDigestOf(row.subjectText),
+    ...(d.pattern !== undefined ? { pattern: d.pattern } : {}),
   };
   return sendSessionUpdate<ApprovalDecisionResult, ApprovalDecisionRequest>(client, {
     sessionId: row.sessionId,
@@ -103,6 +120,13 @@ export async function decideApproval(
 }
 
 function digest(req: ApprovalDecisionRequest): string {
-  const content = JSON.stringify([req.approvalId, req.expectedRevision, req.decision, req.message ?? null]);
+  const content = JSON.stringify([
+    req.approvalId,
+    req.expectedRevision,
+    req.decision,
+    req.message ?? null,
+    req.subjectDigest ?? null,
+    req.pattern ?? null,
+  ]);
   return createHash('sha256').update(content).digest('hex').slice(0, 16);
 }

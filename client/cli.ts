@@ -223,7 +223,7 @@ Environment:
       .command(verb)
       .description(
         verb === 'approve'
-          ? 'let a waiting call run (once; with --session-wide also the same tool with this exact subject, e.g. the same command, for the rest of the session)'
+          ? 'let a waiting call run (once; with --session-wide also this exact command — the full text shown — or the --pattern you type, for the rest of the session)'
           : 'refuse a waiting call; the model sees the refusal and your message',
       )
       .argument('<id>', 'approval id (ap_…), as approvals list shows it')
@@ -233,7 +233,13 @@ Environment:
       )
       .option('--json', 'print the decision as JSON');
     if (verb === 'approve')
-      cmd.option('--session-wide', 'also approve later calls of the same tool with this exact subject in this session');
+      cmd
+        .option('--session-wide', 'also approve later calls of the same tool with exactly this text in this session')
+        .option(
+          '--pattern <glob>',
+          'with --session-wide: cover the calls whose whole text matches this glob (* any run, ? one character) instead; shown back and confirmed before it is stored',
+        )
+        .option('--yes', 'with --pattern: store it without asking (needed when stdin is not a terminal)');
     else cmd.option('--message <text>', 'what the model is told with the refusal (at most 2000 characters)');
     cmd.action(async (id: string, opts) => {
       const { approvalsDecideCommand } = await import('./commands/approvals.js');

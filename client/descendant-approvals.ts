@@ -1,5 +1,5 @@
 import type { ApprovalRow, ProjectionStore } from '../activities/projection/types.js';
-import { plainTerminalLine } from '../core/terminal-text.js';
+import { inertText } from '../core/terminal-text.js';
 import { childOfWords, SessionAncestry, type SessionLink } from './session-ancestry.js';
 
 /** A pending approval of a session below the followed one, with that session's link. */
@@ -52,7 +52,7 @@ export function childSessionWords(a: DescendantApproval): string {
 export function descendantApprovalLine(a: DescendantApproval): string {
   const { row } = a;
   return (
-    `? ${childSessionWords(a)}: ${row.tool} waits for your approval (${row.id}): ${plainTerminalLine(row.subjectText)} — ` +
+    `? ${childSessionWords(a)}: ${row.tool} waits for your approval (${row.id}): ${inertText(row.subjectText)} — ` +
     `zuno approvals approve|deny ${row.id} --session ${row.sessionId}`
   );
 }

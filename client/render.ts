@@ -1,6 +1,6 @@
 import type { EventRow } from '../activities/projection/types.js';
 import { messageWithoutCode } from '../core/errors.js';
-import { inertBlock, plainTerminalLine } from '../core/terminal-text.js';
+import { inertBlock, inertText, plainTerminalLine } from '../core/terminal-text.js';
 import { timedOutWords } from '../core/tools/shell.js';
 import { EV, parseEvent, TURN_END_EVENTS, type TypedEvent } from '../core/events.js';
 import { readsFailed } from './commands/tool-record-view.js';
@@ -169,7 +169,7 @@ export class HumanRenderer {
       }
       case EV.approvalRequested:
         this.line(
-          `? ${e.data.tool} waits for your approval (${e.data.approvalId}): ${plainTerminalLine(e.data.subjectText)} — ` +
+          `? ${e.data.tool} waits for your approval (${e.data.approvalId}): ${inertText(e.data.subjectText)} — ` +
             `zuno approvals approve|deny ${e.data.approvalId}`,
         );
         break;

@@ -88,8 +88,12 @@ async function sessionGrants(store: ProjectionStore, sessionId: string): Promise
   const grants: SessionGrant[] = [];
   for (const r of rows) {
     if (r.decision !== 'approve_session') continue;
-    for (const pattern of r.grantPattern?.split('\n') ?? ['*'])
-      if (!grants.some((g) => g.tool === r.tool && g.pattern === pattern)) grants.push({ tool: r.tool, pattern });
+    // A `call` grant is one pattern, the whole text (line feeds included); older rows hold one pattern per line.
+    const patterns = r.grantScope === 'call' ? [r.grantPattern ?? ''] : (r.grantPattern?.split('\n') ?? ['*']);
+    for (const pattern of patterns) {
+      const g: SessionGrant = { tool: r.tool, pattern, ...(r.grantScope ? { scope: r.grantScope } : {}) };
+      if (!grants.some((x) => x.tool === g.tool && x.pattern === g.pattern && x.scope === g.scope)) grants.push(g);
+    }
   }
   return grants;
 }

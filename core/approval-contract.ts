@@ -4,13 +4,19 @@
  * Shapes shared by the workflow, the activities that record approvals and
  * the CLI. Deterministic, no I/O.
  */
+import type { ShownKind } from './permission/shown.js';
+import type { SessionGrant } from './permission/types.js';
 
 /** Update that decides a pending approval. */
 export const DECIDE_APPROVAL_UPDATE = 'decideApproval';
 /** Query that lists the pending approvals and the session-wide grants. */
 export const APPROVALS_QUERY = 'approvals';
 
-/** What a person decides. `approve_session`: approve, and stop asking for the same tool + subject pattern in this session. */
+/**
+ * What a person decides. `approve_session`: approve, and stop asking in this
+ * session for the same tool and exactly the text that was shown (or the
+ * pattern the person typed, {@link ApprovalDecisionRequest.pattern}).
+ */
 export type ApprovalDecisionKind = 'approve_once' | 'approve_session' | 'deny';
 
 /** An approval waiting for a decision (one per asked call). */
@@ -20,12 +26,42 @@ export interface PendingApproval {
   rowId: string;
   callId: string;
   tool: string;
-  /** The subject as a person reads it (`rm -rf build`, `src/a.ts`). */
+  /**
+   * What the call does, as a person reads it: since issue 26 the full text as
+   * the model sent it (`echo hello > note.txt && ls`, a heredoc with its
+   * lines; for file tools their paths joined by `; `). Approvals asked
+   * before (no {@link subjectDigest}) hold the asking simple commands joined
+   * by `; ` (`echo hello; ls`).
+   */
   subjectText: string;
+  /** What `subjectText` is: `command` (as sent), `paths`, `none` (the tool's name). Absent on approvals asked before issue 26. */
+  subjectKind?: ShownKind;
+  /** The parsed parts the rules decided on (simple commands, paths), shown as a secondary line. Absent on approvals asked before issue 26. */
+  subjectParts?: string[];
+  /**
+   * sha256 (lowercase hex) of `subjectText`'s UTF-8 bytes: a decision must
+   * carry it ({@link ApprovalDecisionRequest.subjectDigest}). Absent on
+   * approvals asked before issue 26, which accept a decision without one.
+   */
+  subjectDigest?: string;
   /** Why it asks (the rule or mode that decided). */
   reason: string;
-  /** The patterns an `approve_session` decision grants (one per asking subject; absent: the tool as a whole). */
+  /**
+   * The patterns an `approve_session` decision grants: since issue 26 one,
+   * the exact `subjectText` (glob characters escaped) with `grantScope`
+   * `call`; before, one per asking subject and no scope. Absent: the tool as a whole.
+   */
   grantPatterns?: string[];
+  /** The scope of the grants `grantPatterns` make ({@link SessionGrant.scope}). */
+  grantScope?: 'call';
+  /**
+   * true for a command whose arguments were too large for the history
+   * (`argsInProjection`): `subjectText` here is a stand-in naming its length,
+   * the full text is read from the stored call and written to the approval's
+   * row by `recordApproval` (`subjectDigest` is that text's); it can be
+   * approved once or denied, never for the session.
+   */
+  textInProjection?: true;
   /** The session's approval revision when this was asked: a decision must name it (`expectedRevision`). */
   revision: number;
   turn: number;
@@ -43,6 +79,18 @@ export interface ApprovalDecisionRequest {
   decision: ApprovalDecisionKind;
   /** With `deny`: a message the model sees with the refusal (≤ 2000 characters). */
   message?: string;
+  /**
+   * sha256 (lowercase hex) of the exact subject text the person was shown.
+   * Must equal the approval's `subjectDigest`, else `approval_subject_mismatch`
+   * and nothing runs; optional only for approvals asked before issue 26.
+   */
+  subjectDigest?: string;
+  /**
+   * With `approve_session` only: a pattern the person typed (glob, as rule
+   * patterns; ≤ {@link APPROVAL_PATTERN_MAX} characters) that the grant
+   * covers instead of the exact text; it must match the approval's own text.
+   */
+  pattern?: string;
 }
 
 /** Result of {@link DECIDE_APPROVAL_UPDATE}. */
@@ -53,14 +101,16 @@ export interface ApprovalDecisionResult {
   revision: number;
   /** true when this command had already been applied (a retry): nothing changed. */
   duplicate: boolean;
+  /** With `approve_session`: the grant stored (or already there), in the words of {@link SessionGrant}. */
+  grant?: SessionGrant;
 }
 
 /** Result of {@link APPROVALS_QUERY}. */
 export interface ApprovalsView {
   revision: number;
   pending: PendingApproval[];
-  /** Session-wide grants (`approve_session`): the tool and subject pattern that no longer ask. */
-  grants: { tool: string; pattern: string }[];
+  /** Session-wide grants (`approve_session`): the tool and pattern that no longer ask, and what the pattern is matched against. */
+  grants: SessionGrant[];
 }
 
 /** Typed refusals of a decision (ApplicationFailure types). */
@@ -70,10 +120,15 @@ export const APPROVAL_ERRORS = {
   alreadyDecided: 'approval_already_decided',
   commandConflict: 'approval_command_conflict',
   invalid: 'approval_invalid',
+  /** The decision's digest is not that of the pending call's subject text: it was made on another text. */
+  subjectMismatch: 'approval_subject_mismatch',
 } as const;
 
 /** Longest deny message kept, in characters. */
 export const APPROVAL_MESSAGE_MAX = 2000;
+
+/** Longest pattern a person may type for a session-wide grant, in characters. */
+export const APPROVAL_PATTERN_MAX = 4000;
 
 /** Input of the `recordApproval` activity: the projection row and its event. */
 export interface RecordApprovalInput {
@@ -84,6 +139,8 @@ export interface RecordApprovalInput {
     decision: ApprovalDecisionKind | 'not_run';
     commandId?: string;
     message?: string;
+    /** With `approve_session`: the grant the decision stored (absent on decisions recorded before issue 26). */
+    grant?: SessionGrant;
     atMs: number;
   };
 }

@@ -319,9 +319,15 @@ export const eventSchemas = {
   [EV.approvalRequested]: z.object({
     approvalId: z.string(),
     ...ids,
+    /** The full text shown (issue 26; before it, the asking simple commands joined by `; `). */
     subjectText: z.string(),
+    subjectKind: z.enum(['command', 'paths', 'none']).optional(),
+    subjectParts: z.array(z.string()).optional(),
+    /** sha256 (hex) of subjectText: what a decision must carry. */
+    subjectDigest: z.string().optional(),
     reason: z.string(),
     grantPatterns: z.array(z.string()).optional(),
+    grantScope: z.literal('call').optional(),
     revision: z.number(),
     turn: z.number(),
     step: z.number(),
@@ -332,6 +338,8 @@ export const eventSchemas = {
     decision: z.enum(['approve_once', 'approve_session', 'deny', 'not_run']),
     commandId: z.string().optional(),
     message: z.string().optional(),
+    /** With approve_session: the grant stored (issue 26: scope `call`, the exact text or a typed pattern). */
+    grant: z.object({ tool: z.string(), pattern: z.string(), scope: z.literal('call').optional() }).optional(),
   }),
   [EV.questionAsked]: z.object({
     questionId: z.string(),

@@ -1,6 +1,7 @@
 import type { RecordApprovalInput } from './approval-contract.js';
 import type { CarriedQuestions, RecordQuestionInput } from './question-contract.js';
 import type { CallSubject, PermissionPolicy, SessionGrant } from './permission/types.js';
+import type { ShownKind } from './permission/shown.js';
 import type { ActivityDefaults } from './activity-defaults.js';
 import type { FinishReason, Usage } from './messages.js';
 import type { ProviderConfig } from './provider-config.js';
@@ -306,6 +307,14 @@ export interface PlannedToolCall {
   blocked?: { category: BlockedCategory; message: string };
   /** What the call touches, for the permission rules (computed by modelStep; absent: nothing known). */
   subject?: CallSubject;
+  /**
+   * With `argsInProjection` and a subject: what an approval would show
+   * (core/permission/shown.ts) — its kind, the sha256 (hex) of its full text
+   * and that text's length in characters — since the workflow does not hold
+   * the arguments; the text itself is read from the stored row when an
+   * approval is recorded (issue 26).
+   */
+  shown?: { kind: ShownKind; digest: string; chars: number };
 }
 
 /** Output of the modelStep activity. */

@@ -2,17 +2,20 @@ import { ApplicationFailure } from '@temporalio/workflow';
 import {
   APPROVAL_ERRORS,
   APPROVAL_MESSAGE_MAX,
+  APPROVAL_PATTERN_MAX,
   type ApprovalDecisionKind,
   type ApprovalDecisionRequest,
   type ApprovalDecisionResult,
   type ApprovalsView,
   type PendingApproval,
 } from '../core/approval-contract.js';
+import { globMatch } from '../core/permission/glob.js';
 import type { SessionGrant } from '../core/permission/types.js';
+import { sha256Hex } from '../core/sha256.js';
 
 /** How an asked call ended: decided by a person, or not run (the turn was interrupted while it waited). */
 export type ApprovalVerdict =
-  | { kind: 'approved'; decision: 'approve_once' | 'approve_session'; commandId: string }
+  | { kind: 'approved'; decision: 'approve_once' | 'approve_session'; commandId: string; grant?: SessionGrant }
   | { kind: 'denied'; commandId: string; message?: string }
   | { kind: 'not_run' };
 
@@ -76,8 +79,15 @@ export class ApprovalBook {
    * Update validator: refuses, with a typed ApplicationFailure, what
    * {@link decide} would not apply. A command already applied with the
    * same content passes (the handler answers it again).
+   * A decision carries the sha256 of the text the person was shown
+   * (`subjectDigest`): it must be the approval's own, else
+   * `approval_subject_mismatch` and nothing runs. An approval asked before
+   * issue 26 has no digest of its own: a decision without one is taken, one
+   * with a digest must be that of its text. A typed `pattern` (approve for
+   * the session) must match the approval's own text.
    * @throws ApplicationFailure `approval_invalid`, `approval_command_conflict`,
-   *   `approval_not_found`, `approval_already_decided`, `approval_stale_revision`.
+   *   `approval_not_found`, `approval_already_decided`, `approval_stale_revision`,
+   *   `approval_subject_mismatch`.
    */
   validate(req: ApprovalDecisionRequest): void {
     const fail = (type: string, message: string) => {
@@ -92,6 +102,15 @@ export class ApprovalBook {
       fail(APPROVAL_ERRORS.invalid, `message must be a string of at most ${APPROVAL_MESSAGE_MAX} characters`);
     if (req.message !== undefined && req.decision !== 'deny')
       fail(APPROVAL_ERRORS.invalid, 'only a deny carries a message');
+    if (req.subjectDigest !== undefined && !/^[0-9a-f]{64}$/.test(String(req.subjectDigest)))
+      fail(APPROVAL_ERRORS.invalid, 'subjectDigest must be a sha256 in lowercase hex');
+    if (
+      req.pattern !== undefined &&
+      (typeof req.pattern !== 'string' || req.pattern === '' || req.pattern.length > APPROVAL_PATTERN_MAX)
+    )
+      fail(APPROVAL_ERRORS.invalid, `pattern must be a non-empty string of at most ${APPROVAL_PATTERN_MAX} characters`);
+    if (req.pattern !== undefined && req.decision !== 'approve_session')
+      fail(APPROVAL_ERRORS.invalid, 'only an approval for the session carries a pattern');
     const before = this.applied.get(req.commandId);
     if (before) {
       if (before.request !== fingerprint(req))
@@ -112,6 +131,29 @@ export class ApprovalBook {
         APPROVAL_ERRORS.staleRevision,
         `approval ${req.approvalId} is at revision ${approval!.revision}, not ${req.expectedRevision}`,
       );
+    const own = approval!.subjectDigest ?? sha256Hex(approval!.subjectText);
+    if ((approval!.subjectDigest !== undefined || req.subjectDigest !== undefined) && req.subjectDigest !== own)
+      fail(
+        APPROVAL_ERRORS.subjectMismatch,
+        req.subjectDigest === undefined
+          ? `approval ${req.approvalId} needs the digest of the text you were shown; nothing ran`
+          : `the decision was made on another text than the call ${req.approvalId} waits with; nothing ran — list it again and decide on what it shows`,
+      );
+    if (req.decision === 'approve_session' && approval!.textInProjection)
+      fail(
+        APPROVAL_ERRORS.invalid,
+        `approval ${req.approvalId} is a command too large to keep in the workflow: approve it once or deny it`,
+      );
+    if (req.pattern !== undefined && approval!.grantScope !== 'call')
+      fail(
+        APPROVAL_ERRORS.invalid,
+        `approval ${req.approvalId} was asked before typed patterns existed: approve it without one`,
+      );
+    if (req.pattern !== undefined && !globMatch(req.pattern, approval!.subjectText))
+      fail(
+        APPROVAL_ERRORS.invalid,
+        `the pattern ${JSON.stringify(req.pattern)} does not cover the command it would approve: nothing was decided`,
+      );
   }
 
   /** Applies a validated decision (or answers a retried command with its first result). */
@@ -121,18 +163,30 @@ export class ApprovalBook {
     const approval = this.pending.get(req.approvalId)!;
     this.pending.delete(req.approvalId);
     this.revision += 1;
+    let grant: SessionGrant | undefined;
     if (req.decision === 'approve_session') {
-      for (const pattern of approval.grantPatterns ?? ['*'])
-        if (!this.grantList.some((g) => g.tool === approval.tool && g.pattern === pattern))
-          this.grantList.push({ tool: approval.tool, pattern });
+      const scope = approval.grantScope;
+      const patterns = req.pattern !== undefined ? [req.pattern] : (approval.grantPatterns ?? ['*']);
+      for (const pattern of patterns) {
+        const g: SessionGrant = { tool: approval.tool, pattern, ...(scope ? { scope } : {}) };
+        if (!this.grantList.some((x) => x.tool === g.tool && x.pattern === g.pattern && x.scope === g.scope))
+          this.grantList.push(g);
+        if (scope) grant = g;
+      }
     }
     this.verdicts.set(
       req.approvalId,
       req.decision === 'deny'
         ? { kind: 'denied', commandId: req.commandId, ...(req.message ? { message: req.message } : {}) }
-        : { kind: 'approved', decision: req.decision, commandId: req.commandId },
+        : { kind: 'approved', decision: req.decision, commandId: req.commandId, ...(grant ? { grant } : {}) },
     );
-    const result = { approvalId: req.approvalId, decision: req.decision, revision: this.revision, duplicate: false };
+    const result: ApprovalDecisionResult = {
+      approvalId: req.approvalId,
+      decision: req.decision,
+      revision: this.revision,
+      duplicate: false,
+      ...(grant ? { grant } : {}),
+    };
     this.applied.set(req.commandId, { request: fingerprint(req), result });
     return result;
   }
@@ -146,5 +200,12 @@ export class ApprovalBook {
 }
 
 function fingerprint(req: ApprovalDecisionRequest): string {
-  return JSON.stringify([req.approvalId, req.expectedRevision, req.decision, req.message ?? null]);
+  return JSON.stringify([
+    req.approvalId,
+    req.expectedRevision,
+    req.decision,
+    req.message ?? null,
+    req.subjectDigest ?? null,
+    req.pattern ?? null,
+  ]);
 }

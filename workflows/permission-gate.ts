@@ -1,14 +1,29 @@
 import { PROJECTION_RECORD_OPTIONS } from '../core/activity-policy.js';
-import { CancellationScope, condition, proxyActivities } from '@temporalio/workflow';
+import { CancellationScope, condition, patched, proxyActivities } from '@temporalio/workflow';
 import type { PendingApproval, RecordApprovalInput } from '../core/approval-contract.js';
 import { callEffect } from '../core/permission/effect.js';
 import { evaluatePermission } from '../core/permission/evaluate.js';
+import { exactPattern } from '../core/permission/glob.js';
+import { shownSubject, type ShownSubject } from '../core/permission/shown.js';
+import { sha256Hex } from '../core/sha256.js';
+import { inertText } from '../core/terminal-text.js';
 import type { PermissionDecision } from '../core/permission/types.js';
 import type { PlannedToolCall, SessionActivities, SettledOutcome } from '../core/session-contract.js';
 import type { ApprovalBook, ApprovalVerdict } from './approvals.js';
 import { onRoute, type RouteHost } from './route.js';
 import { markdownLiteral as md } from '../core/ui-text.js';
 import { settleDenied, settleNotRun } from './settle.js';
+
+/**
+ * `patched()` id of approvals that show and bind the call's full text (issue
+ * 26 items 1 and 3): the pending approval's `subjectText` is the whole command
+ * as sent, with its parsed parts and the sha256 a decision must carry, and an
+ * approval for the session grants exactly that text (scope `call`). Before
+ * it, the asking simple commands joined by `; `, no digest, one grant per
+ * simple command — kept so a running session's history replays (grants
+ * decide which later calls ask, and so which activities are scheduled).
+ */
+export const EXACT_SUBJECT_PATCH = 'zuno-approval-exact-subject-v1';
 
 /** What the permission gate needs from the session workflow. */
 export interface GateHost extends RouteHost {
@@ -42,7 +57,7 @@ export async function admitCall(
 ): Promise<GateResult> {
   const decided = decide(host, call);
   if (decided.kind === 'result') return decided.result;
-  const verdict = await waitForDecision(host, call, where, decided.decision, interrupted);
+  const verdict = await waitForDecision(host, call, where, decided, interrupted);
   if (verdict.kind === 'approved') return { run: true };
   if (verdict.kind === 'not_run') return { run: false, settled: settleNotRun(call, Date.now()) };
   const said = verdict.message ? `: ${verdict.message}` : '';
@@ -63,13 +78,16 @@ export function decideCall(host: GateHost, call: PlannedToolCall): GateResult | 
 function decide(
   host: GateHost,
   call: PlannedToolCall,
-): { kind: 'result'; result: GateResult } | { kind: 'ask'; decision: PermissionDecision } {
+): { kind: 'result'; result: GateResult } | { kind: 'ask'; decision: PermissionDecision; shown: ShownSubject } {
   const policy = host.meta.permission;
   if (!policy) return { kind: 'result', result: { run: true } };
   const effect = callEffect(call.name, call.args);
+  const subject = call.subject ?? { kind: 'none' as const };
+  const shown = shownOf(call, subject);
   const decision = evaluatePermission(
     policy,
-    { tool: call.name, effect, subject: call.subject ?? { kind: 'none' } },
+    // A command held in the projection has no text here: no `call` grant covers it, so it always asks.
+    { tool: call.name, effect, subject, ...(shown.inProjection ? {} : { text: shown.text }) },
     host.approvals.grants(),
   );
   if (decision.action === 'allow') return { kind: 'result', result: { run: true } };
@@ -77,25 +95,57 @@ function decide(
     const settled = settleDenied(call, `permission denied (${decision.reason})`, Date.now());
     return { kind: 'result', result: { run: false, settled } };
   }
-  return { kind: 'ask', decision };
+  return { kind: 'ask', decision, shown };
+}
+
+/** What the gate shows of a call: see {@link shownSubject}; for a command whose arguments stayed in the projection, a stand-in text and the digest modelStep computed. */
+type GateShown = ShownSubject & { inProjection?: { digest: string } };
+
+function shownOf(call: PlannedToolCall, subject: NonNullable<PlannedToolCall['subject']>): GateShown {
+  const shown = shownSubject(call.name, call.args, subject);
+  if (!call.argsInProjection || call.shown?.kind !== 'command') return shown;
+  const text = `${call.summary ?? call.name} (a command of ${call.shown.chars} characters: its full text is recorded with the approval — zuno approvals list)`;
+  return { kind: 'command', text, parts: shown.parts, inProjection: { digest: call.shown.digest } };
 }
 
 async function waitForDecision(
   host: GateHost,
   call: PlannedToolCall,
   where: { turn: number; step: number },
-  decision: PermissionDecision,
+  asked: { decision: PermissionDecision; shown: GateShown },
   interrupted: () => boolean,
 ): Promise<ApprovalVerdict> {
   const book = host.approvals;
+  const { decision, shown } = asked;
+  const subject = patched(EXACT_SUBJECT_PATCH)
+    ? shown.inProjection
+      ? // Approved once only: the workflow cannot hold the text a grant would cover (recordApproval writes it).
+        {
+          subjectText: shown.text,
+          subjectKind: shown.kind,
+          subjectParts: shown.parts,
+          subjectDigest: shown.inProjection.digest,
+          textInProjection: true as const,
+        }
+      : {
+          subjectText: shown.text,
+          subjectKind: shown.kind,
+          subjectParts: shown.parts,
+          subjectDigest: sha256Hex(shown.text),
+          grantPatterns: [exactPattern(shown.text)],
+          grantScope: 'call' as const,
+        }
+    : {
+        subjectText: decision.subjectText,
+        ...(decision.grantPatterns?.length ? { grantPatterns: decision.grantPatterns } : {}),
+      };
   const approval = book.ask({
     approvalId: `ap_${call.rowId.replace(/^tc_/, '')}`,
     rowId: call.rowId,
     callId: call.callId,
     tool: call.name,
-    subjectText: decision.subjectText,
+    ...subject,
     reason: decision.reason,
-    ...(decision.grantPatterns?.length ? { grantPatterns: decision.grantPatterns } : {}),
     turn: where.turn,
     step: where.step,
     requestedAtMs: Date.now(),
@@ -122,7 +172,7 @@ function decidedOf(v: ApprovalVerdict): NonNullable<RecordApprovalInput['decided
   if (v.kind === 'not_run') return { decision: 'not_run', atMs };
   if (v.kind === 'denied')
     return { decision: 'deny', commandId: v.commandId, ...(v.message ? { message: v.message } : {}), atMs };
-  return { decision: v.decision, commandId: v.commandId, atMs };
+  return { decision: v.decision, commandId: v.commandId, ...(v.grant ? { grant: v.grant } : {}), atMs };
 }
 
 function record(host: RouteHost, input: RecordApprovalInput): Promise<void> {
@@ -135,17 +185,34 @@ function record(host: RouteHost, input: RecordApprovalInput): Promise<void> {
   );
 }
 
+/** Longest subject text the current details show, in characters (the rest is named by its length). */
+export const APPROVAL_LINE_TEXT_MAX = 4000;
+
 /**
- * The Temporal current-details line of the oldest pending approval, e.g.
- * `turn 1 · waiting for approval ap_0_0_1: shell: rm -rf build · since 16:32:31 UTC · zuno approvals approve|deny ap_0_0_1`.
+ * The Temporal current-details line of the oldest pending approval: the full
+ * subject text on one line (control characters and line feeds as visible
+ * escapes, `\n`; Markdown-literal), then its parsed parts when they say
+ * something the text does not, e.g.
+ * `turn 1 · waiting for approval ap_0_0_1: shell: echo hello > note.txt && ls · parts: echo hello; ls · since 16:32:31 UTC · zuno approvals approve|deny ap_0_0_1`.
+ * A text longer than {@link APPROVAL_LINE_TEXT_MAX} is cut there with its length named.
  */
 export function approvalLine(pending: PendingApproval[]): string | null {
   const first = pending[0];
   if (!first) return null;
   const more = pending.length > 1 ? ` (+${pending.length - 1} more)` : '';
   const since = new Date(first.requestedAtMs).toISOString().slice(11, 19);
+  const text = inertText(first.subjectText);
+  const shown =
+    text.length > APPROVAL_LINE_TEXT_MAX
+      ? `${text.slice(0, APPROVAL_LINE_TEXT_MAX)}… (${text.length} characters: zuno approvals list --json)`
+      : text;
+  const parts = first.subjectParts ?? [];
+  const partsWords =
+    parts.length > 0 && !(parts.length === 1 && parts[0] === first.subjectText)
+      ? ` · parts: ${md(inertText(parts.join('; ')).slice(0, 400))}`
+      : '';
   return (
-    `turn ${first.turn + 1} · waiting for approval ${first.approvalId}: ${first.tool}: ${md(first.subjectText.slice(0, 160))}${more}` +
+    `turn ${first.turn + 1} · waiting for approval ${first.approvalId}: ${first.tool}: ${md(shown)}${partsWords}${more}` +
     ` · since ${since} UTC · zuno approvals approve|deny ${first.approvalId}`
   );
 }

@@ -57,6 +57,9 @@ export function toApproval(r: DbApproval): ApprovalRow {
     ...r,
     status: r.status as ApprovalRow['status'],
     decision: r.decision as ApprovalRow['decision'],
+    subjectParts: r.subjectParts === null ? null : (JSON.parse(r.subjectParts) as string[]),
+    grantScope: r.grantScope === 'call' ? 'call' : null,
+    subjectKind: r.subjectKind as ApprovalRow['subjectKind'],
     requestedAtMs: Number(r.requestedAtMs),
     decidedAtMs: r.decidedAtMs === null ? null : Number(r.decidedAtMs),
   };

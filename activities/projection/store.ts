@@ -418,9 +418,10 @@ class PrismaRows implements ProjectionWrites {
   }
 
   upsertApproval(a: ApprovalRow): Promise<void> {
-    const { sessionId, id, requestedAtMs, decidedAtMs, ...rest } = a;
+    const { sessionId, id, requestedAtMs, decidedAtMs, subjectParts, ...rest } = a;
     const data = {
       ...rest,
+      subjectParts: subjectParts === null ? null : JSON.stringify(subjectParts),
       requestedAtMs: ms(requestedAtMs),
       decidedAtMs: decidedAtMs === null ? null : ms(decidedAtMs),
     } satisfies Prisma.ApprovalUncheckedUpdateInput;

@@ -256,9 +256,19 @@ export interface ApprovalRow {
   rowId: string;
   callId: string;
   tool: string;
+  /** The full text shown to a person (issue 26); before it, the asking simple commands joined by `; `. */
   subjectText: string;
+  /** `command` | `paths` | `none`: what `subjectText` is; null on rows asked before issue 26. */
+  subjectKind: 'command' | 'paths' | 'none' | null;
+  /** The parsed parts the rules decided on; null on rows asked before issue 26. */
+  subjectParts: string[] | null;
+  /** sha256 (hex) of `subjectText`, which a decision carries; null on rows asked before issue 26. */
+  subjectDigest: string | null;
   reason: string;
+  /** One per line; with `grantScope` `call` the one pattern is the whole text (it may hold line feeds). */
   grantPattern: string | null;
+  /** `call`: the grant matches the call's whole text; null: each simple command or path (before issue 26). */
+  grantScope: 'call' | null;
   revision: number;
   status: 'pending' | 'approved' | 'denied' | 'not_run' | 'abandoned';
   decision: 'approve_once' | 'approve_session' | 'deny' | 'not_run' | null;

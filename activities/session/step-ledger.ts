@@ -8,6 +8,8 @@ import { assistantMessageId, partId, toolCallRowId } from '../../core/ids.js';
 import { EV } from '../../core/events.js';
 import type { AssistantPart } from '../../core/messages.js';
 import { INLINE_ARGS_MAX_CHARS, type PlannedToolCall } from '../../core/session-contract.js';
+import { shownSubject } from '../../core/permission/shown.js';
+import { sha256Hex } from '../../core/sha256.js';
 import { toolDeclarations, validateToolCall } from '../../core/tools/registry.js';
 import type { ToolDeclaration } from '../../core/tools/types.js';
 import type { ProjectionWrite } from '../projection/types.js';
@@ -108,8 +110,14 @@ async function planToolCall(
     p.summary = verdict.declaration.summarize(verdict.args as never);
   } else if (verdict.ok) p.args = verdict.args;
   else p.blocked = { category: verdict.category, message: verdict.message };
-  if (verdict.ok && target.subjectsIn !== undefined)
+  if (verdict.ok && target.subjectsIn !== undefined) {
     p.subject = await callSubject(call.name, verdict.args, target.subjectsIn);
+    if (p.argsInProjection) {
+      // The workflow will not hold these arguments: it gets what an approval would show by digest (issue 26).
+      const shown = shownSubject(call.name, verdict.args, p.subject);
+      p.shown = { kind: shown.kind, digest: sha256Hex(shown.text), chars: shown.text.length };
+    }
+  }
   return {
     plan: p,
     identity: {

@@ -68,6 +68,12 @@ function verdictOf(policy: PermissionPolicy, call: PermissionCall, effect: ToolE
   return ruleVerdict('allow', `no rule for ${call.tool}: allowed`);
 }
 
+/** true when `grant` covers subject `text` of `call`: a `call` grant matches the call's whole text, an older grant the subject text. */
+function grantCovers(grant: SessionGrant, call: PermissionCall, text: string): boolean {
+  if (grant.scope === 'call') return call.text !== undefined && globMatch(grant.pattern, call.text);
+  return globMatch(grant.pattern, text);
+}
+
 /**
  * Decides one call.
  *
@@ -83,8 +89,8 @@ function verdictOf(policy: PermissionPolicy, call: PermissionCall, effect: ToolE
  * (TD2 fail closed). A shell call's writes and dynamic parts add their own
  * verdicts first (shell-verdicts.ts, issue 26: writes meet the `edit` rules,
  * what cannot be named statically fails closed). An `ask` becomes `allow`
- * when a grant of the same tool matches that subject; grants never touch a
- * deny.
+ * when a grant of the same tool covers it (a `call` grant: the call's whole
+ * text `call.text`; an older grant: that subject); grants never touch a deny.
  *
  * @param policy the mode and rules (client/permission-config.ts parses them).
  * @param call the tool name, its TD1 effect (effect.ts `callEffect`) and its subject.
@@ -105,7 +111,7 @@ export function evaluatePermission(
   ];
   const verdicts: Verdict[] = ruled.map(({ text, ...v }) => {
     if (v.action === 'ask') {
-      const grant = grants.find((g) => g.tool === call.tool && globMatch(g.pattern, text));
+      const grant = grants.find((g) => g.tool === call.tool && grantCovers(g, call, text));
       if (grant)
         return {
           action: 'allow',

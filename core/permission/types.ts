@@ -109,12 +109,21 @@ export interface PermissionPolicy {
 
 /**
  * "Approve for this session": turns a later `ask` of the same tool (the exact
- * name, never a group) whose subject matches `pattern` (a glob, like rule
- * patterns) into `allow`. Never overrides a deny.
+ * name, never a group) into `allow` when `pattern` (a glob, like rule
+ * patterns) matches. Never overrides a deny.
+ *
+ * - `scope: 'call'` (issue 26 item 3; every grant a person gives since): the
+ *   pattern is matched against the call's whole text ({@link PermissionCall.text}:
+ *   the full command as sent, or the paths) — the exact text that was shown,
+ *   or a pattern the person typed — and admits the whole call.
+ * - absent (grants stored before, kept in running workflows and projection
+ *   rows): the pattern is matched against each subject text (one simple
+ *   command, one path), as it was.
  */
 export interface SessionGrant {
   tool: string;
   pattern: string;
+  scope?: 'call';
 }
 
 /** The call {@link evaluatePermission} decides on. */
@@ -124,6 +133,11 @@ export interface PermissionCall {
   /** The call's TD1 effect (`callEffect` in effect.ts); ignored for a tool Zuno does not declare (SideEffecting). */
   effect: ToolEffect;
   subject: CallSubject;
+  /**
+   * The call's whole text as a person is shown it (shown.ts `shownSubject`):
+   * what grants of scope `call` match. Absent: no such grant matches.
+   */
+  text?: string;
 }
 
 /** What the gate decided for one call. */

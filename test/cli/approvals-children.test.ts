@@ -132,7 +132,7 @@ describe('zuno approvals and a child session', () => {
     // --session may name the parent: the one session below it with that approval pending is meant.
     const approve = await runZuno(['approvals', 'approve', row.id, '--session', parent], { home });
     expect(approve.code, approve.stderr).toBe(0);
-    expect(approve.stdout).toBe(`approved ${row.id} (shell: echo ran) once\n`);
+    expect(approve.stdout).toBe(`approved ${row.id} (shell: echo ran >> runs.txt) once\n`);
     expect(await run.result()).toMatchObject({ status: 'completed' });
     expect(runsOf(ws)).toEqual(['ran']);
   }, 90_000);
@@ -154,7 +154,7 @@ describe('zuno approvals and a child session', () => {
       { home },
     );
     expect(deny.code, deny.stderr).toBe(0);
-    expect(deny.stdout).toBe(`denied ${row.id} (shell: echo ran); the model is told\n`);
+    expect(deny.stdout).toBe(`denied ${row.id} (shell: echo ran >> runs.txt); the model is told\n`);
     expect(await run.result()).toMatchObject({ status: 'completed' });
     expect(runsOf(ws)).toEqual([]);
     expect(await h.store.getApproval(run.sessionId, row.id)).toMatchObject({
@@ -179,7 +179,7 @@ describe('the follower’s prompt for the approvals of the sessions below it', (
     expect(childSessionWords(fresh[0]!)).toBe(`Child session ${mine.run.sessionId} (deep, delegated by ${followed})`);
     expect(descendantApprovalLine(fresh[0]!)).toBe(
       `? Child session ${mine.run.sessionId} (deep, delegated by ${followed}): shell waits for your approval (${mine.row.id}): ` +
-        `echo ran — zuno approvals approve|deny ${mine.row.id} --session ${mine.run.sessionId}`,
+        `echo ran >> runs.txt — zuno approvals approve|deny ${mine.row.id} --session ${mine.run.sessionId}`,
     );
     expect(await below.fresh()).toEqual([]); // handed out once
 
@@ -247,7 +247,7 @@ describe('zuno run follows the approvals of the sessions below it', () => {
     const parent = /session (ses_\w+) started/.exec(r.stderr)![1]!;
     expect(r.stderr.split('\n')).toContain(
       `? Child session ${child!.run.sessionId} (deep, delegated by ${parent}): shell waits for your approval (${child!.row.id}): ` +
-        `echo ran — zuno approvals approve|deny ${child!.row.id} --session ${child!.run.sessionId}`,
+        `echo ran >> runs.txt — zuno approvals approve|deny ${child!.row.id} --session ${child!.run.sessionId}`,
     );
     await runZuno(['approvals', 'deny', child!.row.id, '--session', child!.run.sessionId], { home });
     expect(await child!.run.result()).toMatchObject({ status: 'completed' });

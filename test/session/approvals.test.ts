@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { decideApproval, findApproval } from '../../client/approvals.js';
+import { decideApproval, findApproval, subjectDigestOf } from '../../client/approvals.js';
 import { interruptSession, newSessionId } from '../../client/session-start.js';
 import {
   APPROVALS_QUERY,
@@ -140,7 +140,15 @@ describe('a call the policy asks about waits for a person (PM6)', () => {
     const again = await h.client.workflow
       .getHandle(`session/${run.sessionId}`)
       .executeUpdate<ApprovalDecisionResult, [ApprovalDecisionRequest]>(DECIDE_APPROVAL_UPDATE, {
-        args: [{ approvalId: row.id, commandId: 'cmd-1', expectedRevision: row.revision, decision: 'approve_once' }],
+        args: [
+          {
+            approvalId: row.id,
+            commandId: 'cmd-1',
+            expectedRevision: row.revision,
+            decision: 'approve_once',
+            subjectDigest: subjectDigestOf(row.subjectText),
+          },
+        ],
         updateId: 'another-client',
       });
     expect(again).toEqual({ ...first, duplicate: true });
@@ -208,8 +216,8 @@ describe('strict mode and rules (TD2, PM3)', () => {
     const asked = (await h.store.listApprovals({ sessionId: run.sessionId })).map((a) => a.callId);
     expect(asked).toEqual(['call_a', 'call_b']);
     const view = await h.client.workflow.getHandle(`session/${run.sessionId}`).query<ApprovalsView>(APPROVALS_QUERY);
-    // Redirections are not part of a command subject (docs/permissions.md).
-    expect(view.grants).toEqual([{ tool: 'shell', pattern: 'echo a' }]);
+    // The grant covers exactly the command shown, redirection included (issue 26 item 3).
+    expect(view.grants).toEqual([{ tool: 'shell', pattern: 'echo a >> runs.txt', scope: 'call' }]);
   }, 60_000);
 
   it('a deny rule refuses the call before anything is scheduled: blocked denied, no tool activity', async () => {
@@ -256,7 +264,7 @@ describe('deciding from the CLI side', () => {
     await expect(
       decideApproval(
         h.client,
-        { sessionId, id: 'ap_0_0_1', revision: 1 },
+        { sessionId, id: 'ap_0_0_1', revision: 1, subjectText: 'echo hi' },
         { decision: 'approve_once' },
         { waitMs: 4_000, notify: (l) => notices.push(l) },
       ),

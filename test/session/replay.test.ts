@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { interruptSession } from '../../client/session-start.js';
+import { EXACT_SUBJECT_PATCH } from '../../workflows/permission-gate.js';
 import { FAST_TURN_PATCH } from '../../workflows/session-machine.js';
 import { workflowBundlePath } from '../../worker/workflow-bundle.js';
 import { TEMPORAL_BIN } from '../helpers/dev-server.js';
@@ -234,6 +235,57 @@ describe('session workflow determinism', () => {
     }
   });
 
+  it('replays a history with a session-wide grant: approved for the session, then a call with the same program and another redirect', async () => {
+    const workspace = mkdtempSync(join(tmpdir(), 'zuno-replay-ws-'));
+    const run = await h.startScripted({
+      workspace,
+      prompt: 'write notes',
+      permission: { mode: 'strict', rules: [] },
+      script: {
+        replies: [
+          { toolCalls: [{ name: 'shell', arguments: { command: 'echo hello > note.txt' } }] },
+          { toolCalls: [{ name: 'shell', arguments: { command: 'echo hello > index.js' } }] },
+          { text: 'Both written.' },
+        ],
+      },
+    });
+    // The first approval is approved for the session; the second call asks again (the grant covers exactly
+    // `echo hello > note.txt` since issue 26) and is approved once. Recorded before that change,
+    // session-approvals-v3.json ran the second call on the old per-command grant (`echo hello`) without asking;
+    // session-approvals-v4.json is this test under patched('zuno-approval-exact-subject-v1').
+    let decisions = 0;
+    let done = false;
+    const decider = (async () => {
+      const decided = new Set<string>();
+      while (!done) {
+        const rows = await h.store.listApprovals({ sessionId: run.sessionId, status: 'pending' });
+        const row = rows.find((a) => !decided.has(a.id));
+        if (row) {
+          decided.add(row.id);
+          await decideApproval(h.client, row, { decision: decisions++ === 0 ? 'approve_session' : 'approve_once' });
+        } else await new Promise((r) => setTimeout(r, 100));
+      }
+    })();
+    try {
+      expect((await run.result()).status).toBe('completed');
+    } finally {
+      done = true;
+      await decider;
+      await run.closeProvider();
+    }
+    expect(existsSync(join(workspace, 'note.txt')) && existsSync(join(workspace, 'index.js'))).toBe(true);
+    expect(decisions).toBe(2);
+    const json = execFileSync(
+      TEMPORAL_BIN,
+      ['workflow', 'show', '--workflow-id', run.workflowId, '--address', h.address, '--output', 'json'],
+      { encoding: 'utf8' },
+    );
+    await Worker.runReplayHistory({ workflowBundle: { codePath } }, JSON.parse(json), run.workflowId);
+    if (process.env.ZUNO_RECORD_HISTORY === '1') {
+      writeFileSync(join(FIXTURES, `session-approvals-grant-${Date.now()}.json`), json);
+    }
+  });
+
   it('replays every checked-in history fixture', async () => {
     const files = readdirSync(FIXTURES).filter((f) => f.endsWith('.json'));
     expect(files.length).toBeGreaterThan(0);
@@ -244,6 +296,11 @@ describe('session workflow determinism', () => {
     expect(files).toContain('session-goal-backoff-background-v2.json');
     // The permission gate: a deny rule, approvals asked, approved and denied (issue 11).
     expect(files).toContain('session-approvals-v1.json');
+    // Session-wide grants: per simple command before issue 26 (v3), exactly the text shown after (v4).
+    expect(files).toEqual(expect.arrayContaining(['session-approvals-v3.json', 'session-approvals-v4.json']));
+    const v3 = patchIds(JSON.parse(readFileSync(join(FIXTURES, 'session-approvals-v3.json'), 'utf8')));
+    const v4 = patchIds(JSON.parse(readFileSync(join(FIXTURES, 'session-approvals-v4.json'), 'utf8')));
+    expect([v3.includes(EXACT_SUBJECT_PATCH), v4.includes(EXACT_SUBJECT_PATCH)]).toEqual([false, true]);
     // Questions: asked, the worker killed, answered (test/session/questions-crash.test.ts records it).
     expect(files).toContain('session-questions-v1.json');
     // Delegation (issue 12): a parent with a foreground task and a background job, and a child (test/delegation/delegation-replay.test.ts).
