@@ -18,7 +18,10 @@ export interface ShownSubject {
   kind: ShownKind;
   /** The full text: what runs (a shell command exactly as sent), or the paths joined by `; `, or the tool name. */
   text: string;
-  /** The parsed parts the rules decided on (simple commands, unwrapped commands, paths), each once, in order; empty when there are none. */
+  /**
+   * The parsed parts the rules decided on, each once, in order: simple commands, unwrapped commands and paths,
+   * then each file a shell command writes as `writes <path>` (issue 26 item 2); empty when there are none.
+   */
   parts: string[];
 }
 
@@ -32,13 +35,16 @@ export interface ShownSubject {
  * @param subject the subject modelStep computed (paths normalized, commands parsed).
  * @returns `kind` and `text`: a `command` subject source's command exactly as written;
  *   otherwise the subject's parts joined by `; `, or the tool name when there
- *   are none. `parts`: the subject texts rules match. Pure; never throws.
+ *   are none. `parts`: the subject texts rules match, then `writes <path>` for each file a
+ *   shell command writes. Pure; never throws.
  */
 export function shownSubject(tool: string, args: unknown, subject: CallSubject): ShownSubject {
-  const parts = subjectTexts(subject).filter((t) => t !== '');
+  const matched = subjectTexts(subject).filter((t) => t !== '');
+  const writes = subject.kind === 'commands' ? (subject.writes ?? []).map((w) => `writes ${w}`) : [];
+  const parts = [...matched, ...writes];
   const command = commandText(tool, args);
   if (command !== null) return { kind: 'command', text: command, parts };
-  if (parts.length > 0) return { kind: 'paths', text: parts.join('; '), parts };
+  if (matched.length > 0) return { kind: 'paths', text: matched.join('; '), parts };
   return { kind: 'none', text: tool, parts };
 }
 

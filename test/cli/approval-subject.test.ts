@@ -77,7 +77,7 @@ describe('the subject shown is the command that runs (issue 26 item 1)', () => {
     expect(row).toMatchObject({
       subjectText: FULL,
       subjectKind: 'command',
-      subjectParts: ['echo hello', 'ls'],
+      subjectParts: ['echo hello', 'ls', 'writes note.txt'],
       subjectDigest: subjectDigestOf(FULL),
       grantScope: 'call',
     });
@@ -86,7 +86,7 @@ describe('the subject shown is the command that runs (issue 26 item 1)', () => {
     const requested = (await h.store.listEvents(run.sessionId, 0, 1000)).find((e) => e.type === EV.approvalRequested)!;
     expect(requested.data).toMatchObject({
       subjectText: FULL,
-      subjectParts: ['echo hello', 'ls'],
+      subjectParts: ['echo hello', 'ls', 'writes note.txt'],
       subjectDigest: subjectDigestOf(FULL),
     });
 
@@ -102,7 +102,7 @@ describe('the subject shown is the command that runs (issue 26 item 1)', () => {
       'the approval in the current details',
     );
     expect(details).toContain(
-      `waiting for approval ${row.id}: shell: echo hello &gt; note.txt &amp;&amp; ls · parts: echo hello; ls`,
+      `waiting for approval ${row.id}: shell: echo hello &gt; note.txt &amp;&amp; ls · parts: echo hello; ls; writes note.txt`,
     );
 
     // zuno approvals list and --json.
@@ -111,11 +111,11 @@ describe('the subject shown is the command that runs (issue 26 item 1)', () => {
     expect(list.stdout).toMatch(
       new RegExp(`${row.id} +${run.sessionId} +shell +echo hello > note\\.txt && ls +strict`),
     );
-    expect(list.stdout).toContain('\n    ↳ parts: echo hello; ls\n');
+    expect(list.stdout).toContain('\n    ↳ parts: echo hello; ls; writes note.txt\n');
     const json = JSON.parse((await runZuno(['approvals', 'list', '--json'], { home })).stdout) as ApprovalRow[];
     expect(json.find((r) => r.id === row.id && r.sessionId === run.sessionId)).toMatchObject({
       subjectText: FULL,
-      subjectParts: ['echo hello', 'ls'],
+      subjectParts: ['echo hello', 'ls', 'writes note.txt'],
       subjectDigest: subjectDigestOf(FULL),
     });
 
@@ -160,7 +160,7 @@ describe('the subject shown is the command that runs (issue 26 item 1)', () => {
     });
     await waitFor(async () => screen.includes('Allow?'), 10_000, 'the question');
     expect(err.join('')).toContain(
-      `Zuno wants to run shell: ${FULL}\n  parts: echo hello; ls\n  (strict mode: shell changes things)\n`,
+      `Zuno wants to run shell: ${FULL}\n  parts: echo hello; ls; writes note.txt\n  (strict mode: shell changes things)\n`,
     );
     expect(screen).toContain('[a] yes, and this exact command for the rest of the session');
     input.write('y\n');

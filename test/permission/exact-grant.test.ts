@@ -35,6 +35,18 @@ describe('shownSubject: the full text as sent, and its parts', () => {
       text: 'echo hello > note.txt && ls',
       parts: ['echo hello', 'ls'],
     });
+    // The files it writes follow the commands (issue 26 item 2).
+    expect(
+      shownSubject(
+        'shell',
+        { command: 'echo hello > note.txt && ls' },
+        {
+          kind: 'commands',
+          commands: ['echo hello', 'ls'],
+          writes: ['note.txt'],
+        },
+      ).parts,
+    ).toEqual(['echo hello', 'ls', 'writes note.txt']);
     const heredoc = "cat <<'EOF' > a.txt\none\ntwo\nEOF";
     expect(shownSubject('shell', { command: heredoc }, cmd('cat')).text).toBe(heredoc);
   });
