@@ -19,8 +19,14 @@ export interface GoalCriterion {
   /** Host id `cr_<n>`. */
   id: string;
   text: string;
-  /** true: only a stored authoritative, passed shell receipt satisfies it (GL32). */
+  /** true: only a stored authoritative, passed shell receipt satisfies it (GL32). Always true with a `check`. */
   needsEvidence: boolean;
+  /**
+   * The shell command that owns the criterion (issue 26 item 6): only an
+   * authoritative, passing, fresh receipt of exactly this command (white
+   * space collapsed) satisfies it. Absent: any passing receipt (as before).
+   */
+  check?: string;
   /** `pending` until settled; `satisfied` (with evidence when needed) or `dropped` (no longer applies). */
   status: 'pending' | 'satisfied' | 'dropped';
   /** The receipt that satisfied it: `rcp_…` of a shell call in this Goal's session. */
@@ -66,7 +72,7 @@ export interface GoalSnapshot {
 export interface GoalWorkflowInput {
   goalId: string;
   objective: string;
-  criteria: { text: string; needsEvidence: boolean }[];
+  criteria: { text: string; needsEvidence: boolean; check?: string }[];
   budgets: GoalBudgets;
   /** The session the Goal drives (`session/<sessionId>`, started by the client right after the goal: client/goal-start.ts). */
   session: SessionMeta;
@@ -106,15 +112,30 @@ export const GOAL_DIRECTIVE_SIGNAL = 'goalDirective';
 export interface GoalUpdateRequest {
   expectedRevision: number;
   /** New criteria to add (ids are given by the Goal). */
-  add?: { text: string; needsEvidence: boolean }[];
+  add?: { text: string; needsEvidence: boolean; check?: string }[];
   /** Settlements of existing criteria. */
   settle?: { id: string; status: 'satisfied' | 'dropped'; receiptId?: string }[];
   /** Complete the Goal in the same commit (GL30): refused, with everything above rolled back, when the audit fails. */
   complete?: boolean;
   /** What the activity found for each receipt id named in `settle`: only `authoritative` + `passed` is evidence. */
-  receipts: Record<string, { found: boolean; callId?: string; authority?: string; verdict?: string }>;
+  receipts: Record<string, GoalReceiptFacts>;
   /** The turn the call ran in and whether the Goal owned it (a paused Goal is not completed from an independent input, GL31). */
   turn: number;
+}
+
+/** What the `goal_update` activity found of one cited receipt in the session's stored tool calls (GL32). */
+export interface GoalReceiptFacts {
+  found: boolean;
+  /** Rows holding the id: more than 1 only for ids given before receipts were unique per call (refused ambiguous). */
+  matches?: number;
+  /** The call that recorded it (when exactly one did). */
+  callId?: string;
+  authority?: string;
+  verdict?: string;
+  /** The command the receipt ran, as recorded. */
+  command?: string;
+  /** Paths that calls made after this one wrote (at most 5 named): the receipt is stale for an owned check. */
+  writtenAfter?: string[];
 }
 
 /** `goalUpdate` result: committed, or refused with every change rolled back. */
