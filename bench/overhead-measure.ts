@@ -18,7 +18,8 @@ export async function direct(c: BenchCase, workspace: string): Promise<number> {
     const ctx: ToolContext = {
       workspace,
       sessionId: 'ses_bench',
-      rowId: 'tc_1_0_0', callId: `call_bench_${tag}_${i}`,
+      rowId: 'tc_1_0_0',
+      callId: `call_bench_${tag}_${i}`,
       credentials: () => undefined,
     };
     const r = await tool.run(c.args(i, tag), ctx);

@@ -19,7 +19,14 @@ let calls = 0;
 /** A background context for `ws` with a fresh call id (override any field). */
 export function bgCtx(ws: string, taskID: string, extra: Partial<BackgroundContext> = {}): BackgroundContext {
   calls++;
-  return { workspace: ws, sessionId: SESSION, rowId: 'tc_1_0_0', callId: `call_${process.pid}_${calls}`, taskID, ...extra };
+  return {
+    workspace: ws,
+    sessionId: SESSION,
+    rowId: 'tc_1_0_0',
+    callId: `call_${process.pid}_${calls}`,
+    taskID,
+    ...extra,
+  };
 }
 
 /** A tool context for the `bg` tool in `ws`. */
