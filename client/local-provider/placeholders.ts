@@ -16,8 +16,13 @@
 import type { WireSurface } from '../../core/messages.js';
 import { flattenThreads, scriptInvalid, type Script, type ScriptIssue } from './script.js';
 
-/** `{{receipt:<callId>}}`: replaced by the receipt id of that call in the session. */
-export const RECEIPT_PLACEHOLDER = /\{\{receipt:([^{}\s]+)\}\}/g;
+/**
+ * `{{receipt:<callId>}}`: replaced by the receipt id of the newest result of
+ * that call id in the conversation; `{{receipt:<callId>@<n>}}`: of its n-th
+ * result (1-based, oldest first) — a provider may reuse a call id in later
+ * responses, and a script may cite an earlier one.
+ */
+export const RECEIPT_PLACEHOLDER = /\{\{receipt:([^{}\s@]+)(?:@(\d+))?\}\}/g;
 
 /** The receipt line of a shell result (activities/tools/shell/render.ts). */
 const RECEIPT_LINE = /\[verification (rcp_[0-9a-f]{16})\]/;
@@ -36,9 +41,12 @@ export function scriptCallIds(script: Script): Set<string> {
   return ids;
 }
 
-/** Replaces the placeholders in every string of `value` (objects and arrays walked) by `replace(callId)`. */
-function fill(value: unknown, replace: (callId: string) => string): unknown {
-  if (typeof value === 'string') return value.replace(RECEIPT_PLACEHOLDER, (_m, callId: string) => replace(callId));
+/** Replaces the placeholders in every string of `value` (objects and arrays walked) by `replace(callId, nth)`. */
+function fill(value: unknown, replace: (callId: string, nth: number | null) => string): unknown {
+  if (typeof value === 'string')
+    return value.replace(RECEIPT_PLACEHOLDER, (_m, callId: string, nth: string | undefined) =>
+      replace(callId, nth === undefined ? null : Number(nth)),
+    );
   if (Array.isArray(value)) return value.map((v) => fill(v, replace));
   if (value !== null && typeof value === 'object') {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fill(v, replace)]));
@@ -107,8 +115,8 @@ export function toolResultsOf(surface: WireSurface, body: Record<string, unknown
 /**
  * Fills the `{{receipt:<callId>}}` placeholders of one scripted reply from
  * the request it answers (see the module comment): each becomes the
- * `rcp_…` id on the `[verification rcp_…]` line of the newest result of
- * that call in the request's conversation. A reply without placeholders is
+ * `rcp_…` id on the `[verification rcp_…]` line of the newest (or, with
+ * `@<n>`, the n-th) result of that call in the request's conversation. A reply without placeholders is
  * returned as it is. Pure.
  * @returns `{ reply }` filled, or `{ missing }`: the call ids with no
  *   result carrying a receipt in the conversation (the reply cites a call the
@@ -120,15 +128,16 @@ export function fillReceiptsFromRequest<T>(
   body: Record<string, unknown>,
 ): { reply: T } | { missing: string[] } {
   if (!JSON.stringify(reply).includes('{{receipt:')) return { reply };
-  const receipts = new Map<string, string>();
+  const receipts = new Map<string, string[]>();
   for (const [callId, result] of toolResultsOf(surface, body)) {
     const id = RECEIPT_LINE.exec(result)?.[1];
-    if (id) receipts.set(callId, id);
+    if (id) receipts.set(callId, [...(receipts.get(callId) ?? []), id]);
   }
   const missing = new Set<string>();
-  const filled = fill(reply, (callId) => {
-    const id = receipts.get(callId);
-    if (id === undefined) missing.add(callId);
+  const filled = fill(reply, (callId, nth) => {
+    const all = receipts.get(callId) ?? [];
+    const id = nth === null ? all.at(-1) : all[nth - 1];
+    if (id === undefined) missing.add(nth === null ? callId : `${callId}@${nth}`);
     return id ?? '';
   }) as T;
   return missing.size > 0 ? { missing: [...missing] } : { reply: filled };

@@ -66,6 +66,38 @@ export interface GoalSnapshot {
   question?: { requestId: string; text: string; revision: number };
   /** The receipt of the last completion audit that refused (shown by `goal show`). */
   lastAudit?: { ok: boolean; problems: string[]; atMs: number };
+  /**
+   * The audit trail (issue 26 item 7): the newest {@link MAX_TRANSITIONS_KEPT}
+   * status transitions, oldest first. Only in the projection row (the
+   * `recordGoal` activity appends what the workflow hands it); the
+   * workflow's own snapshot and the `goal` Query carry none.
+   */
+  transitions?: GoalTransition[];
+}
+
+/** Transitions a Goal's projection row keeps (the newest). */
+export const MAX_TRANSITIONS_KEPT = 200;
+
+/** One status transition of a Goal, as `zuno goal show` lists it (issue 26 item 7). */
+export interface GoalTransition {
+  /** The revision the Goal reached with it. */
+  revision: number;
+  /** Workflow time of the change, epoch ms. */
+  atMs: number;
+  /** The status before; null for the Goal's start. */
+  from: GoalState['status'] | null;
+  to: GoalState['status'];
+  /** The typed reason of `to` (pause reason, budget kind, block code, who cancelled), or null. */
+  reason: string | null;
+  /** The status's message, when it has one (a pause's question, a block's cause). */
+  message?: string;
+  /** Who or what caused it, in words: `you (Ctrl-C)`, `the model: goal_update in turn 3`, `turn 3 ended (failed)`, `the time budget`. */
+  by: string;
+  /** The receipts the change rests on (a completion: its criteria's evidence). */
+  evidence?: string[];
+  /** What the Goal had spent, and its budgets, at that point. */
+  spent: GoalSpent;
+  budgets: GoalBudgets;
 }
 
 /** Input of the `goal` workflow (also its continue-as-new carrier). */
@@ -93,6 +125,8 @@ export interface GoalCarried {
   turnRunning: boolean;
   /** Results of recent Updates by command / Update id (the same command twice returns the first result). */
   recent: [string, GoalUpdateResult | GoalControlResult | GoalRequestInputResult][];
+  /** Transitions not yet handed to `recordGoal` (absent in runs recorded before issue 26). */
+  unrecorded?: GoalTransition[];
 }
 
 /** Update `goalUpdate` (the `goal_update` tool, GL30): settle criteria and/or complete, atomically. */

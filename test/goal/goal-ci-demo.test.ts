@@ -152,6 +152,13 @@ describe('demo/goal-ci: the project, the local CI and the script', () => {
     const filled = fillReceiptsFromRequest(reply, 'chat-completions', body);
     expect('reply' in filled && filled.reply.text).toContain('rcp_2222222222222222');
     expect(JSON.stringify(filled)).not.toContain('{{receipt:');
+    // `@<n>` cites the n-th result of that call id instead (oldest first).
+    expect(fillReceiptsFromRequest({ text: '{{receipt:call_ci_status@1}}' }, 'chat-completions', body)).toEqual({
+      reply: { text: 'rcp_1111111111111111' },
+    });
+    expect(fillReceiptsFromRequest({ text: '{{receipt:call_ci_status@3}}' }, 'chat-completions', body)).toEqual({
+      missing: ['call_ci_status@3'],
+    });
     expect(JSON.stringify(script)).toContain('{{receipt:call_ci_status}}'); // the loaded script is left as it was
     // The same for the Responses and Anthropic surfaces.
     const responses = {
