@@ -249,3 +249,82 @@ describe('a criterion that owns its check (issue 26 item 6)', () => {
     }
   });
 });
+
+describe('the audit trail (issue 26 item 7)', () => {
+  it('goal show lists every transition of a goal that paused, resumed and completed, in text and as --json transitions', async () => {
+    const g = await h.startScriptedGoal({
+      workspace: workspace(),
+      prompt: 'Release the branch',
+      budgets: { toolCalls: 10 },
+      script: {
+        replies: [
+          {
+            toolCalls: [
+              {
+                id: 'call_ask',
+                name: 'goal_request_input',
+                arguments: { expected_revision: 1, question: 'Which branch?' },
+              },
+            ],
+          },
+          { text: 'I asked which branch.' },
+          {
+            toolCalls: [{ id: 'call_done', name: 'goal_update', arguments: { expected_revision: 3, complete: true } }],
+          },
+          { text: 'Released.' },
+        ],
+      },
+    });
+    const handle = h.client.workflow.getHandle(g.workflowId);
+    try {
+      await expect
+        .poll(async () => (await handle.query<GoalSnapshot>('goal')).state.status, { timeout: 30_000, interval: 200 })
+        .toBe('paused');
+      await handle.executeUpdate('goalControl', {
+        args: [{ commandId: 'c_resume', action: 'resume', choice: 'resume', expectedRevision: 2, by: 'you' }],
+      });
+      expect((await g.result()).state.status).toBe('completed');
+    } finally {
+      await g.closeProvider();
+    }
+    // What goal show reads: the projection row (recordGoal keeps the trail there; the last record may trail the result).
+    await expect
+      .poll(async () => (await h.store.getGoal(g.goalId))?.snapshot.transitions?.length, { timeout: 20_000 })
+      .toBe(4);
+    const home = process.env.ZUNO_HOME;
+    process.env.ZUNO_HOME = h.stateDir;
+    const out: string[] = [];
+    const sink = { out: (t: string) => out.push(t), err: () => undefined };
+    try {
+      const { goalShowCommand } = await import('../../client/commands/goal-show.js');
+      expect(await goalShowCommand(g.goalId, {}, sink)).toBe(0);
+      expect(await goalShowCommand(g.goalId, { json: true }, sink)).toBe(0);
+    } finally {
+      if (home === undefined) delete process.env.ZUNO_HOME;
+      else process.env.ZUNO_HOME = home;
+    }
+    const text = out[0]!;
+    expect(text).toContain('transitions (4, oldest first)');
+    const lines = text.split('\n').filter((l) => /^ {2}r\d+ {2}/.test(l));
+    expect(lines).toHaveLength(4);
+    expect(lines[0]).toMatch(/^ {2}r1 {2}\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC {2}start → active {2}by zuno goal start$/);
+    expect(lines[1]).toMatch(
+      /^ {2}r2 .* active → paused \(required_input\) {2}by the model: goal_request_input \(call call_ask\) — "Which branch\?"$/,
+    );
+    expect(lines[2]).toMatch(/^ {2}r3 .* paused → active {2}by you \(zuno goal resume\)$/);
+    expect(lines[3]).toMatch(/^ {2}r4 .* active → completed {2}by the model: goal_update in turn 1$/);
+    // What was spent, against the budgets, at each point (a budget-less counter shows no limit).
+    expect(text).toContain('tokens 0 · tool calls 0 of 10 · turns 0');
+    expect(text).toMatch(/r4 .*\n {8}tokens [\d,]+ · tool calls \d+ of 10 · turns \d+/);
+    const json = JSON.parse(out[1]!) as { goal: Record<string, unknown>; transitions: Record<string, unknown>[] };
+    expect(json.goal.transitions).toBeUndefined(); // one list, not two
+    expect(json.transitions.map((t) => [t.revision, t.from, t.to, t.reason, t.by])).toEqual([
+      [1, null, 'active', null, 'zuno goal start'],
+      [2, 'active', 'paused', 'required_input', 'the model: goal_request_input (call call_ask)'],
+      [3, 'paused', 'active', null, 'you (zuno goal resume)'],
+      [4, 'active', 'completed', null, 'the model: goal_update in turn 1'],
+    ]);
+    expect(json.transitions[1]).toMatchObject({ message: 'Which branch?', budgets: { toolCalls: 10 } });
+    for (const t of json.transitions) expect(typeof t.atMs).toBe('number');
+  });
+});
