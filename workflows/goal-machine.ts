@@ -137,7 +137,7 @@ export class GoalMachine implements RouteHost {
     if (seen) return seen as GoalControlResult;
     const out = applyControl(this.snap, req, Date.now());
     if (out.next) {
-      this.note(this.snap.state, out.next, `${req.by ?? 'a person'} (zuno goal ${req.action})`);
+      this.note(this.snap.state, out.next, `${req.by ?? 'a person'}: goal ${req.action}`);
       this.snap = out.next;
       if (out.next.state.status === 'active') this.attempt = 0;
       if (req.action === 'resume' && req.choice === 'resume') {

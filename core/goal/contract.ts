@@ -91,7 +91,7 @@ export interface GoalTransition {
   reason: string | null;
   /** The status's message, when it has one (a pause's question, a block's cause). */
   message?: string;
-  /** Who or what caused it, in words: `you (Ctrl-C)`, `the model: goal_update in turn 3`, `turn 3 ended (failed)`, `the time budget`. */
+  /** Who or what caused it, in words: `you (Ctrl-C): goal pause`, `the model: goal_update in turn 3`, `turn 3 ended (failed)`, `the time budget`. */
   by: string;
   /** The receipts the change rests on (a completion: its criteria's evidence). */
   evidence?: string[];

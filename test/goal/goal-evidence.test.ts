@@ -311,7 +311,7 @@ describe('the audit trail (issue 26 item 7)', () => {
     expect(lines[1]).toMatch(
       /^ {2}r2 .* active → paused \(required_input\) {2}by the model: goal_request_input \(call call_ask\) — "Which branch\?"$/,
     );
-    expect(lines[2]).toMatch(/^ {2}r3 .* paused → active {2}by you \(zuno goal resume\)$/);
+    expect(lines[2]).toMatch(/^ {2}r3 .* paused → active {2}by you: goal resume$/);
     expect(lines[3]).toMatch(/^ {2}r4 .* active → completed {2}by the model: goal_update in turn 1$/);
     // What was spent, against the budgets, at each point (a budget-less counter shows no limit).
     expect(text).toContain('tokens 0 · tool calls 0 of 10 · turns 0');
@@ -321,7 +321,7 @@ describe('the audit trail (issue 26 item 7)', () => {
     expect(json.transitions.map((t) => [t.revision, t.from, t.to, t.reason, t.by])).toEqual([
       [1, null, 'active', null, 'zuno goal start'],
       [2, 'active', 'paused', 'required_input', 'the model: goal_request_input (call call_ask)'],
-      [3, 'paused', 'active', null, 'you (zuno goal resume)'],
+      [3, 'paused', 'active', null, 'you: goal resume'],
       [4, 'active', 'completed', null, 'the model: goal_update in turn 1'],
     ]);
     expect(json.transitions[1]).toMatchObject({ message: 'Which branch?', budgets: { toolCalls: 10 } });

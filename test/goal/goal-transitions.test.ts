@@ -71,11 +71,7 @@ describe('recordGoal keeps the audit trail', () => {
     await record({ snapshot: snap(1, { spent: { tokens: 9, unmeasuredRequests: 0, toolCalls: 1, turns: 1 } }) });
     expect((await store.getGoal('goal_trail'))!.snapshot.transitions).toEqual([t1]);
     for (let r = 2; r <= MAX_TRANSITIONS_KEPT + 10; r++) {
-      const t = transitionOf(
-        snap(r - 1).state,
-        snap(r),
-        r % 2 === 0 ? 'you (zuno goal pause)' : 'you (zuno goal resume)',
-      );
+      const t = transitionOf(snap(r - 1).state, snap(r), r % 2 === 0 ? 'you: goal pause' : 'you: goal resume');
       await record({ snapshot: snap(r), transitions: [t] });
     }
     const kept = (await store.getGoal('goal_trail'))!.snapshot.transitions!;
@@ -87,7 +83,7 @@ describe('recordGoal keeps the audit trail', () => {
       to: 'paused',
       reason: 'user_interrupt',
       message: 'paused by you',
-      by: 'you (zuno goal pause)',
+      by: 'you: goal pause',
       budgets: { toolCalls: 5 },
     });
   });
