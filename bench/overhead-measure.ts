@@ -18,6 +18,7 @@ export async function direct(c: BenchCase, workspace: string): Promise<number> {
     const ctx: ToolContext = {
       workspace,
       sessionId: 'ses_bench',
+      rowId: 'tc_1_0_0',
       callId: `call_bench_${tag}_${i}`,
       credentials: () => undefined,
     };

@@ -4,6 +4,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { messageWithoutCode, ZunoError } from '../core/errors.js';
 import { INSTALL_ROOT } from '../worker/install-root.js';
 import { AGENT_ROLES, primaryAgents } from '../core/agents.js';
+import type { GoalCheckFlag } from './goal-input.js';
 
 /**
  * Builds the `zuno` command line (commander). Each action resolves to the
@@ -290,6 +291,10 @@ Environment:
   const goal = program
     .command('goal')
     .description('goals: an objective Zuno keeps working on, turn after turn, until it is met, paused or out of budget')
+    // Before a subcommand parses its options: a --check belongs to a criterion of this command line only.
+    .hook('preSubcommand', () => {
+      lastCriterion = null;
+    })
     .addHelpText(
       'after',
       `
@@ -312,11 +317,16 @@ Exit codes of goal start, resume and answer (they follow the goal until it stops
     .option('--turn-budget <n>', 'tokens one turn may spend; a turn that reaches it pauses the goal')
     .option('--tool-call-budget <n>', 'tool calls the goal may make in all')
     .option('--time-budget <duration>', 'wall time the goal may run, like 90m or 2h30m (1s to 30d)')
-    .option('--criterion <text>', 'a completion criterion (repeatable)', collect)
+    .option('--criterion <text>', 'a completion criterion (repeatable)', criterionFlag('criterion'))
     .option(
       '--evidence-criterion <text>',
       'a criterion only a stored, passing, authoritative shell receipt satisfies (repeatable)',
-      collect,
+      criterionFlag('evidenceCriterion'),
+    )
+    .option(
+      '--check <command>',
+      'after a --criterion: the shell command that owns it; only a passing, fresh receipt of exactly that command satisfies it',
+      checkFlag,
     )
     .option('--config <file>', 'zuno.json to use')
     .option('--json', 'print one JSON event per line (NDJSON), ending with goal.completed, goal.paused, …')
@@ -518,6 +528,22 @@ Exit codes of council run: 0 the council succeeded, 1 it failed (quorum missed, 
       setExit(0);
     });
   return program;
+}
+
+/** The criterion option seen last while parsing `goal start` (a `--check` belongs to it); reset per subcommand. */
+let lastCriterion: GoalCheckFlag['of'] = null;
+
+/** The parser of `--criterion` / `--evidence-criterion`: collects the texts and remembers which one came last. */
+function criterionFlag(kind: 'criterion' | 'evidenceCriterion') {
+  return (value: string, previous: string[] | undefined): string[] => {
+    lastCriterion = { kind, index: previous?.length ?? 0 };
+    return collect(value, previous);
+  };
+}
+
+/** The parser of `--check`: the command and the criterion option right before it (null: none came before). */
+function checkFlag(value: string, previous: GoalCheckFlag[] | undefined): GoalCheckFlag[] {
+  return [...(previous ?? []), { command: value, of: lastCriterion }];
 }
 
 /** Collects a repeatable option's values in order. */

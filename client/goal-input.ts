@@ -2,6 +2,17 @@ import { ZunoError } from '../core/errors.js';
 import { type GoalBudgets, parseGoalBudgets } from '../core/goal/budgets.js';
 import type { GoalWorkflowInput } from '../core/goal/contract.js';
 import { criteriaProblems, objectiveProblems } from '../core/goal/objective.js';
+import { checkProblems } from '../core/goal/check.js';
+
+/**
+ * One `--check <command>` of `zuno goal start` and the criterion option
+ * right before it on the command line (`of`: which list and its 0-based
+ * place there; null when no criterion came before it).
+ */
+export interface GoalCheckFlag {
+  command: string;
+  of: { kind: 'criterion' | 'evidenceCriterion'; index: number } | null;
+}
 
 /** The budget flags of `zuno goal start` and `zuno goal budgets`, as commander hands them over (strings). */
 export interface GoalBudgetFlags {
@@ -22,29 +33,61 @@ export interface GoalStartInput {
 /**
  * Checks everything a person typed for `zuno goal start` at once — the
  * objective (core/goal/objective.ts), each `--criterion` /
- * `--evidence-criterion`, each budget flag (core/goal/budgets.ts
- * `parseGoalBudgets`) — and returns the Goal's input (the host's default
- * token budget is added later, {@link withHostTokenBudget}). Pure.
- * @throws ZunoError `input_invalid` naming every problem, separated by `; `.
+ * `--evidence-criterion` with the `--check` that follows it (issue 26 item
+ * 6: the command that owns the criterion; it then needs evidence), each
+ * budget flag (core/goal/budgets.ts `parseGoalBudgets`) — and returns the
+ * Goal's input (the host's default token budget is added later,
+ * {@link withHostTokenBudget}). Pure.
+ * @throws ZunoError `usage_error` for a `--check` with no criterion before
+ *   it or a second `--check` for one criterion (checked first);
+ *   `input_invalid` naming every other problem, separated by `; `.
  */
 export function goalStartInput(
   objective: string,
-  flags: GoalBudgetFlags & { criterion?: string[]; evidenceCriterion?: string[] },
+  flags: GoalBudgetFlags & { criterion?: string[]; evidenceCriterion?: string[]; check?: GoalCheckFlag[] },
 ): GoalStartInput {
+  const owned = new Map<string, string>();
+  for (const c of flags.check ?? []) {
+    const shown = JSON.stringify(c.command.slice(0, 60));
+    if (c.of === null)
+      throw new ZunoError(
+        'usage_error',
+        `--check ${shown} names no criterion: put it right after the --criterion (or --evidence-criterion) it checks`,
+      );
+    const key = `${c.of.kind}:${c.of.index}`;
+    if (owned.has(key))
+      throw new ZunoError(
+        'usage_error',
+        `--check ${shown} is the second check of one criterion: a criterion is owned by one command`,
+      );
+    owned.set(key, c.command);
+  }
   const criteria = [
-    ...(flags.criterion ?? []).map((text) => ({ text, needsEvidence: false })),
-    ...(flags.evidenceCriterion ?? []).map((text) => ({ text, needsEvidence: true })),
+    ...(flags.criterion ?? []).map((text, i) => ({ text, needsEvidence: false, check: owned.get(`criterion:${i}`) })),
+    ...(flags.evidenceCriterion ?? []).map((text, i) => ({
+      text,
+      needsEvidence: true,
+      check: owned.get(`evidenceCriterion:${i}`),
+    })),
   ];
   const parsed = parseBudgetFlags(flags);
   const problems = [
     ...objectiveProblems(objective),
     ...criteriaProblems(criteria),
+    ...criteria.flatMap((c, i) =>
+      c.check === undefined ? [] : checkProblems(c.check, `--check of criterion cr_${i + 1}`),
+    ),
     ...(parsed.ok ? [] : parsed.problems),
   ];
   if (problems.length > 0 || !parsed.ok) throw new ZunoError('input_invalid', problems.join('; '));
   return {
     objective: objective.trim(),
-    criteria: criteria.map((c) => ({ text: c.text.trim(), needsEvidence: c.needsEvidence })),
+    criteria: criteria.map((c) => ({
+      text: c.text.trim(),
+      // A criterion that owns a check is satisfied only by that check's receipt: it needs evidence.
+      needsEvidence: c.needsEvidence || c.check !== undefined,
+      ...(c.check !== undefined ? { check: c.check.trim() } : {}),
+    })),
     budgets: parsed.budgets,
   };
 }

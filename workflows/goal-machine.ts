@@ -21,6 +21,7 @@ import {
   type GoalRequestInputRequest,
   type GoalRequestInputResult,
   type GoalSnapshot,
+  type GoalTransition,
   type GoalTurnReport,
   type GoalUpdateRequest,
   type GoalUpdateResult,
@@ -34,6 +35,7 @@ import { applyControl, validateControl } from './goal-control.js';
 import { decideAfterTurn } from './goal-decide.js';
 import { goalStatusLine } from './goal-status-line.js';
 import { applyGoalUpdate } from './goal-update.js';
+import { sameState, transitionOf } from '../core/goal/transitions.js';
 import { onRoute, type RouteHost } from './route.js';
 
 /** How long a completed Goal waits for the turn that completed it to report its end, in ms. */
@@ -78,6 +80,8 @@ export class GoalMachine implements RouteHost {
   /** Something changed that the projection, the session and the Temporal UI have not seen yet. */
   private pending: Pending | null = null;
   private lastStatus: GoalState['status'] | null = null;
+  /** Status transitions not yet handed to `recordGoal` (the audit trail, issue 26 item 7). */
+  private unrecorded: GoalTransition[];
 
   constructor(private readonly input: GoalWorkflowInput) {
     const c = input.carried;
@@ -103,7 +107,11 @@ export class GoalMachine implements RouteHost {
       createdAtMs,
       updatedAtMs: createdAtMs,
     };
-    if (!c) this.pending = { directive: {}, record: true, signal: false };
+    this.unrecorded = c?.unrecorded ?? [];
+    if (!c) {
+      this.pending = { directive: {}, record: true, signal: false };
+      this.unrecorded.push(transitionOf(null, this.snap, 'zuno goal start'));
+    }
   }
 
   /** Signal handler of `goalTurn`: queued, handled by the main loop in order. */
@@ -129,6 +137,7 @@ export class GoalMachine implements RouteHost {
     if (seen) return seen as GoalControlResult;
     const out = applyControl(this.snap, req, Date.now());
     if (out.next) {
+      this.note(this.snap.state, out.next, `${req.by ?? 'a person'}: goal ${req.action}`);
       this.snap = out.next;
       if (out.next.state.status === 'active') this.attempt = 0;
       if (req.action === 'resume' && req.choice === 'resume') {
@@ -168,6 +177,8 @@ export class GoalMachine implements RouteHost {
     if (seen) return seen as GoalUpdateResult;
     const out = applyGoalUpdate(this.snap, req, Date.now());
     if (out.next) {
+      const cited = out.next.criteria.flatMap((c) => (c.evidence ? [c.evidence.receiptId] : []));
+      this.note(this.snap.state, out.next, `the model: goal_update in turn ${req.turn}`, cited);
       this.snap = out.next;
       this.changed({});
     } else if (out.audit) {
@@ -202,6 +213,7 @@ export class GoalMachine implements RouteHost {
       };
     } else {
       const requestId = `rq_${req.callId}`;
+      const from = s.state;
       this.snap = {
         ...s,
         revision: s.revision + 1,
@@ -209,6 +221,7 @@ export class GoalMachine implements RouteHost {
         state: { status: 'paused', reason: 'required_input', message: req.question },
         question: { requestId, text: req.question, revision: s.revision + 1 },
       };
+      this.note(from, this.snap, `the model: goal_request_input (call ${req.callId})`);
       this.changed({});
       result = { ok: true, requestId, revision: this.snap.revision };
     }
@@ -229,7 +242,7 @@ export class GoalMachine implements RouteHost {
       // Cancelled from Temporal (the UI's Request Cancellation, `temporal workflow cancel`): the goal is
       // cancelled like any other — recorded, its session told — and the workflow ends Canceled.
       await CancellationScope.nonCancellable(async () => {
-        this.transition({ status: 'cancelled', by: 'temporal' });
+        this.transition({ status: 'cancelled', by: 'temporal' }, 'Temporal: the workflow was cancelled');
         while (this.pending) await this.flush();
       });
       throw err;
@@ -269,6 +282,7 @@ export class GoalMachine implements RouteHost {
             nextContinuation: this.nextContinuation,
             turnRunning: this.turnRunning,
             recent: [...this.recent].slice(-RECENT_KEPT),
+            ...(this.unrecorded.length > 0 ? { unrecorded: this.unrecorded } : {}),
           },
         });
       }
@@ -308,11 +322,11 @@ export class GoalMachine implements RouteHost {
       stop?.kind === 'time_budget' &&
       (st.status === 'active' || st.status === 'waiting_background' || st.status === 'backoff')
     ) {
-      this.transition({ status: 'budget_limited', kind: 'time_budget', message: stop.message });
+      this.transition({ status: 'budget_limited', kind: 'time_budget', message: stop.message }, 'the time budget');
       this.pending!.notice = { code: stop.notice, message: stop.message };
       return;
     }
-    if (st.status === 'backoff' && now >= st.untilMs) this.transition({ status: 'active' });
+    if (st.status === 'backoff' && now >= st.untilMs) this.transition({ status: 'active' }, 'the backoff timer');
   }
 
   private handle(r: GoalTurnReport): void {
@@ -330,7 +344,10 @@ export class GoalMachine implements RouteHost {
         r.source.kind !== 'discussion' && (st === 'active' || st === 'backoff' || st === 'waiting_background');
       // GL5: user input ends a backoff early — the Goal is active again and this turn is its work.
       if (st === 'backoff' && (r.source.kind === 'user' || r.source.kind === 'report'))
-        this.transition({ status: 'active' });
+        this.transition(
+          { status: 'active' },
+          `${r.source.kind === 'user' ? 'user input' : 'a background report'} (turn ${r.turn})`,
+        );
       else this.changed({}, { record: false, signal: false }); // the current details show the running turn
       return;
     }
@@ -357,15 +374,24 @@ export class GoalMachine implements RouteHost {
       progress: d.progress,
       ...(d.uncertain ? { uncertain: d.uncertain } : {}),
     };
-    if (d.state.status !== this.snap.state.status || d.state.status === 'paused') this.transition(d.state);
+    if (d.state.status !== this.snap.state.status || d.state.status === 'paused')
+      this.transition(d.state, `turn ${r.turn} ended (${r.outcome.kind})`);
     else this.changed({});
     if (d.notice) this.pending!.notice = d.notice;
   }
 
-  /** Moves to `state` (the revision moves with it: a prepared continuation is void, GL19). */
-  private transition(state: GoalState): void {
+  /** Moves to `state` (the revision moves with it: a prepared continuation is void, GL19), caused by `by`. */
+  private transition(state: GoalState, by: string): void {
+    const from = this.snap.state;
     this.snap = { ...this.snap, state, revision: this.snap.revision + 1, updatedAtMs: Date.now() };
+    this.note(from, this.snap, by);
     this.changed({});
+  }
+
+  /** Adds the move from `from` to `next`'s state to the audit trail when the status or its reason changed. */
+  private note(from: GoalState, next: GoalSnapshot, by: string, evidence: string[] = []): void {
+    if (sameState(from, next.state)) return;
+    this.unrecorded.push(transitionOf(from, next, by, next.state.status === 'completed' ? evidence : []));
   }
 
   private changed(
@@ -414,12 +440,16 @@ export class GoalMachine implements RouteHost {
     setCurrentDetails(goalStatusLine(s, { turnRunning: this.turnRunning, nowMs: Date.now() }));
     const startToCloseTimeout = this.meta.activityDefaults.projection.startToCloseTimeoutMs;
     if (p.record) {
+      const transitions = this.unrecorded.slice();
       await onRoute(this, (o) =>
         proxyActivities<GoalActivities>({ startToCloseTimeout, ...o }).recordGoal({
           snapshot: s,
           ...(p.notice ? { notice: p.notice } : {}),
+          ...(transitions.length > 0 ? { transitions } : {}),
         }),
       );
+      // Recorded: those leave the buffer (more may have come while the activity ran).
+      this.unrecorded.splice(0, transitions.length);
     }
     if (!p.signal) return;
     const directive: GoalDirective = {
@@ -436,11 +466,14 @@ export class GoalMachine implements RouteHost {
       if (continueWith) this.outstanding = null;
       log.warn('goal directive not delivered', { sessionId: s.sessionId, error: String(err) });
       if (s.state.status === 'active' && !this.turnRunning) {
-        this.transition({
-          status: 'blocked',
-          code: 'session_gone',
-          message: `the goal's session ${s.sessionId} is not running`,
-        });
+        this.transition(
+          {
+            status: 'blocked',
+            code: 'session_gone',
+            message: `the goal's session ${s.sessionId} is not running`,
+          },
+          'the session was not running',
+        );
       }
     }
   }

@@ -1,5 +1,6 @@
 import type { GoalCriterion, GoalSnapshot, GoalUpdateRequest, GoalUpdateResult } from '../core/goal/contract.js';
 import { ADVANCING } from '../core/goal/status.js';
+import { ambiguity, checkProblems, evidenceProblem, type EvidenceProblem, refusalCode } from '../core/goal/check.js';
 
 /** What {@link applyGoalUpdate} decided: the committed snapshot, or a refusal that changes nothing but the audit record. */
 export interface GoalUpdateOutcome {
@@ -20,7 +21,11 @@ export const MAX_CRITERIA = 50;
  * and the revision roll back together). Evidence: a criterion that needs it
  * is satisfied only by a receipt the `goal_update` activity found in this
  * Goal's session with authority `authoritative` and verdict `passed`;
- * `derived` receipts are recorded but are not evidence. Completion needs
+ * `derived` receipts are recorded but are not evidence; a criterion that owns
+ * a check takes only a fresh receipt of that command (core/goal/check.ts:
+ * `evidence_not_from_check`, `evidence_stale`); an id more than one call holds
+ * is refused `evidence_ambiguous`. The refusal's code is the first typed
+ * evidence code among its problems, else `update_refused`. Completion needs
  * every criterion settled (`satisfied` or `dropped`); a Goal with no
  * criteria may complete (GL31). Pure.
  */
@@ -39,28 +44,39 @@ export function applyGoalUpdate(snap: GoalSnapshot, req: GoalUpdateRequest, nowM
     // GL31: a paused (or stopped) Goal is not changed, let alone completed, from a turn it does not own.
     return refuse('goal_not_active', [`the goal is ${st}; only an advancing goal is updated by its own turns`]);
   }
-  const problems: string[] = [];
+  const found: EvidenceProblem[] = [];
+  const problem = (text: string) => found.push({ code: 'update_refused', text });
   let criteria: GoalCriterion[] = snap.criteria.map((c) => ({ ...c }));
   let n = criteria.length;
   for (const a of req.add ?? []) {
-    if (a.text.trim() === '') problems.push('a new criterion needs text');
-    criteria.push({ id: `cr_${++n}`, text: a.text.trim(), needsEvidence: a.needsEvidence, status: 'pending' });
+    if (a.text.trim() === '') problem('a new criterion needs text');
+    const check = a.check?.trim();
+    if (a.check !== undefined)
+      for (const p of checkProblems(a.check, `the check of new criterion cr_${n + 1}`)) problem(p);
+    criteria.push({
+      id: `cr_${++n}`,
+      text: a.text.trim(),
+      // A criterion that owns a check is satisfied only by that check's receipt: it always needs evidence.
+      needsEvidence: a.needsEvidence || check !== undefined,
+      ...(check ? { check } : {}),
+      status: 'pending',
+    });
   }
-  if (criteria.length > MAX_CRITERIA) problems.push(`a goal holds at most ${MAX_CRITERIA} criteria`);
+  if (criteria.length > MAX_CRITERIA) problem(`a goal holds at most ${MAX_CRITERIA} criteria`);
   for (const s of req.settle ?? []) {
     const c = criteria.find((k) => k.id === s.id);
     if (!c) {
-      problems.push(`${s.id}: no such criterion (the goal has ${criteria.map((k) => k.id).join(', ') || 'none'})`);
+      problem(`${s.id}: no such criterion (the goal has ${criteria.map((k) => k.id).join(', ') || 'none'})`);
       continue;
     }
     if (c.status !== 'pending' && c.status !== s.status) {
-      problems.push(`${s.id} is already ${c.status}`);
+      problem(`${s.id} is already ${c.status}`);
       continue;
     }
     if (s.status === 'dropped') {
       // An evidence criterion is settled by a passing check, never dropped by the model: that would skip the check.
       if (c.needsEvidence) {
-        problems.push(`${s.id} needs evidence: it is satisfied by a passing check's receipt, it cannot be dropped`);
+        problem(`${s.id} needs evidence: it is satisfied by a passing check's receipt, it cannot be dropped`);
         continue;
       }
       c.status = 'dropped';
@@ -69,8 +85,13 @@ export function applyGoalUpdate(snap: GoalSnapshot, req: GoalUpdateRequest, nowM
     if (!c.needsEvidence) {
       if (s.receiptId) {
         const r = req.receipts[s.receiptId];
+        const twice = r?.found ? ambiguity(s.receiptId, r) : null;
+        if (twice) {
+          found.push({ code: twice.code, text: `${s.id}: ${twice.text}` });
+          continue;
+        }
         if (!r?.found || !r.callId) {
-          problems.push(`${s.id}: ${s.receiptId} is not a receipt of a shell call in this goal's session`);
+          problem(`${s.id}: ${s.receiptId} is not a receipt of a shell call in this goal's session`);
           continue;
         }
         c.evidence = { receiptId: s.receiptId, callId: r.callId };
@@ -78,15 +99,19 @@ export function applyGoalUpdate(snap: GoalSnapshot, req: GoalUpdateRequest, nowM
       c.status = 'satisfied';
       continue;
     }
-    const why = evidenceProblem(s.receiptId, s.receiptId ? req.receipts[s.receiptId] : undefined);
+    const why = evidenceProblem(c, s.receiptId, s.receiptId ? req.receipts[s.receiptId] : undefined);
     if (why) {
-      problems.push(`${s.id} needs evidence: ${why}`);
+      found.push({ code: why.code, text: `${s.id} needs evidence: ${why.text}` });
       continue;
     }
     c.status = 'satisfied';
     c.evidence = { receiptId: s.receiptId!, callId: req.receipts[s.receiptId!]!.callId! };
   }
-  if (problems.length > 0) return refuse('update_refused', problems);
+  if (found.length > 0)
+    return refuse(
+      refusalCode(found, 'update_refused'),
+      found.map((p) => p.text),
+    );
   if (req.complete) {
     const open = criteria.filter((c) => c.status === 'pending');
     if (open.length > 0) {
@@ -110,17 +135,4 @@ export function applyGoalUpdate(snap: GoalSnapshot, req: GoalUpdateRequest, nowM
     next,
     result: { ok: true, revision: next.revision, status: next.state.status, criteria },
   };
-}
-
-/** Why a receipt is not evidence (GL32), or null when it is. */
-function evidenceProblem(
-  receiptId: string | undefined,
-  r: GoalUpdateRequest['receipts'][string] | undefined,
-): string | null {
-  if (!receiptId) return 'cite the [verification rcp_…] receipt of a passing check';
-  if (!r?.found) return `${receiptId} is not a receipt of a shell call in this goal's session`;
-  if (r.authority !== 'authoritative')
-    return `${receiptId} is ${r.authority ?? 'without authority'}, not authoritative: it is recorded but is not evidence`;
-  if (r.verdict !== 'passed') return `${receiptId} did not pass (verdict ${r.verdict ?? 'unknown'})`;
-  return null;
 }

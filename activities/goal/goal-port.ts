@@ -10,13 +10,14 @@ import {
   goalWorkflowId,
 } from '../../core/goal/contract.js';
 import type { ProjectionStore } from '../projection/types.js';
+import { findReceipts } from './receipt-lookup.js';
 
 /** The session's Goal as a tool call reaches it (ToolContext.goal): through the `goal` workflow, which owns it. */
 export interface GoalPort {
   goalId: string;
   /** The Goal as its workflow holds it now (the `goal` Query). */
   get(): Promise<GoalSnapshot>;
-  /** One atomic `goalUpdate` (GL30); receipts named in `settle` are looked up in the session first (GL32). */
+  /** One atomic `goalUpdate` (GL30); receipts named in `settle` are looked up in the session first (GL32, ./receipt-lookup.ts). */
   update(req: Omit<GoalUpdateRequest, 'receipts' | 'turn'>): Promise<GoalUpdateResult>;
   /** The `goalRequestInput` Update (GL39). */
   requestInput(expectedRevision: number, question: string): Promise<GoalRequestInputResult>;
@@ -56,32 +57,4 @@ export function goalPort(
       });
     },
   };
-}
-
-/**
- * The verification receipts of this session with the given ids (GL32; the
- * shell records them, SH3): for each id,
- * whether a shell call of the session recorded it, and its authority and
- * verdict. Only the projection's stored tool results count — never text the
- * model recalls.
- */
-export async function findReceipts(
-  store: ProjectionStore,
-  sessionId: string,
-  ids: string[],
-): Promise<GoalUpdateRequest['receipts']> {
-  const out: GoalUpdateRequest['receipts'] = Object.fromEntries(ids.map((id) => [id, { found: false }]));
-  if (ids.length === 0) return out;
-  const t = await store.loadTranscript(sessionId);
-  for (const c of t?.toolCalls ?? []) {
-    const r = c.result?.receipt as { id?: unknown; authority?: unknown; verdict?: unknown } | undefined;
-    if (typeof r?.id !== 'string' || !(r.id in out)) continue;
-    out[r.id] = {
-      found: true,
-      callId: c.callId,
-      ...(typeof r.authority === 'string' ? { authority: r.authority } : {}),
-      ...(typeof r.verdict === 'string' ? { verdict: r.verdict } : {}),
-    };
-  }
-  return out;
 }

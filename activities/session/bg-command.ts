@@ -36,6 +36,7 @@ export function createBgCommand(store: ProjectionStore) {
       const done = await runBackground(args, {
         workspace: input.workspace,
         sessionId,
+        rowId: call.rowId,
         callId: call.callId,
         taskID,
         ...(input.sandbox ? { sandbox: input.sandbox } : {}),

@@ -77,6 +77,7 @@ export function createBgObserver(store: ProjectionStore): BgObserverActivities {
     const done = runBackground(args, {
       workspace,
       sessionId,
+      rowId: call.rowId,
       callId: call.callId,
       taskID,
       ...(input.sandbox ? { sandbox: input.sandbox } : {}),

@@ -108,6 +108,7 @@ async function runToolActivity(
       workspace: input.workspace,
       signal: ctx.cancellationSignal,
       sessionId,
+      rowId: call.rowId,
       callId: call.callId,
       backgroundTaskID: backgroundTaskId(turn, step, call.index ?? call.position),
       onProgress: (p) => (progress = p),

@@ -25,6 +25,8 @@ export interface ToolContext {
   /** Aborts the call (activity cancellation, TD10); tools kill their child processes. */
   signal?: AbortSignal;
   sessionId: string;
+  /** The call's tool-call row id `tc_<turn>_<step>_<position>` (unique per call in the session; the call id is not). */
+  rowId: string;
   callId: string;
   /** The task id a `shell` call with `background: true` hands out (`bg_{turn}_{step}_{position}`, BG1). */
   backgroundTaskID?: string;

@@ -57,7 +57,7 @@ export function renderGoal(s: GoalSnapshot): string {
   if (s.criteria.length === 0) lines.push('criteria: none (the goal may complete once its work is done)');
   for (const c of s.criteria) {
     lines.push(
-      `- ${c.id} [${c.status}] ${c.text}${c.needsEvidence ? ' (needs evidence)' : ''}${c.evidence ? ` — [verification ${c.evidence.receiptId}]` : ''}`,
+      `- ${c.id} [${c.status}] ${c.text}${c.check ? ` (owned by the check \`${c.check}\`: only its passing, fresh receipt counts)` : c.needsEvidence ? ' (needs evidence)' : ''}${c.evidence ? ` — [verification ${c.evidence.receiptId}]` : ''}`,
     );
   }
   return lines.join('\n');
@@ -86,7 +86,13 @@ export const goalUpdateTool: ToolBody<GoalUpdateArgs> = {
       const r = await ctx.goal.update({
         expectedRevision: args.expected_revision,
         ...(args.add_criteria
-          ? { add: args.add_criteria.map((a) => ({ text: a.text, needsEvidence: a.needs_evidence === true })) }
+          ? {
+              add: args.add_criteria.map((a) => ({
+                text: a.text,
+                needsEvidence: a.needs_evidence === true || a.check !== undefined,
+                ...(a.check !== undefined ? { check: a.check } : {}),
+              })),
+            }
           : {}),
         ...(args.settle
           ? {

@@ -28,7 +28,12 @@ export function createPeerActivities(): PeerActivities {
       return { text: r.text, toolCalls: r.toolCalls };
     },
     async peerRead({ workspace, callId, argsJson }) {
-      const r = await toolImplementations.read!.run(JSON.parse(argsJson), { workspace, sessionId: 'ses_peer', callId });
+      const r = await toolImplementations.read!.run(JSON.parse(argsJson), {
+        workspace,
+        sessionId: 'ses_peer',
+        rowId: `tc_peer_${callId}`,
+        callId,
+      });
       if (r.isError) throw new Error(`peer read failed: ${r.output}`);
       return r.output;
     },

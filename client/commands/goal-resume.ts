@@ -1,7 +1,7 @@
 import { ZunoError } from '../../core/errors.js';
 import { goalReason } from '../../activities/projection/rows.js';
 import type { SessionRow } from '../../activities/projection/types.js';
-import { fillReceiptPlaceholders } from '../local-provider/placeholders.js';
+import { checkReceiptPlaceholders } from '../local-provider/placeholders.js';
 import { loadScript } from '../local-provider/script.js';
 import { modelFor } from '../scripted-provider.js';
 import { resolvePaths } from '../context.js';
@@ -100,8 +100,8 @@ export async function goalResumeCommand(
     const notify = opts.json ? null : (line: string) => sink.err(`${line}\n`);
     const { temporal, baseQueue } = await connectGoal(paths, goalId, notify);
     cleanups.unshift(() => temporal.connection.close());
-    // A script citing receipts ({{receipt:<callId>}}) is filled with the goal's own session id.
-    const filled = script ? fillReceiptPlaceholders(script, session.id, opts.script) : undefined;
+    // A script citing receipts ({{receipt:<callId>}}) is filled by the local provider as it serves each reply.
+    const filled = script ? checkReceiptPlaceholders(script, opts.script) : undefined;
     const resolved = modelFor(configured, filled, { stateDir: paths.stateDir, owner: session.id });
     const mode = workerMode({ inProcess: opts.inProcess === true });
     const keyEnv = resolved.provider.apiKeyEnv;

@@ -1,5 +1,5 @@
 import { formatDuration, type GoalBudgets } from '../../core/goal/budgets.js';
-import type { GoalSnapshot } from '../../core/goal/contract.js';
+import type { GoalSnapshot, GoalTransition } from '../../core/goal/contract.js';
 import { TERMINAL_GOAL_STATUSES } from '../../core/goal/status.js';
 import type { SessionRow } from '../../activities/projection/types.js';
 import type { GoalLive } from './goal-live.js';
@@ -79,11 +79,40 @@ function statusLine(s: GoalSnapshot): string {
   }
 }
 
+/** What was spent at a transition, against the budgets then: `tokens 1,200 of 5,000 · tool calls 3 · turns 2`. */
+function spentThen(t: GoalTransition): string {
+  const b = t.budgets;
+  return [
+    `tokens ${n(t.spent.tokens)}${b.tokens ? ` of ${n(b.tokens.limit)}` : ''}`,
+    `tool calls ${n(t.spent.toolCalls)}${b.toolCalls !== undefined ? ` of ${n(b.toolCalls)}` : ''}`,
+    `turns ${n(t.spent.turns)}`,
+    ...(b.timeMs !== undefined ? [`time budget ${formatDuration(b.timeMs)}`] : []),
+  ].join(' · ');
+}
+
+/**
+ * The audit trail (issue 26 item 7), one transition per line, oldest first:
+ * `r3  2025-05-01 12:01:00 UTC  active → paused (required_input)  by the
+ * model: goal_request_input (call c1) — "Which branch?"`, then the receipts
+ * cited and what was spent at that point on an indented line. Pure.
+ */
+export function transitionLines(ts: GoalTransition[]): string[] {
+  const out: string[] = [];
+  for (const t of ts) {
+    const to = `${t.to}${t.reason ? ` (${oneLine(t.reason)})` : ''}`;
+    const why = t.message ? ` — ${JSON.stringify(oneLine(t.message))}` : '';
+    out.push(`  r${t.revision}  ${when(t.atMs)}  ${t.from ?? 'start'} → ${to}  by ${oneLine(t.by)}${why}`);
+    const evidence = t.evidence && t.evidence.length > 0 ? `evidence ${t.evidence.join(', ')} · ` : '';
+    out.push(`        ${evidence}${spentThen(t)}`);
+  }
+  return out;
+}
+
 /**
  * The human view of one Goal: objective, status with its reason, revision,
  * session, turns, budgets used and left, criteria with the receipts that
  * settled them, the open question or unknown outcomes, the last refused
- * audit, the work state when there is one, and — for a Goal not ended — what
+ * audit, every status transition (the audit trail), the work state when there is one, and — for a Goal not ended — what
  * Temporal's current details say now. Pure.
  */
 export function renderGoal(v: GoalView, nowMs: number): string {
@@ -101,7 +130,11 @@ export function renderGoal(v: GoalView, nowMs: number): string {
   out.push('', 'budgets', ...budgetLines(s.budgets, s, nowMs).map((l) => `  ${l}`));
   out.push('', s.criteria.length === 0 ? 'criteria    none (the goal may complete without a checklist)' : 'criteria');
   for (const c of s.criteria) {
-    const need = c.needsEvidence ? ' (needs an authoritative receipt)' : '';
+    const need = c.check
+      ? ` (owned by the check \`${oneLine(c.check)}\`)`
+      : c.needsEvidence
+        ? ' (needs an authoritative receipt)'
+        : '';
     const evidence = c.evidence ? ` — evidence ${c.evidence.receiptId} (call ${c.evidence.callId})` : '';
     out.push(`  ${c.id}  ${c.status.padEnd(9)}  ${oneLine(c.text)}${need}${evidence}`);
   }
@@ -114,6 +147,14 @@ export function renderGoal(v: GoalView, nowMs: number): string {
   if (s.lastAudit && !s.lastAudit.ok) {
     out.push('', `last audit  refused at ${when(s.lastAudit.atMs)}: ${s.lastAudit.problems.map(oneLine).join('; ')}`);
   }
+  const trail = s.transitions ?? [];
+  out.push(
+    '',
+    trail.length === 0
+      ? 'transitions none recorded (a goal recorded before issue 26 has no audit trail)'
+      : `transitions (${trail.length}, oldest first)`,
+    ...transitionLines(trail),
+  );
   if (v.workState) out.push('', v.workState.trimEnd());
   if (v.live) {
     const l = v.live;

@@ -14,8 +14,10 @@ import { followGoalFromShow } from './goal-show-follow.js';
  * status and reason, revision, budgets used and left, criteria with their
  * evidence receipts, turns, its session — and, for a Goal that has not
  * ended, what Temporal says now (execution status and current details,
- * asked without starting anything; goal-live.ts). `--json` prints
- * `{goal: GoalSnapshot, session, live, workState}`. `--follow` then follows
+ * asked without starting anything; goal-live.ts), and every status
+ * transition (the audit trail, issue 26 item 7). `--json` prints
+ * `{goal: GoalSnapshot, session, live, workState, transitions}` — the
+ * transitions as a list of their own (not repeated inside `goal`). `--follow` then follows
  * a Goal at work until it stops (`goal-show-follow.ts`; exit codes as `goal
  * start`'s); with `--json` it prints the event stream only.
  * @throws ZunoError `usage_error` for a malformed id, `goal_not_found` naming an id the projection does not hold.
@@ -35,6 +37,7 @@ export async function goalShowCommand(
     const after = await store.lastEventSeq(first.sessionId);
     const row = (await store.getGoal(goalId)) ?? first;
     const goal = row.snapshot;
+    const { transitions = [], ...bare } = goal;
     const session = await store.getSession(row.sessionId);
     const workState = await goalWorkState(store, row.sessionId);
     const live = TERMINAL_GOAL_STATUSES.has(goal.state.status) ? null : await liveGoalDetails(paths, goalId);
@@ -42,7 +45,7 @@ export async function goalShowCommand(
     if (!(opts.json && opts.follow))
       sink.out(
         opts.json
-          ? `${JSON.stringify({ goal, session, live, workState }, null, 2)}\n`
+          ? `${JSON.stringify({ goal: bare, session, live, workState, transitions }, null, 2)}\n`
           : renderGoal({ goal, session, live, workState }, Date.now()),
       );
     if (!opts.follow || !session) return 0;

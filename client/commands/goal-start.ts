@@ -2,13 +2,13 @@ import { sessionPermission } from '../permission-config.js';
 import { ZunoError } from '../../core/errors.js';
 import { DEFAULT_TASK_QUEUE, type SessionMeta } from '../../core/session-contract.js';
 import type { ProjectionStore } from '../../activities/projection/types.js';
-import { fillReceiptPlaceholders } from '../local-provider/placeholders.js';
+import { checkReceiptPlaceholders } from '../local-provider/placeholders.js';
 import { loadScript } from '../local-provider/script.js';
 import { modelFor } from '../scripted-provider.js';
 import { connectTemporal, type Notify, openStore, resolvePaths } from '../context.js';
 import { sendGoalControl } from '../goal-client.js';
 import { driveGoal } from '../goal-drive.js';
-import { goalStartInput, type GoalBudgetFlags, withHostTokenBudget } from '../goal-input.js';
+import { goalStartInput, type GoalBudgetFlags, type GoalCheckFlag, withHostTokenBudget } from '../goal-input.js';
 import { newGoalId, startGoal, type StartedGoal } from '../goal-start.js';
 import { processSink, type Sink } from '../render.js';
 import { hostId } from '../routing.js';
@@ -30,6 +30,8 @@ export interface GoalStartOptions extends GoalBudgetFlags {
   config?: string;
   criterion?: string[];
   evidenceCriterion?: string[];
+  /** `--check <command>` flags, each with the criterion option right before it (client/cli.ts). */
+  check?: GoalCheckFlag[];
 }
 
 /**
@@ -113,11 +115,9 @@ async function startAndFollow(
   // Everything that can be checked offline is checked before anything starts or is written.
   const input = goalStartInput(objectiveText, opts);
   const workspace = resolveWorkspace(opts.dir ?? process.cwd());
-  // The session id is chosen first: a script citing a receipt ({{receipt:<callId>}}) is filled with it.
   const sessionId = newSessionId();
-  const script = opts.script
-    ? fillReceiptPlaceholders(await loadScript(opts.script), sessionId, opts.script)
-    : undefined;
+  // A script citing a receipt ({{receipt:<callId>}}) is filled by the local provider as it serves each reply.
+  const script = opts.script ? checkReceiptPlaceholders(await loadScript(opts.script), opts.script) : undefined;
   const paths = resolvePaths();
   hostId(); // a malformed ZUNO_HOST_ID is refused before anything starts
   const zcfg = loadZunoConfig(workspace, opts.config);

@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WireSurface } from '../../core/messages.js';
 import { openAiErrorBody } from './openai-errors.js';
+import { fillReceiptsFromRequest } from './placeholders.js';
 import { conversationPosition, firstUserText, positionKey } from './position.js';
 import { loadReplays, type Replay } from './replay.js';
 import { freshReplyState, loadReplyState, saveReplyState } from './reply-state.js';
@@ -241,7 +242,15 @@ export async function startLocalProvider(opts: LocalProviderOptions): Promise<Lo
     }
 
     const replyIndex = picked.index;
-    const reply = all[replyIndex] as ScriptReply;
+    // `{{receipt:<callId>}}` becomes the receipt id the call's row got, read from this request's conversation.
+    const filled = fillReceiptsFromRequest(all[replyIndex] as ScriptReply, codec.surface, b);
+    if ('missing' in filled) {
+      const message = `zuno local provider: reply ${replyIndex + 1}${picked.at} cites the receipt of ${filled.missing.join(', ')}, but the conversation holds no result of that call with a [verification rcp_…] line`;
+      answer(400, codec.errorBody(400, rid, message, 'script_invalid'));
+      log(`${what} -> 400 unresolved receipt placeholder`);
+      return;
+    }
+    const reply = filled.reply;
     const fault = reply.fault;
     const label = `reply ${replyIndex + 1}/${all.length}${picked.at}`;
 

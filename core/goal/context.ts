@@ -25,7 +25,12 @@ export function renderGoalContext(s: GoalSnapshot, continuation?: { revision: nu
     lines.push('Completion criteria:');
     for (const c of s.criteria.slice(0, CRITERIA_SHOWN)) {
       const ev = c.evidence ? ` — evidence [verification ${c.evidence.receiptId}]` : '';
-      lines.push(`- ${c.id} [${c.status}] ${c.text}${c.needsEvidence ? ' (needs a passing receipt)' : ''}${ev}`);
+      const need = c.check
+        ? ` (owned by the check \`${c.check}\`: only a passing receipt of exactly that command, with no file written after it, counts)`
+        : c.needsEvidence
+          ? ' (needs a passing receipt)'
+          : '';
+      lines.push(`- ${c.id} [${c.status}] ${c.text}${need}${ev}`);
     }
     if (s.criteria.length > CRITERIA_SHOWN)
       lines.push(`- … ${s.criteria.length - CRITERIA_SHOWN} more (goal_get lists all)`);

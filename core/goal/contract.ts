@@ -19,8 +19,14 @@ export interface GoalCriterion {
   /** Host id `cr_<n>`. */
   id: string;
   text: string;
-  /** true: only a stored authoritative, passed shell receipt satisfies it (GL32). */
+  /** true: only a stored authoritative, passed shell receipt satisfies it (GL32). Always true with a `check`. */
   needsEvidence: boolean;
+  /**
+   * The shell command that owns the criterion (issue 26 item 6): only an
+   * authoritative, passing, fresh receipt of exactly this command (white
+   * space collapsed) satisfies it. Absent: any passing receipt (as before).
+   */
+  check?: string;
   /** `pending` until settled; `satisfied` (with evidence when needed) or `dropped` (no longer applies). */
   status: 'pending' | 'satisfied' | 'dropped';
   /** The receipt that satisfied it: `rcp_…` of a shell call in this Goal's session. */
@@ -60,13 +66,45 @@ export interface GoalSnapshot {
   question?: { requestId: string; text: string; revision: number };
   /** The receipt of the last completion audit that refused (shown by `goal show`). */
   lastAudit?: { ok: boolean; problems: string[]; atMs: number };
+  /**
+   * The audit trail (issue 26 item 7): the newest {@link MAX_TRANSITIONS_KEPT}
+   * status transitions, oldest first. Only in the projection row (the
+   * `recordGoal` activity appends what the workflow hands it); the
+   * workflow's own snapshot and the `goal` Query carry none.
+   */
+  transitions?: GoalTransition[];
+}
+
+/** Transitions a Goal's projection row keeps (the newest). */
+export const MAX_TRANSITIONS_KEPT = 200;
+
+/** One status transition of a Goal, as `zuno goal show` lists it (issue 26 item 7). */
+export interface GoalTransition {
+  /** The revision the Goal reached with it. */
+  revision: number;
+  /** Workflow time of the change, epoch ms. */
+  atMs: number;
+  /** The status before; null for the Goal's start. */
+  from: GoalState['status'] | null;
+  to: GoalState['status'];
+  /** The typed reason of `to` (pause reason, budget kind, block code, who cancelled), or null. */
+  reason: string | null;
+  /** The status's message, when it has one (a pause's question, a block's cause). */
+  message?: string;
+  /** Who or what caused it, in words: `you (Ctrl-C): goal pause`, `the model: goal_update in turn 3`, `turn 3 ended (failed)`, `the time budget`. */
+  by: string;
+  /** The receipts the change rests on (a completion: its criteria's evidence). */
+  evidence?: string[];
+  /** What the Goal had spent, and its budgets, at that point. */
+  spent: GoalSpent;
+  budgets: GoalBudgets;
 }
 
 /** Input of the `goal` workflow (also its continue-as-new carrier). */
 export interface GoalWorkflowInput {
   goalId: string;
   objective: string;
-  criteria: { text: string; needsEvidence: boolean }[];
+  criteria: { text: string; needsEvidence: boolean; check?: string }[];
   budgets: GoalBudgets;
   /** The session the Goal drives (`session/<sessionId>`, started by the client right after the goal: client/goal-start.ts). */
   session: SessionMeta;
@@ -87,6 +125,8 @@ export interface GoalCarried {
   turnRunning: boolean;
   /** Results of recent Updates by command / Update id (the same command twice returns the first result). */
   recent: [string, GoalUpdateResult | GoalControlResult | GoalRequestInputResult][];
+  /** Transitions not yet handed to `recordGoal` (absent in runs recorded before issue 26). */
+  unrecorded?: GoalTransition[];
 }
 
 /** Update `goalUpdate` (the `goal_update` tool, GL30): settle criteria and/or complete, atomically. */
@@ -106,15 +146,30 @@ export const GOAL_DIRECTIVE_SIGNAL = 'goalDirective';
 export interface GoalUpdateRequest {
   expectedRevision: number;
   /** New criteria to add (ids are given by the Goal). */
-  add?: { text: string; needsEvidence: boolean }[];
+  add?: { text: string; needsEvidence: boolean; check?: string }[];
   /** Settlements of existing criteria. */
   settle?: { id: string; status: 'satisfied' | 'dropped'; receiptId?: string }[];
   /** Complete the Goal in the same commit (GL30): refused, with everything above rolled back, when the audit fails. */
   complete?: boolean;
   /** What the activity found for each receipt id named in `settle`: only `authoritative` + `passed` is evidence. */
-  receipts: Record<string, { found: boolean; callId?: string; authority?: string; verdict?: string }>;
+  receipts: Record<string, GoalReceiptFacts>;
   /** The turn the call ran in and whether the Goal owned it (a paused Goal is not completed from an independent input, GL31). */
   turn: number;
+}
+
+/** What the `goal_update` activity found of one cited receipt in the session's stored tool calls (GL32). */
+export interface GoalReceiptFacts {
+  found: boolean;
+  /** Rows holding the id: more than 1 only for ids given before receipts were unique per call (refused ambiguous). */
+  matches?: number;
+  /** The call that recorded it (when exactly one did). */
+  callId?: string;
+  authority?: string;
+  verdict?: string;
+  /** The command the receipt ran, as recorded. */
+  command?: string;
+  /** Paths that calls made after this one wrote (at most 5 named): the receipt is stale for an owned check. */
+  writtenAfter?: string[];
 }
 
 /** `goalUpdate` result: committed, or refused with every change rolled back. */

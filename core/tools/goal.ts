@@ -39,6 +39,11 @@ export const goalUpdateArgs = z
             .boolean()
             .optional()
             .describe('true: only a passing, authoritative shell receipt can satisfy it. Default false.'),
+          check: printableText(1000)
+            .optional()
+            .describe(
+              'The shell command that owns this criterion, e.g. "bash ci.sh": only a passing, authoritative receipt of exactly that command, with no file written after it, satisfies it (implies needs_evidence).',
+            ),
         }),
       )
       .max(20)

@@ -7,7 +7,8 @@
 // 2. `zuno goal start` gives the scripted model the goal of goal.json in that repository;
 //    it starts CI as a remote observer, waits (waiting_background), reads the failure,
 //    fixes it with apply_patch, runs CI again, and completes the goal citing the
-//    verification receipt of `sh ci/status`;
+//    verification receipt of `sh ci/status` — the check that owns the criterion
+//    (--check), so no other command's receipt would do;
 // 3. the goal is looked up in Temporal the way an operator would:
 //    temporal workflow list --query "ZunoKind='goal' AND ZunoGoalStatus='completed'".
 // Exit code: zuno's (0 only when the goal completed), else 1 when the lookup fails.
@@ -25,7 +26,11 @@ const repo = execFileSync(process.execPath, [join(here, 'prepare.mjs')], { encod
 process.stderr.write(`demo: a fresh repository with a failing test: ${repo}\n`);
 
 const args = [zuno, 'goal', 'start', goal.objective, '--dir', repo, '--script', join(here, 'script.json')];
-for (const c of goal.criteria) args.push(c.needsEvidence ? '--evidence-criterion' : '--criterion', c.text);
+for (const c of goal.criteria) {
+  args.push(c.needsEvidence ? '--evidence-criterion' : '--criterion', c.text);
+  // The command that owns the criterion: only its passing, fresh receipt completes it.
+  if (c.check) args.push('--check', c.check);
+}
 const run = spawnSync(process.execPath, args, { stdio: 'inherit', env: { ...process.env, ...goal.env } });
 if (run.status !== 0) process.exit(run.status ?? 1);
 

@@ -7,7 +7,11 @@ import { toolImplementations } from '../../activities/tools/index.js';
 import type { ReadCredential } from '../../core/tools/read.js';
 import { validateToolCall } from '../../core/tools/registry.js';
 import { ZunoError } from '../../core/errors.js';
-import { fillReceiptPlaceholders, scriptCallIds } from '../../client/local-provider/placeholders.js';
+import {
+  checkReceiptPlaceholders,
+  fillReceiptsFromRequest,
+  scriptCallIds,
+} from '../../client/local-provider/placeholders.js';
 import { loadScript, type Script, type ScriptToolCall } from '../../client/local-provider/script.js';
 import { newSessionId } from '../../client/session-start.js';
 import { ROOT } from '../helpers/dev-server.js';
@@ -57,10 +61,36 @@ const command = (c: ScriptToolCall) => String(args(c).command);
 /** The evidence goal_update settles cr_1 with. */
 const settled = (s: Script) => (args(call(s, 'call_goal_complete')).settle as { evidence: string }[])[0]!.evidence;
 
+/** A Chat Completions request whose conversation holds a shell result with receipt `rcp` for each call id given. */
+function chatWith(results: [callId: string, rcp: string][]): Record<string, unknown> {
+  return {
+    model: 'm',
+    messages: [
+      { role: 'user', content: 'go' },
+      ...results.map(([callId, rcp]) => ({
+        role: 'tool',
+        tool_call_id: callId,
+        content: `[verification ${rcp}] passed · exit 0 · authoritative (bash, pipefail)`,
+      })),
+    ],
+  };
+}
+
+/** The script as the local provider serves it when every call's result carries the receipt `rcp`. */
+function served(s: Script, rcp: string): Script {
+  const body = chatWith([...scriptCallIds(s)].map((id) => [id, rcp]));
+  const replies = s.replies.map((r) => {
+    const f = fillReceiptsFromRequest(r, 'chat-completions', body);
+    if ('missing' in f) throw new Error(`unfilled ${f.missing.join(', ')}`);
+    return f.reply;
+  });
+  return { ...s, replies };
+}
+
 /** demo/goal-ci/goal.json: what the runner starts the Goal with. */
 interface GoalJson {
   objective: string;
-  criteria: { text: string; needsEvidence: boolean }[];
+  criteria: { text: string; needsEvidence: boolean; check?: string }[];
   env: Record<string, string>;
 }
 
@@ -86,7 +116,7 @@ describe('demo/goal-ci: the project, the local CI and the script', () => {
       'goal_update',
     ]);
     // goal_update's evidence must be a receipt id: validate the script as the session will serve it.
-    for (const c of calls(fillReceiptPlaceholders(script, newSessionId()))) {
+    for (const c of calls(served(script, 'rcp_0123456789abcdef'))) {
       const v = validateToolCall(c.name, JSON.stringify(c.arguments));
       expect(v.ok, `${c.id}: ${JSON.stringify(v)}`).toBe(true);
     }
@@ -104,22 +134,68 @@ describe('demo/goal-ci: the project, the local CI and the script', () => {
       complete: true,
     });
     // goal.json gives the goal the criterion cr_1 it settles.
-    expect(goalJson.criteria).toEqual([{ text: expect.stringContaining('sh ci/status'), needsEvidence: true }]);
+    // It is owned by the CI status check (issue 26 item 6): only that command's receipt completes it.
+    expect(goalJson.criteria).toEqual([
+      { text: expect.stringContaining('sh ci/status'), needsEvidence: true, check: 'sh ci/status' },
+    ]);
+    expect(command(call(script, 'call_ci_status'))).toBe(goalJson.criteria[0]!.check);
   });
 
-  it('the receipt placeholders are filled for a session id; an unknown call id is refused', () => {
-    const sessionId = newSessionId();
-    const filled = fillReceiptPlaceholders(script, sessionId);
-    const rcp = receiptId(sessionId, 'call_ci_status');
-    expect(settled(filled)).toBe(`[verification ${rcp}]`);
-    expect(filled.replies.at(-1)!.text).toContain(rcp);
-    expect(JSON.stringify(filled.replies)).not.toContain('{{receipt:');
+  it('the receipt placeholders are filled as a reply is served, from the newest result of the call; an unknown call id is refused', () => {
+    const reply = script.replies.at(-1)!;
+    expect(reply.text).toContain('{{receipt:call_ci_status}}');
+    // Two results of the same provider call id: the newest is the one the model just saw.
+    const body = chatWith([
+      ['call_ci_status', 'rcp_1111111111111111'],
+      ['call_ci_status', 'rcp_2222222222222222'],
+    ]);
+    const filled = fillReceiptsFromRequest(reply, 'chat-completions', body);
+    expect('reply' in filled && filled.reply.text).toContain('rcp_2222222222222222');
+    expect(JSON.stringify(filled)).not.toContain('{{receipt:');
+    // `@<n>` cites the n-th result of that call id instead (oldest first).
+    expect(fillReceiptsFromRequest({ text: '{{receipt:call_ci_status@1}}' }, 'chat-completions', body)).toEqual({
+      reply: { text: 'rcp_1111111111111111' },
+    });
+    expect(fillReceiptsFromRequest({ text: '{{receipt:call_ci_status@3}}' }, 'chat-completions', body)).toEqual({
+      missing: ['call_ci_status@3'],
+    });
     expect(JSON.stringify(script)).toContain('{{receipt:call_ci_status}}'); // the loaded script is left as it was
+    // The same for the Responses and Anthropic surfaces.
+    const responses = {
+      input: [
+        {
+          type: 'function_call_output',
+          call_id: 'call_ci_status',
+          output: '[verification rcp_3333333333333333] passed',
+        },
+      ],
+    };
+    expect(JSON.stringify(fillReceiptsFromRequest(reply, 'responses', responses))).toContain('rcp_3333333333333333');
+    const anthropic = {
+      messages: [
+        {
+          role: 'user',
+          content: [
+            {
+              type: 'tool_result',
+              tool_use_id: 'call_ci_status',
+              content: [{ type: 'text', text: '[verification rcp_4444444444444444] passed' }],
+            },
+          ],
+        },
+      ],
+    };
+    expect(JSON.stringify(fillReceiptsFromRequest(reply, 'anthropic-messages', anthropic))).toContain(
+      'rcp_4444444444444444',
+    );
+    // A reply citing a call whose result is not in its conversation is not filled.
+    expect(fillReceiptsFromRequest(reply, 'chat-completions', chatWith([]))).toEqual({ missing: ['call_ci_status'] });
     expect(scriptCallIds(script).has('call_ci_status')).toBe(true);
+    expect(checkReceiptPlaceholders(script)).toBe(script);
     const typo = { replies: [{ toolCalls: [{ name: 'x', arguments: { e: '{{receipt:call_nope}}' } }] }] };
     const err = (() => {
       try {
-        return fillReceiptPlaceholders(typo, sessionId);
+        return checkReceiptPlaceholders(typo);
       } catch (e) {
         return e;
       }
@@ -139,6 +215,7 @@ describe('demo/goal-ci: the project, the local CI and the script', () => {
     const ctx = (callId: string, credentials?: (p: string) => ReadCredential | undefined) => ({
       workspace: repo,
       sessionId,
+      rowId: `tc_${callId}`,
       callId,
       ...(credentials ? { credentials } : {}),
     });
@@ -156,7 +233,9 @@ describe('demo/goal-ci: the project, the local CI and the script', () => {
       args(call(script, 'call_ci_status_1')),
       ctx('call_ci_status_1'),
     );
-    expect(status1.output).toContain(`[verification ${receiptId(sessionId, 'call_ci_status_1')}] failed · exit 1`);
+    expect(status1.output).toContain(
+      `[verification ${receiptId(sessionId, 'tc_call_ci_status_1', 'call_ci_status_1')}] failed · exit 1`,
+    );
     expect(status1.output).toContain('authoritative');
 
     // The reads of the script: the log names the failing test; the source read gives the credential.
@@ -184,10 +263,14 @@ describe('demo/goal-ci: the project, the local CI and the script', () => {
     expect(run2.status, run2.stderr).toBe(0);
     expect(run2.stdout).toContain('ci: run 2 passed: 4 passed, 0 failed');
     const status2 = await toolImplementations.shell!.run(args(call(script, 'call_ci_status')), ctx('call_ci_status'));
-    const rcp = receiptId(sessionId, 'call_ci_status');
+    const rcp = receiptId(sessionId, 'tc_call_ci_status', 'call_ci_status');
     expect(status2.output).toContain(`[verification ${rcp}] passed · exit 0 · authoritative`);
     expect(status2.output).toContain('ci: latest run 2 passed: 4 passed, 0 failed');
-    expect(settled(fillReceiptPlaceholders(script, sessionId))).toBe(`[verification ${rcp}]`);
+    const body = chatWith([]);
+    (body.messages as unknown[]).push({ role: 'tool', tool_call_id: 'call_ci_status', content: status2.output });
+    const reply = script.replies[call(script, 'call_goal_complete').reply]!;
+    const filled = fillReceiptsFromRequest(reply, 'chat-completions', body);
+    expect('reply' in filled && settled({ replies: [filled.reply] })).toBe(`[verification ${rcp}]`);
   });
 
   it('the CI refuses a bad delay, and ci/status reports a run still running (exit 3)', async () => {
@@ -243,7 +326,7 @@ describe.each(SERVERS)('demo/goal-ci as a real Goal on %s', (_name, open) => {
       workspace: repo,
       prompt: goalJson.objective,
       criteria: goalJson.criteria,
-      script: fillReceiptPlaceholders(script, sessionId),
+      script, // its receipt placeholder is filled by the local provider as it serves the reply
     });
     let final;
     try {
@@ -253,7 +336,9 @@ describe.each(SERVERS)('demo/goal-ci as a real Goal on %s', (_name, open) => {
       else process.env.CI_DELAY_SECONDS = before;
       await g.closeProvider();
     }
-    const rcp = receiptId(sessionId, 'call_ci_status');
+    const t = (await h.store.loadTranscript(sessionId))!;
+    const byCall = new Map(t.toolCalls.map((c) => [c.callId, c]));
+    const rcp = receiptId(sessionId, byCall.get('call_ci_status')!.id, 'call_ci_status');
     expect(final.state.status).toBe('completed');
     expect(final.revision).toBe(3);
     expect(final.criteria).toEqual([
@@ -266,8 +351,6 @@ describe.each(SERVERS)('demo/goal-ci as a real Goal on %s', (_name, open) => {
     const session = await g.sessionResult();
     expect(session.status).toBe('completed');
     expect(session.turns).toBe(3);
-    const t = (await h.store.loadTranscript(sessionId))!;
-    const byCall = new Map(t.toolCalls.map((c) => [c.callId, c]));
     expect(t.toolCalls.map((c) => [c.callId, c.tool, c.outcome])).toEqual([
       ['call_ci_run_1', 'shell', 'ok'],
       ['call_ci_status_1', 'shell', 'ok'], // the call ran; its receipt says the check failed
@@ -280,7 +363,7 @@ describe.each(SERVERS)('demo/goal-ci as a real Goal on %s', (_name, open) => {
       ['call_goal_complete', 'goal_update', 'ok'],
     ]);
     expect(byCall.get('call_ci_status_1')!.output).toContain(
-      `[verification ${receiptId(sessionId, 'call_ci_status_1')}] failed · exit 1 · authoritative`,
+      `[verification ${receiptId(sessionId, byCall.get('call_ci_status_1')!.id, 'call_ci_status_1')}] failed · exit 1 · authoritative`,
     );
     expect(byCall.get('call_ci_status')!.output).toContain(`[verification ${rcp}] passed · exit 0 · authoritative`);
     // The revision the script sends is the one goal_get showed.

@@ -93,7 +93,6 @@ async function goalOf(g: StartedGoalRun): Promise<GoalSnapshot> {
 describe('goal workflow determinism', () => {
   it('replays a goal completed with a criterion and its evidence, after a refused completion', async () => {
     const sessionId = newSessionId();
-    const rcp = receiptId(sessionId, 'call_check');
     const g = await h.startScriptedGoal({
       workspace: workspace(),
       sessionId,
@@ -113,7 +112,7 @@ describe('goal workflow determinism', () => {
                 name: 'goal_update',
                 arguments: {
                   expected_revision: 1,
-                  settle: [{ id: 'cr_1', status: 'satisfied', evidence: `[verification ${rcp}]` }],
+                  settle: [{ id: 'cr_1', status: 'satisfied', evidence: '[verification {{receipt:call_check}}]' }],
                   complete: true,
                 },
               },
@@ -125,6 +124,8 @@ describe('goal workflow determinism', () => {
     });
     try {
       const final = await g.result();
+      const row = (await h.store.loadTranscript(sessionId))!.toolCalls.find((c) => c.callId === 'call_check')!;
+      const rcp = receiptId(sessionId, row.id, 'call_check');
       expect(final.state.status).toBe('completed');
       expect(final.criteria[0]).toMatchObject({ status: 'satisfied', evidence: { receiptId: rcp } });
       expect((await g.sessionResult()).status).toBe('completed');

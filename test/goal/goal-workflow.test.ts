@@ -74,8 +74,6 @@ describe('completing a goal (GL30–GL32)', () => {
   it('refuses a completion whose evidence did not pass, rolling everything back, and commits one with a passing receipt', async () => {
     const workspace = mkdtempSync(join(tmpdir(), 'zuno-goal-ws-'));
     const sessionId = newSessionId();
-    const failed = receiptId(sessionId, 'call_check_1');
-    const passed = receiptId(sessionId, 'call_check_2');
     const g = await h.startScriptedGoal({
       workspace,
       sessionId,
@@ -92,7 +90,7 @@ describe('completing a goal (GL30–GL32)', () => {
                 arguments: {
                   expected_revision: 1,
                   add_criteria: [{ text: 'a criterion that must roll back' }],
-                  settle: [{ id: 'cr_1', status: 'satisfied', evidence: `[verification ${failed}]` }],
+                  settle: [{ id: 'cr_1', status: 'satisfied', evidence: '[verification {{receipt:call_check_1}}]' }],
                   complete: true,
                 },
               },
@@ -106,7 +104,7 @@ describe('completing a goal (GL30–GL32)', () => {
                 name: 'goal_update',
                 arguments: {
                   expected_revision: 1,
-                  settle: [{ id: 'cr_1', status: 'satisfied', evidence: passed }],
+                  settle: [{ id: 'cr_1', status: 'satisfied', evidence: '{{receipt:call_check_2}}' }],
                   complete: true,
                 },
               },
@@ -118,6 +116,12 @@ describe('completing a goal (GL30–GL32)', () => {
     });
     try {
       const final = await g.result();
+      const t = await h.store.loadTranscript(sessionId);
+      // The receipts the scripted model cited: each row's own (session + row id + call id, issue 26 item 5).
+      const row = (callId: string) => t!.toolCalls.find((c) => c.callId === callId)!;
+      const failed = receiptId(sessionId, row('call_check_1').id, 'call_check_1');
+      const passed = receiptId(sessionId, row('call_check_2').id, 'call_check_2');
+      expect((row('call_check_1').result!.receipt as { id: string }).id).toBe(failed);
       expect(final.state.status).toBe('completed');
       expect(final.revision).toBe(2);
       expect(final.criteria).toEqual([
@@ -129,7 +133,6 @@ describe('completing a goal (GL30–GL32)', () => {
           evidence: { receiptId: passed, callId: 'call_check_2' },
         },
       ]);
-      const t = await h.store.loadTranscript(sessionId);
       const refused = t!.toolCalls.find((c) => c.callId === 'call_done_1')!;
       expect(refused.outcome).toBe('error');
       expect(refused.errorCode).toBe('update_refused');

@@ -67,7 +67,7 @@ export interface RunSessionOptions {
 
 /** What a Goal adds to a session start. */
 export interface GoalStartOptions {
-  criteria?: { text: string; needsEvidence: boolean }[];
+  criteria?: { text: string; needsEvidence: boolean; check?: string }[];
   budgets?: GoalBudgets;
 }
 

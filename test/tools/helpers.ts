@@ -44,5 +44,12 @@ export function writeScript(path: string, body: string): string {
 
 /** A tool context on `workspace` using the real rg through a fresh discovery cache. */
 export function ctxFor(workspace: string, extra: Partial<ToolContext> = {}): ToolContext {
-  return { workspace, sessionId: 'ses_test', callId: 'call_test', rg: createRgLocator({ bin: REAL_RG }), ...extra };
+  return {
+    workspace,
+    sessionId: 'ses_test',
+    rowId: 'tc_1_0_0',
+    callId: 'call_test',
+    rg: createRgLocator({ bin: REAL_RG }),
+    ...extra,
+  };
 }

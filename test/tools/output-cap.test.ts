@@ -20,7 +20,12 @@ const echo = {
 };
 
 describe('the shared tool wrapper (TD8 validation, TD9 caps)', () => {
-  const ctx = () => ({ workspace: mkdtempSync(join(tmpdir(), 'zuno-cap-')), sessionId: 's1', callId: 'c1' });
+  const ctx = () => ({
+    workspace: mkdtempSync(join(tmpdir(), 'zuno-cap-')),
+    sessionId: 's1',
+    rowId: 'tc_1_0_0',
+    callId: 'c1',
+  });
 
   it('rejects arguments that do not match the declaration with invalid_arguments, naming the field', async () => {
     const tool = defineTool(echoDeclaration, echo);

@@ -64,10 +64,22 @@ describe('rg discovery (SR1, SR6)', () => {
     const ws = tempDir();
     writeTree(ws, { 'a.txt': 'hello\n' });
     const fake = writeScript(join(tempDir(), 'rg'), 'echo "ripgrep 13.0.0"');
-    const ctxOld = { workspace: ws, sessionId: 's', callId: 'c', rg: createRgLocator({ bin: fake }) };
+    const ctxOld = {
+      workspace: ws,
+      sessionId: 's',
+      rowId: 'tc_1_0_0',
+      callId: 'c',
+      rg: createRgLocator({ bin: fake }),
+    };
     const g = await runGlob({ pattern: '*.txt' }, ctxOld);
     expect(g).toMatchObject({ isError: true, errorCode: 'rg_too_old' });
-    const ctxMissing = { workspace: ws, sessionId: 's', callId: 'c', rg: createRgLocator({ bin: join(ws, 'nope') }) };
+    const ctxMissing = {
+      workspace: ws,
+      sessionId: 's',
+      rowId: 'tc_1_0_0',
+      callId: 'c',
+      rg: createRgLocator({ bin: join(ws, 'nope') }),
+    };
     const r = await runGrep({ pattern: 'hello' }, ctxMissing);
     expect(r).toMatchObject({ isError: true, errorCode: 'rg_missing' });
     expect(r.output).toContain('node scripts/setup-tools.mjs');

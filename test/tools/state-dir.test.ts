@@ -12,7 +12,7 @@ describe("Zuno's state directories inside a workspace are real directories", () 
     symlinkSync(outside, join(ws, '.zuno'));
     const shell = await runShell(
       { command: 'touch ran.txt; seq 1 30000' },
-      { workspace: ws, sessionId: 'ses_sd', callId: 'call_1', artifactDir: defaultArtifactDir(ws) },
+      { workspace: ws, sessionId: 'ses_sd', rowId: 'tc_1_0_0', callId: 'call_1', artifactDir: defaultArtifactDir(ws) },
     );
     expect(shell.outcome).toBe('error');
     expect(shell.errorCode).toBe('output_capture_failed');
@@ -20,7 +20,7 @@ describe("Zuno's state directories inside a workspace are real directories", () 
     expect(existsSync(join(ws, 'ran.txt'))).toBe(false);
     const bg = await runBackground(
       { command: 'touch bg-ran.txt' },
-      { workspace: ws, sessionId: 'ses_sd', callId: 'call_2', taskID: 'bg_0_0_0' },
+      { workspace: ws, sessionId: 'ses_sd', rowId: 'tc_1_0_0', callId: 'call_2', taskID: 'bg_0_0_0' },
     );
     expect(bg.state).toBe('not_started');
     expect(bg.report).toContain('.zuno is a symlink');
@@ -33,7 +33,7 @@ describe("Zuno's state directories inside a workspace are real directories", () 
     mkdirSync(join(ws, 'src'));
     const shell = await runShell(
       { command: 'seq 1 30000' },
-      { workspace: ws, sessionId: 'ses_sd', callId: 'call_3', artifactDir: defaultArtifactDir(ws) },
+      { workspace: ws, sessionId: 'ses_sd', rowId: 'tc_1_0_0', callId: 'call_3', artifactDir: defaultArtifactDir(ws) },
     );
     expect(shell.outcome).toBe('ok');
     expect(shell.withheldOutput).toBeDefined();

@@ -93,13 +93,13 @@ export async function newestBytes(ring: ByteRing, path: string, totalWritten: nu
 
 /** The completion of a run that broke inside Zuno (a bug, not the command): uncertain. */
 export function internalFailure(
-  ctx: Pick<BackgroundContext, 'taskID' | 'sessionId' | 'callId'>,
+  ctx: Pick<BackgroundContext, 'taskID' | 'sessionId' | 'rowId' | 'callId'>,
   outputPath: string,
   err: unknown,
 ): BgCompletion {
   const why = err instanceof Error ? err.message : String(err);
   const base: ReceiptBase = {
-    id: receiptId(ctx.sessionId, ctx.callId),
+    id: receiptId(ctx.sessionId, ctx.rowId, ctx.callId),
     command: '',
     interpreter: 'bash',
     exitPolicy: 'pipefail',

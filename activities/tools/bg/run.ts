@@ -34,7 +34,9 @@ export interface BackgroundContext {
   /** Absolute workspace root. */
   workspace: string;
   sessionId: string;
-  /** The shell call that started the task (receipt id = f(sessionId, callId), SH3). */
+  /** The tool-call row of the shell call that started the task (`tc_<turn>_<step>_<position>`). */
+  rowId: string;
+  /** The shell call that started the task (receipt id = f(sessionId, rowId, callId), SH3). */
   callId: string;
   /** The task id the workflow derived (`bg_<turn>_<step>_<position>`); validated before use in a path. */
   taskID: string;
@@ -304,7 +306,7 @@ async function claimAndRun(rawArgs: unknown, ctx: BackgroundContext, task: TaskH
 export async function runBackground(rawArgs: unknown, ctx: BackgroundContext): Promise<BgCompletion> {
   if (!isValidTaskId(ctx.taskID)) {
     const base: ReceiptBase = {
-      id: receiptId(ctx.sessionId, ctx.callId),
+      id: receiptId(ctx.sessionId, ctx.rowId, ctx.callId),
       command: String((rawArgs as { command?: unknown } | null)?.command ?? ''),
       interpreter: 'bash',
       exitPolicy: 'pipefail',

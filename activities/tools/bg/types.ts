@@ -85,7 +85,7 @@ export interface BgCompletion {
   exitCode?: number;
   /** Signal that killed the command, when it died by one. */
   signal?: string;
-  /** The shell verification receipt (SH1, SH3, SH5); `rcp_` id from session id + call id. */
+  /** The shell verification receipt (SH1, SH3, SH5); `rcp_` id from session id + row id + call id. */
   receipt: VerificationReceipt;
   /** Bytes of output (stdout and stderr interleaved) in the output file. */
   totalWritten: number;

@@ -80,6 +80,7 @@ export async function runShellTool(
       {
         workspace: ctx.workspace,
         sessionId: ctx.sessionId,
+        rowId: ctx.rowId,
         callId: ctx.callId,
         ...(ctx.signal ? { signal: ctx.signal } : {}),
         ...(ctx.sandbox ? { sandbox: ctx.sandbox } : {}),
@@ -90,6 +91,7 @@ export async function runShellTool(
   const outcome = await runShell(args, {
     workspace: ctx.workspace,
     sessionId: ctx.sessionId,
+    rowId: ctx.rowId,
     callId: ctx.callId,
     artifactDir: defaultArtifactDir(ctx.workspace),
     ...(ctx.signal ? { signal: ctx.signal } : {}),

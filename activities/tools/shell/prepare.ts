@@ -29,6 +29,8 @@ export interface PrepareContext {
   /** Absolute workspace root. */
   workspace: string;
   sessionId: string;
+  /** The call's tool-call row id (`tc_<turn>_<step>_<position>`): with the call id it names the receipt (SH3). */
+  rowId: string;
   callId: string;
   /** Interpreter (name or path; default `bash`). */
   interpreter?: string;
@@ -116,7 +118,7 @@ export async function prepareRun(
     : String((rawArgs as { command?: unknown })?.command ?? '');
   const exitPolicy: ShellExitPolicy = parsedArgs.success ? (parsedArgs.data.exitPolicy ?? 'pipefail') : 'pipefail';
   const base: ReceiptBase = {
-    id: receiptId(ctx.sessionId, ctx.callId),
+    id: receiptId(ctx.sessionId, ctx.rowId, ctx.callId),
     command,
     interpreter: programBase(interpreter),
     exitPolicy,

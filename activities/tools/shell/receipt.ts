@@ -15,12 +15,19 @@ import type {
 } from './types.js';
 
 /**
- * The receipt id of a call (SH3): `rcp_` + the first 16 hex digits of
- * SHA-256(`sessionId` NUL `callId`). Deterministic, so a retried activity
- * writes the same receipt.
+ * The receipt id of a call (SH3, issue 26 item 5): `rcp_` + the first 16 hex
+ * digits of SHA-256(`sessionId` NUL `rowId` NUL `callId`). The row id
+ * (`tc_<turn>_<step>_<position>`) is unique per call in the session; the
+ * provider's call id is not (providers number their calls per response), so
+ * two calls of one session never share a receipt. The call id stays in the
+ * digest because a redone model step reuses the row ids of its positions.
+ * Deterministic, so a retried activity writes the same receipt. Rows
+ * recorded before keep the ids they were given (SHA-256 of session and call
+ * id only); evidence lookup refuses an id that more than one of them holds
+ * (`evidence_ambiguous`, activities/goal/goal-port.ts).
  */
-export function receiptId(sessionId: string, callId: string): string {
-  return `rcp_${createHash('sha256').update(`${sessionId}\0${callId}`).digest('hex').slice(0, 16)}`;
+export function receiptId(sessionId: string, rowId: string, callId: string): string {
+  return `rcp_${createHash('sha256').update(`${sessionId}\0${rowId}\0${callId}`).digest('hex').slice(0, 16)}`;
 }
 
 /** How a run ended, read from the guard's report (see {@link settleRun}). */

@@ -31,6 +31,8 @@ export interface ShellRunContext {
   /** Absolute workspace root; the command runs here (or in `workdir` inside it). */
   workspace: string;
   sessionId: string;
+  /** The call's tool-call row id (`tc_<turn>_<step>_<position>`): with the call id it names the receipt (SH3). */
+  rowId: string;
   callId: string;
   /** Directory for withheld and binary output artifacts (created if missing), e.g. `<workspace>/.zuno/artifacts`. */
   artifactDir: string;

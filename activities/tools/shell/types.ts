@@ -75,7 +75,7 @@ export type ReceiptAuthority = AnalysisAuthority | 'none';
  * `authoritative` receipt is evidence.
  */
 export interface VerificationReceipt {
-  /** `rcp_` + 16 lowercase hex, derived from session id + call id (a retried activity gets the same id). */
+  /** `rcp_` + 16 lowercase hex, derived from session id + row id + call id (unique per call; a retried activity gets the same id). */
   id: string;
   /** The command text exactly as run. */
   command: string;

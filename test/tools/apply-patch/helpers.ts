@@ -37,7 +37,7 @@ export function snapshot(root: string): Record<string, string> {
 
 /** Issues a read credential for one file with the real `read` tool (FT1). */
 export async function readCredential(workspace: string, path: string): Promise<ReadCredential> {
-  const r = await runRead({ path }, { workspace, sessionId: 'ses_patch_test', callId: 'call_read' });
+  const r = await runRead({ path }, { workspace, sessionId: 'ses_patch_test', rowId: 'tc_1_0_0', callId: 'call_read' });
   // a binary file is an error for `read` but still carries its credential
   expect(r.isError === false || r.errorCode === 'binary_file', r.output).toBe(true);
   return r.data!.credential as ReadCredential;

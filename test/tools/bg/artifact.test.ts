@@ -17,7 +17,13 @@ describe('bg artifact (BG1, BG3, BG4, TD9)', () => {
     const expected = expectedLines(10_000); // 140000 bytes > 51200: withheld
     const shell = await runShell(
       { command: numberedLines(10_000) },
-      { workspace: ws, sessionId: 'ses_bg_test', callId: 'call_art', artifactDir: join(ws, '.zuno', 'artifacts') },
+      {
+        workspace: ws,
+        sessionId: 'ses_bg_test',
+        rowId: 'tc_1_0_0',
+        callId: 'call_art',
+        artifactDir: join(ws, '.zuno', 'artifacts'),
+      },
     );
     const artifactPath = shell.withheldOutput!.artifactPath;
     expect(shell.output).toContain(`bg {"action": "artifact", "outputPath": ${JSON.stringify(artifactPath)}}`);

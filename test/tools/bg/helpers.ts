@@ -19,12 +19,19 @@ let calls = 0;
 /** A background context for `ws` with a fresh call id (override any field). */
 export function bgCtx(ws: string, taskID: string, extra: Partial<BackgroundContext> = {}): BackgroundContext {
   calls++;
-  return { workspace: ws, sessionId: SESSION, callId: `call_${process.pid}_${calls}`, taskID, ...extra };
+  return {
+    workspace: ws,
+    sessionId: SESSION,
+    rowId: 'tc_1_0_0',
+    callId: `call_${process.pid}_${calls}`,
+    taskID,
+    ...extra,
+  };
 }
 
 /** A tool context for the `bg` tool in `ws`. */
 export function toolCtx(ws: string, extra: Partial<ToolContext> = {}): ToolContext {
-  return { workspace: ws, sessionId: SESSION, callId: `call_bg_${++calls}`, ...extra };
+  return { workspace: ws, sessionId: SESSION, rowId: 'tc_1_0_0', callId: `call_bg_${++calls}`, ...extra };
 }
 
 /** `seq` command printing `line 00000001\n` … `line <n>\n` (14 bytes a line). */

@@ -241,7 +241,13 @@ describe('runBackground lifecycle (BG2, SH1–SH6, SH9)', () => {
     const ws = workspace();
     const o = await runShell(
       { command: 'touch ran', background: true },
-      { workspace: ws, sessionId: SESSION, callId: 'call_fg', artifactDir: join(ws, '.zuno', 'artifacts') },
+      {
+        workspace: ws,
+        sessionId: SESSION,
+        rowId: 'tc_1_0_0',
+        callId: 'call_fg',
+        artifactDir: join(ws, '.zuno', 'artifacts'),
+      },
     );
     expect(o).toMatchObject({ outcome: 'error', errorCode: 'background_not_routed' });
     expect(exists(ws, 'ran')).toBe(false);

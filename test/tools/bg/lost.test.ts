@@ -71,7 +71,7 @@ describe('a task whose process died reads as lost (BG2, TD4)', () => {
       // Running the same task again never re-runs it.
       const again = await runBackground(
         { command: 'touch rerun' },
-        { workspace: ws, sessionId: SESSION, callId: 'call_fixture', taskID: 'bg_1_0_0' },
+        { workspace: ws, sessionId: SESSION, rowId: 'tc_1_0_0', callId: 'call_fixture', taskID: 'bg_1_0_0' },
       );
       expect(again).toMatchObject({ state: 'lost', outcome: 'uncertain', uncertainCause: 'lost' });
       expect(exists(ws, 'rerun')).toBe(false);

@@ -29,6 +29,7 @@ export function shellCtx(ws: string, extra: Partial<ShellRunContext> = {}): Shel
   return {
     workspace: ws,
     sessionId: 'ses_test',
+    rowId: 'tc_1_0_0',
     callId: `call_${process.pid}_${calls}`,
     artifactDir: join(ws, '.zuno', 'artifacts'),
     ...extra,

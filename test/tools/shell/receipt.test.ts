@@ -69,16 +69,24 @@ describe('shell receipts: exit policies and authority (SH1, SH2, SH3)', () => {
     expect(o.receipt.limitations.map((l) => l.kind)).toEqual(['interpreter']);
   });
 
-  it('the receipt id is rcp_ + 16 hex, stable for the same session + call', async () => {
+  it('the receipt id is rcp_ + 16 hex, stable for the same session + row + call', async () => {
     const ws = workspace();
     const ctx = shellCtx(ws);
     const a = await runShell({ command: 'true' }, ctx);
     const b = await runShell({ command: 'false' }, ctx);
     expect(a.receipt.id).toMatch(/^rcp_[0-9a-f]{16}$/);
     expect(b.receipt.id).toBe(a.receipt.id);
-    expect(a.receipt.id).toBe(receiptId(ctx.sessionId, ctx.callId));
-    expect(receiptId(ctx.sessionId, 'other')).not.toBe(a.receipt.id);
-    expect(receiptId('other', ctx.callId)).not.toBe(a.receipt.id);
+    expect(a.receipt.id).toBe(receiptId(ctx.sessionId, ctx.rowId, ctx.callId));
+    expect(receiptId(ctx.sessionId, ctx.rowId, 'other')).not.toBe(a.receipt.id);
+    expect(receiptId('other', ctx.rowId, ctx.callId)).not.toBe(a.receipt.id);
+  });
+
+  it('the same provider call id in another row (another turn) gets another receipt (issue 26 item 5)', async () => {
+    const ws = workspace();
+    const first = await runShell({ command: 'exit 1' }, { ...shellCtx(ws), rowId: 'tc_1_0_0', callId: 'call_0' });
+    const again = await runShell({ command: 'exit 3' }, { ...shellCtx(ws), rowId: 'tc_2_0_0', callId: 'call_0' });
+    expect(first.receipt.id).not.toBe(again.receipt.id);
+    expect([first.receipt.exitCode, again.receipt.exitCode]).toEqual([1, 3]);
   });
 
   it('invalid arguments run nothing', async () => {

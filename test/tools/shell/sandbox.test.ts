@@ -182,6 +182,7 @@ describe('shell sandbox: no working bubblewrap (SB1, SB3)', () => {
       {
         workspace: ws,
         sessionId: 'ses_test',
+        rowId: 'tc_1_0_0',
         callId: 'call_bg_refused',
         backgroundTaskID: 'bg_0_0_0',
         sandbox: READ_ONLY,

@@ -17,7 +17,7 @@ describe('a shell call that hits its time limit', () => {
     const shell = toolImplementations.shell!;
     const r = await shell.run(
       { command: 'sleep 30', timeoutMs: 1000 },
-      { workspace: workspace(), sessionId: 'ses_test', callId: 'call_limit' },
+      { workspace: workspace(), sessionId: 'ses_test', rowId: 'tc_1_0_0', callId: 'call_limit' },
     );
     const said = "timed out after 1 s (the call's time limit; pass timeoutMs to change it)";
     expect(r.uncertain).toBe(true);

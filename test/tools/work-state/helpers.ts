@@ -48,6 +48,7 @@ export function callTool(
   const ctx: ToolContext = {
     workspace: '/nonexistent',
     sessionId,
+    rowId,
     callId,
     workState: workStatePort(store, { sessionId, rowId, callId, tool }),
   };
