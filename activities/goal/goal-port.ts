@@ -24,7 +24,9 @@ export interface GoalPort {
 }
 
 /**
- * Builds the {@link GoalPort} of one tool call. Updates carry the id
+ * Builds the {@link GoalPort} of one tool call (`at.workspace`: the session's
+ * workspace, where settled background tasks — remote observers — keep their
+ * receipts). Updates carry the id
  * `<sessionId>:<rowId>/<callId>`: a tool activity that runs twice sends the same
  * Update, and the Goal returns its first result (Temporal deduplicates
  * Update ids; the Goal also remembers recent ones across continue-as-new).
@@ -32,7 +34,7 @@ export interface GoalPort {
 export function goalPort(
   store: ProjectionStore,
   client: Client,
-  at: { sessionId: string; rowId: string; callId: string; goalId: string; turn: number },
+  at: { sessionId: string; rowId: string; callId: string; goalId: string; turn: number; workspace?: string },
 ): GoalPort {
   const handle = client.workflow.getHandle(goalWorkflowId(at.goalId));
   // The row id (tc_<turn>_<step>_<position>) is unique in the session; the provider's call id is not (a
@@ -43,7 +45,7 @@ export function goalPort(
     get: () => handle.query<GoalSnapshot>(GOAL_QUERY),
     async update(req) {
       const ids = [...new Set((req.settle ?? []).flatMap((s) => (s.receiptId ? [s.receiptId] : [])))];
-      const receipts = await findReceipts(store, at.sessionId, ids);
+      const receipts = await findReceipts(store, at.sessionId, ids, at.workspace);
       const full: GoalUpdateRequest = { ...req, receipts, turn: at.turn };
       return handle.executeUpdate<GoalUpdateResult, [GoalUpdateRequest]>(GOAL_UPDATE_UPDATE, {
         args: [full],

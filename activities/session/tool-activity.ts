@@ -122,6 +122,7 @@ async function runToolActivity(
               callId: call.callId,
               goalId: input.goalId,
               turn,
+              workspace: input.workspace,
             }),
           }
         : {}),
