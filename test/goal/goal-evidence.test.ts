@@ -269,7 +269,7 @@ describe('the audit trail (issue 26 item 7)', () => {
           },
           { text: 'I asked which branch.' },
           {
-            toolCalls: [{ id: 'call_done', name: 'goal_update', arguments: { expected_revision: 3, complete: true } }],
+            toolCalls: [{ id: 'call_done', name: 'goal_update', arguments: { expected_revision: 4, complete: true } }],
           },
           { text: 'Released.' },
         ],
@@ -277,11 +277,19 @@ describe('the audit trail (issue 26 item 7)', () => {
     });
     const handle = h.client.workflow.getHandle(g.workflowId);
     try {
+      // goal_request_input pauses it mid-turn (r2); the turn's end decides again and keeps it paused (r3, the
+      // same state: no line in the trail). Resume once that has happened, so the revisions do not race.
       await expect
-        .poll(async () => (await handle.query<GoalSnapshot>('goal')).state.status, { timeout: 30_000, interval: 200 })
-        .toBe('paused');
+        .poll(
+          async () => {
+            const snap = await handle.query<GoalSnapshot>('goal');
+            return [snap.state.status, snap.revision];
+          },
+          { timeout: 30_000, interval: 200 },
+        )
+        .toEqual(['paused', 3]);
       await handle.executeUpdate('goalControl', {
-        args: [{ commandId: 'c_resume', action: 'resume', choice: 'resume', expectedRevision: 2, by: 'you' }],
+        args: [{ commandId: 'c_resume', action: 'resume', choice: 'resume', expectedRevision: 3, by: 'you' }],
       });
       expect((await g.result()).state.status).toBe('completed');
     } finally {
@@ -311,18 +319,18 @@ describe('the audit trail (issue 26 item 7)', () => {
     expect(lines[1]).toMatch(
       /^ {2}r2 .* active → paused \(required_input\) {2}by the model: goal_request_input \(call call_ask\) — "Which branch\?"$/,
     );
-    expect(lines[2]).toMatch(/^ {2}r3 .* paused → active {2}by you: goal resume$/);
-    expect(lines[3]).toMatch(/^ {2}r4 .* active → completed {2}by the model: goal_update in turn 1$/);
+    expect(lines[2]).toMatch(/^ {2}r4 .* paused → active {2}by you: goal resume$/);
+    expect(lines[3]).toMatch(/^ {2}r5 .* active → completed {2}by the model: goal_update in turn 1$/);
     // What was spent, against the budgets, at each point (a budget-less counter shows no limit).
     expect(text).toContain('tokens 0 · tool calls 0 of 10 · turns 0');
-    expect(text).toMatch(/r4 .*\n {8}tokens [\d,]+ · tool calls \d+ of 10 · turns \d+/);
+    expect(text).toMatch(/r5 .*\n {8}tokens [\d,]+ · tool calls \d+ of 10 · turns \d+/);
     const json = JSON.parse(out[1]!) as { goal: Record<string, unknown>; transitions: Record<string, unknown>[] };
     expect(json.goal.transitions).toBeUndefined(); // one list, not two
     expect(json.transitions.map((t) => [t.revision, t.from, t.to, t.reason, t.by])).toEqual([
       [1, null, 'active', null, 'zuno goal start'],
       [2, 'active', 'paused', 'required_input', 'the model: goal_request_input (call call_ask)'],
-      [3, 'paused', 'active', null, 'you: goal resume'],
-      [4, 'active', 'completed', null, 'the model: goal_update in turn 1'],
+      [4, 'paused', 'active', null, 'you: goal resume'],
+      [5, 'active', 'completed', null, 'the model: goal_update in turn 1'],
     ]);
     expect(json.transitions[1]).toMatchObject({ message: 'Which branch?', budgets: { toolCalls: 10 } });
     for (const t of json.transitions) expect(typeof t.atMs).toBe('number');
