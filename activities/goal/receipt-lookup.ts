@@ -12,6 +12,7 @@
  * make it ambiguous.
  */
 import type { GoalReceiptFacts } from '../../core/goal/contract.js';
+import { isAbsolute, relative, resolve } from 'node:path';
 import type { ProjectionStore, ToolCallRow } from '../projection/types.js';
 import { listStatuses } from '../tools/bg/store.js';
 
@@ -72,6 +73,27 @@ interface Run {
   receipt: { authority?: unknown; verdict?: unknown; command?: unknown };
   callId?: string;
   rowId?: string;
+}
+
+/**
+ * Where a stored shell call ran, relative to the workspace: undefined for
+ * the workspace root (no `workdir`, `.`, or the workspace itself), else the
+ * `/`-separated relative path (an absolute one outside the workspace stays
+ * absolute). Unparseable arguments read as the root's. Pure but for path math.
+ */
+export function workdirOf(argsJson: string, workspace?: string): string | undefined {
+  let workdir: unknown;
+  try {
+    workdir = (JSON.parse(argsJson) as { workdir?: unknown } | null)?.workdir;
+  } catch {
+    return undefined;
+  }
+  if (typeof workdir !== 'string' || workdir.trim() === '') return undefined;
+  const base = workspace ?? '/';
+  const abs = isAbsolute(workdir) ? resolve(workdir) : resolve(base, workdir);
+  const rel = relative(base, abs).split('\\').join('/');
+  if (rel === '') return undefined;
+  return rel.startsWith('..') || isAbsolute(rel) ? abs : rel;
 }
 
 /** The runs in the session's rows: a shell call's own receipt, or a `bg` read's copy of its task's (keyed by the task). */
@@ -135,6 +157,14 @@ export async function findReceipts(
     }
     const run = [...held.values()][0]!;
     const r = run.receipt;
+    // Where it ran: the row's own arguments, or those of the shell call that started the task.
+    const launcher = run.rowId
+      ? rows.find((w) => w.id === run.rowId)
+      : rows.find(
+          (w) =>
+            w.tool === 'shell' && w.callId === run.callId && w.turn === run.place.turn && w.step === run.place.step,
+        );
+    const workdir = launcher ? workdirOf(launcher.argsJson, workspace) : undefined;
     const written = rows.filter((w) => w.id !== run.rowId && after(w, run.place)).flatMap((w) => pathsWrittenBy(w));
     out[id] = {
       found: true,
@@ -143,6 +173,7 @@ export async function findReceipts(
       ...(typeof r.authority === 'string' ? { authority: r.authority } : {}),
       ...(typeof r.verdict === 'string' ? { verdict: r.verdict } : {}),
       ...(typeof r.command === 'string' ? { command: r.command } : {}),
+      ...(workdir !== undefined ? { workdir } : {}),
       ...(written.length > 0 ? { writtenAfter: [...new Set(written)].slice(0, WRITTEN_NAMED) } : {}),
     };
   }

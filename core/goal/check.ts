@@ -28,13 +28,23 @@ export function normalizeCommand(command: string): string {
   return command.trim().replace(/\s+/g, ' ');
 }
 
-/** Problems of a check command as given (empty: none): empty, too long, NUL. */
+/** Control characters a check may not hold (a tab is white space and allowed). */
+// eslint-disable-next-line no-control-regex
+const CHECK_CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029]/;
+
+/**
+ * Problems of a check command as given (empty: none): empty, too long, or
+ * holding a control character — a check is one line of plain text, and a
+ * line feed or an escape sequence in it could never match a receipt's
+ * command as a person reads it (issue 26 review).
+ */
 export function checkProblems(check: string, name: string): string[] {
   const t = check.trim();
   if (t === '') return [`${name} is empty: give the command whose passing receipt satisfies the criterion`];
   const out: string[] = [];
   if (t.length > MAX_CHECK_CHARS) out.push(`${name} is ${t.length} characters long, more than ${MAX_CHECK_CHARS}`);
-  if (t.includes('\u0000')) out.push(`${name} holds a NUL character`);
+  if (CHECK_CONTROL.test(t))
+    out.push(`${name} holds a control character (a line feed, an escape, NUL …): give the command as one line`);
   return out;
 }
 
@@ -45,7 +55,8 @@ export function checkProblems(check: string, name: string): string[] {
  * - held by more than one call (ids given before receipts were unique per
  *   call) → `evidence_ambiguous`, never resolved to one of them;
  * - `c` owns a check and the receipt ran another command (normalized
- *   text, {@link normalizeCommand}) → `evidence_not_from_check`;
+ *   text, {@link normalizeCommand}), or ran it in another directory than
+ *   the workspace root (`workdir`) → `evidence_not_from_check`;
  * - not `authoritative`, or not `passed` → `update_refused` (GL32);
  * - `c` owns a check and files were written after the receipt's call →
  *   `evidence_stale` (GL32 freshness).
@@ -72,6 +83,12 @@ export function evidenceProblem(
     return {
       code: 'evidence_not_from_check',
       text: `${c.id} is owned by the check \`${c.check}\`, but ${receiptId} is the receipt of \`${r.command ?? '(no command recorded)'}\`: only a passing receipt of that exact command counts — run it and cite its receipt`,
+    };
+  }
+  if (c.check && r.workdir !== undefined) {
+    return {
+      code: 'evidence_not_from_check',
+      text: `${c.id} is owned by the check \`${c.check}\`, which runs at the workspace root, but ${receiptId} ran in ${r.workdir}: run the check without workdir and cite its receipt`,
     };
   }
   if (r.authority !== 'authoritative')

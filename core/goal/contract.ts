@@ -168,6 +168,8 @@ export interface GoalReceiptFacts {
   verdict?: string;
   /** The command the receipt ran, as recorded. */
   command?: string;
+  /** Where it ran, relative to the workspace (absent: the workspace root); a check runs at the root. */
+  workdir?: string;
   /** Paths that calls made after this one wrote (at most 5 named): the receipt is stale for an owned check. */
   writtenAfter?: string[];
 }

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { findReceipts } from '../../activities/goal/receipt-lookup.js';
 import { runBackground, runBg } from '../../activities/tools/bg/index.js';
 import { newSessionId } from '../../client/session-start.js';
-import { evidenceProblem } from '../../core/goal/check.js';
+import { checkProblems, evidenceProblem } from '../../core/goal/check.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 
 /**
@@ -116,4 +116,61 @@ describe('a remote observer owns a check', () => {
     expect(stale[ok.receipt.id]).toMatchObject({ writtenAfter: ['src/app.ts'] });
     expect(evidenceProblem(CHECK, ok.receipt.id, stale[ok.receipt.id])).toMatchObject({ code: 'evidence_stale' });
   }, 60_000);
+});
+
+describe('an owned check runs at the workspace root (issue 26 review)', () => {
+  it('a passing receipt of the same command run in another workdir is not from the check', async () => {
+    const ws = workspace();
+    const sessionId = await session(ws);
+    const receipt = (id: string) => ({ id, command: 'bash ci.sh', verdict: 'passed', authority: 'authoritative' });
+    const cases: [string, Record<string, unknown>, string | undefined][] = [
+      ['rcp_sub', { command: 'bash ci.sh', workdir: 'sub' }, 'sub'],
+      ['rcp_root_dot', { command: 'bash ci.sh', workdir: '.' }, undefined],
+      ['rcp_root_abs', { command: 'bash ci.sh', workdir: ws }, undefined],
+      ['rcp_root', { command: 'bash ci.sh' }, undefined],
+    ];
+    let position = 0;
+    for (const [id, args] of cases) {
+      const now = Date.now();
+      await h.store.upsertToolCall({
+        id: `tc_0_0_${position}`,
+        sessionId,
+        turn: 0,
+        step: 0,
+        position: position++,
+        callId: `call_${id}`,
+        tool: 'shell',
+        argsJson: JSON.stringify(args),
+        status: 'completed',
+        outcome: 'ok',
+        output: '',
+        result: { receipt: receipt(id) },
+        startedAtMs: now,
+        endedAtMs: now,
+      });
+    }
+    const found = await findReceipts(
+      h.store,
+      sessionId,
+      cases.map(([id]) => id),
+      ws,
+    );
+    for (const [id, , workdir] of cases) {
+      expect(found[id]?.workdir, id).toBe(workdir);
+      const problem = evidenceProblem({ id: 'cr_1', check: 'bash ci.sh' }, id, found[id]);
+      if (workdir === undefined) expect(problem, id).toBeNull();
+      else
+        expect(problem).toMatchObject({ code: 'evidence_not_from_check', text: expect.stringContaining('ran in sub') });
+      // A criterion without a check is judged as before: where it ran does not matter.
+      expect(evidenceProblem({ id: 'cr_2' }, id, found[id]), id).toBeNull();
+    }
+  }, 60_000);
+
+  it('a check holding a line feed or an escape sequence is refused; a tab is white space', () => {
+    expect(checkProblems('bash ci.sh\n\u001b[2J', '--check')).toEqual([
+      expect.stringContaining('holds a control character'),
+    ]);
+    expect(checkProblems('bash ci.sh\u2028x', '--check')).toHaveLength(1);
+    expect(checkProblems('bash\tci.sh', '--check')).toEqual([]);
+  });
 });
