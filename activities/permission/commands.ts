@@ -322,6 +322,25 @@ function movesCwd(node: ShNode): boolean {
   return node.children.some(movesCwd);
 }
 
+/** The read-write redirection `[n]<>file`, which the parser does not read. */
+const READ_WRITE = /<>/;
+
+/**
+ * A `<>` (read-write) redirection opens its file for writing: the text is
+ * read again with each `<>` spelled `>`, and what that finds — its writes,
+ * dynamic parts, and its commands (as `unwrapped`) — is added to the
+ * unparsed text's. (Its file is written, and as input `>` gives none, so an
+ * interpreter reading its program from it still fails closed.)
+ */
+async function readWriteAsWrite(source: string, out: Collected, ctx: Context): Promise<void> {
+  const alt: Collected = { commands: new Set(), unwrapped: new Set(), writes: [], dynamic: new Map(), ran: [] };
+  await collect(source.replace(/<>/g, '>'), alt, ctx);
+  for (const c of [...alt.commands, ...alt.unwrapped]) out.unwrapped.add(c);
+  out.writes.push(...alt.writes);
+  for (const [k, d] of alt.dynamic) if (!out.dynamic.has(k)) out.dynamic.set(k, d);
+  out.ran.push(...alt.ran);
+}
+
 async function collect(source: string, out: Collected, ctx: Context): Promise<void> {
   const parsed = await parseCommand(source);
   if (!parsed.ok) {
@@ -330,6 +349,7 @@ async function collect(source: string, out: Collected, ctx: Context): Promise<vo
       out.commands.add(raw);
       addDynamic(out, 'unparsed', quote(raw));
     }
+    if (READ_WRITE.test(source)) await readWriteAsWrite(source, out, ctx);
     return;
   }
   await walk(parsed.root, out, { ...ctx, cwdMoved: ctx.cwdMoved || movesCwd(parsed.root) });

@@ -71,6 +71,9 @@ describe('a deny on writes under secrets/ stops shell writes as it stops `write`
     ['find a -fprint secrets/list', 'secrets/list'],
     ['sudo tee secrets/k', 'secrets/k'],
     ['exec 3> secrets/k', 'secrets/k'],
+    [': <> secrets/kC', 'secrets/kC'], // read-write opens the file for writing
+    ['exec 3<>secrets/kD; echo x >&3', 'secrets/kD'],
+    ['cat 0<> secrets/k', 'secrets/k'],
     ['cat > secrets/k <<EOF\nx\nEOF', 'secrets/k'],
     ['{ echo a; echo b; } > secrets/k', 'secrets/k'],
     ['echo x > /proc/self/cwd/secrets/k', 'secrets/k'], // the shell's own working directory
