@@ -17,7 +17,7 @@ import { interpreterSource, SHELLS } from './interpreters.js';
 import { DEVICES, FD_TARGET, stdinOf, type Stdin } from './redirects.js';
 import { baseName, type RawWrite, type Word } from './shell-parts.js';
 import { wordText } from './word-text.js';
-import { isWriter, programWrites } from './writers.js';
+import { isWriter, makesLink, programWrites } from './writers.js';
 import { programIndex } from './wrappers.js';
 
 /** GNU parallel options that take the next word as their value. */
@@ -62,6 +62,13 @@ interface Collected {
   dynamic: Map<string, DynamicPart>;
   /** Files the command runs — program words, interpreter scripts, sourced files — with the command's text. */
   ran: { file: string; text: string }[];
+  /** Commands that may make a link, with the indexes of `writes` they made themselves (`from` ≤ i < `to`). */
+  links: { text: string; from: number; to: number }[];
+}
+
+/** An empty {@link Collected}. */
+function collected(): Collected {
+  return { commands: new Set(), unwrapped: new Set(), writes: [], dynamic: new Map(), ran: [], links: [] };
 }
 
 /**
@@ -200,8 +207,10 @@ async function analyzeProgram(program: string, args: Word[], text: string, out: 
   else if (source?.kind === 'input') await programInput(program, text, out, ctx);
   const { writes, unknown } = programWrites(program, args);
   let placed = !unknown && !(ctx.fromInput && isWriter(program));
+  const from = out.writes.length;
   for (const w of writes) placed = placeWrite(w, out, ctx) && placed;
   if (!placed) addDynamic(out, 'write_target', text);
+  if (makesLink(program, args)) out.links.push({ text, from, to: out.writes.length });
 }
 
 /**
@@ -333,9 +342,11 @@ const READ_WRITE = /<>/;
  * interpreter reading its program from it still fails closed.)
  */
 async function readWriteAsWrite(source: string, out: Collected, ctx: Context): Promise<void> {
-  const alt: Collected = { commands: new Set(), unwrapped: new Set(), writes: [], dynamic: new Map(), ran: [] };
+  const alt = collected();
   await collect(source.replace(/<>/g, '>'), alt, ctx);
   for (const c of [...alt.commands, ...alt.unwrapped]) out.unwrapped.add(c);
+  const at = out.writes.length;
+  for (const l of alt.links) out.links.push({ text: l.text, from: l.from + at, to: l.to + at });
   out.writes.push(...alt.writes);
   for (const [k, d] of alt.dynamic) if (!out.dynamic.has(k)) out.dynamic.set(k, d);
   out.ran.push(...alt.ran);
@@ -359,16 +370,21 @@ async function collect(source: string, out: Collected, ctx: Context): Promise<vo
  * The shell subject of a shell call's `command` text: see
  * {@link ShellSubject} and the module comment. At most {@link MAX_WRITES}
  * writes (more add a `write_target` part) and {@link MAX_DYNAMIC_PER_KIND}
- * dynamic parts of each kind. Text that does not parse is
+ * dynamic parts of each kind. A command that makes a link (writers.ts
+ * `makesLink`) while the text writes other files adds a `link_write` part.
+ * Text that does not parse is
  * one command, the text itself trimmed, and an `unparsed` dynamic part. A
  * relative write after a `cd` is a `write_target` dynamic part instead of a
  * write. Never throws (a parser that cannot load counts as text that does
  * not parse).
  */
 export async function shellSubject(command: string): Promise<ShellSubject> {
-  const out: Collected = { commands: new Set(), unwrapped: new Set(), writes: [], dynamic: new Map(), ran: [] };
+  const out = collected();
   await collect(command, out, { depth: 0, cwdMoved: false, fromInput: false });
   for (const r of out.ran) if (runsWritten(r.file, out.writes)) addDynamic(out, 'written_program', r.text);
+  // A link made here is not on disk when the rules place the other writes: they could go through it.
+  for (const l of out.links)
+    if (out.writes.some((_, i) => i < l.from || i >= l.to)) addDynamic(out, 'link_write', l.text);
   if (out.writes.length > MAX_WRITES) addDynamic(out, 'write_target', `more than ${MAX_WRITES} files written`);
   const perKind = new Map<DynamicKind, number>();
   const dynamic = [...out.dynamic.values()].filter((d) => {
