@@ -141,6 +141,38 @@ async function parallelCommand(args: Word[], text: string, out: Collected, ctx: 
   const only = command.length === 1 ? command[0]!.literal : null;
   if (only !== null && /\s/.test(only)) return nested(only, 'interpreter_code', out, ctx);
   await analyzeWords(command, [], out, { depth: ctx.depth, cwdMoved: ctx.cwdMoved, fromInput: true }, false);
+  // Like `xargs rm`: the program gets arguments (`:::` values, input lines), so `parallel rm ::: x` meets `rm *`.
+  const first = command[0]!.literal;
+  if (first !== null)
+    out.unwrapped.add([programBase(first), ...command.slice(1).map((w) => w.text), '<input>'].join(' '));
+}
+
+/** util-linux `script` options that take the next word as their value. */
+const SCRIPT_VALUES: ReadonlySet<string> = new Set([
+  ...['-E', '-I', '-O', '-B', '-T', '-m', '-o'],
+  ...['--echo', '--log-in', '--log-out', '--log-io', '--log-timing', '--logging-format', '--output-limit'],
+]);
+
+/**
+ * util-linux `script`, a command runner: its literal `-c`/`--command` text
+ * is shell code, parsed like `sh -c`; text built at run time fails closed as
+ * interpreter code, and without `-c` it runs a shell that reads its program
+ * from its input (fails closed).
+ */
+async function scriptCommand(args: Word[], text: string, out: Collected, ctx: Context): Promise<void> {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!.literal;
+    if (a === null) return addDynamic(out, 'interpreter_code', text);
+    let code: Word | undefined;
+    if (a === '--command' || /^-[A-Za-z]*c$/.test(a)) code = args[i + 1];
+    else if (a.startsWith('--command=')) code = { text: a, literal: a.slice('--command='.length) };
+    else if (/^-[A-Za-z]*c./.test(a)) code = { text: a, literal: a.slice(a.indexOf('c') + 1) };
+    else if (SCRIPT_VALUES.has(a)) i++;
+    if (code === undefined) continue;
+    if (code.literal === null) return addDynamic(out, 'interpreter_code', text);
+    return nested(code.literal, 'interpreter_code', out, ctx);
+  }
+  addDynamic(out, 'interpreter_input', text);
 }
 
 /**
@@ -197,6 +229,16 @@ async function analyzeProgram(program: string, args: Word[], text: string, out: 
       break;
     case 'parallel':
       await parallelCommand(args, text, out, ctx);
+      break;
+    case 'hash':
+      // `hash -p FILE NAME` makes NAME run FILE; `enable -f` loads builtins from a shared object.
+      if (args.some((a) => a.literal === null || /^-[A-Za-z]*p/.test(a.literal))) addDynamic(out, 'program', text);
+      break;
+    case 'enable':
+      if (args.some((a) => a.literal === null || /^-[A-Za-z]*f/.test(a.literal))) addDynamic(out, 'program', text);
+      break;
+    case 'script':
+      await scriptCommand(args, text, out, ctx);
       break;
   }
   const source = interpreterSource(program, args);
