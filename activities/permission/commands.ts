@@ -17,7 +17,7 @@ import { interpreterSource, SHELLS } from './interpreters.js';
 import { DEVICES, FD_TARGET, stdinOf, type Stdin } from './redirects.js';
 import { baseName, type RawWrite, type Word } from './shell-parts.js';
 import { wordText } from './word-text.js';
-import { isWriter, programWrites } from './writers.js';
+import { isWriter, makesLink, programWrites } from './writers.js';
 import { programIndex } from './wrappers.js';
 
 /** GNU parallel options that take the next word as their value. */
@@ -62,6 +62,13 @@ interface Collected {
   dynamic: Map<string, DynamicPart>;
   /** Files the command runs — program words, interpreter scripts, sourced files — with the command's text. */
   ran: { file: string; text: string }[];
+  /** Commands that may make a link, with the indexes of `writes` they made themselves (`from` ≤ i < `to`). */
+  links: { text: string; from: number; to: number }[];
+}
+
+/** An empty {@link Collected}. */
+function collected(): Collected {
+  return { commands: new Set(), unwrapped: new Set(), writes: [], dynamic: new Map(), ran: [], links: [] };
 }
 
 /**
@@ -134,6 +141,38 @@ async function parallelCommand(args: Word[], text: string, out: Collected, ctx: 
   const only = command.length === 1 ? command[0]!.literal : null;
   if (only !== null && /\s/.test(only)) return nested(only, 'interpreter_code', out, ctx);
   await analyzeWords(command, [], out, { depth: ctx.depth, cwdMoved: ctx.cwdMoved, fromInput: true }, false);
+  // Like `xargs rm`: the program gets arguments (`:::` values, input lines), so `parallel rm ::: x` meets `rm *`.
+  const first = command[0]!.literal;
+  if (first !== null)
+    out.unwrapped.add([programBase(first), ...command.slice(1).map((w) => w.text), '<input>'].join(' '));
+}
+
+/** util-linux `script` options that take the next word as their value. */
+const SCRIPT_VALUES: ReadonlySet<string> = new Set([
+  ...['-E', '-I', '-O', '-B', '-T', '-m', '-o'],
+  ...['--echo', '--log-in', '--log-out', '--log-io', '--log-timing', '--logging-format', '--output-limit'],
+]);
+
+/**
+ * util-linux `script`, a command runner: its literal `-c`/`--command` text
+ * is shell code, parsed like `sh -c`; text built at run time fails closed as
+ * interpreter code, and without `-c` it runs a shell that reads its program
+ * from its input (fails closed).
+ */
+async function scriptCommand(args: Word[], text: string, out: Collected, ctx: Context): Promise<void> {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!.literal;
+    if (a === null) return addDynamic(out, 'interpreter_code', text);
+    let code: Word | undefined;
+    if (a === '--command' || /^-[A-Za-z]*c$/.test(a)) code = args[i + 1];
+    else if (a.startsWith('--command=')) code = { text: a, literal: a.slice('--command='.length) };
+    else if (/^-[A-Za-z]*c./.test(a)) code = { text: a, literal: a.slice(a.indexOf('c') + 1) };
+    else if (SCRIPT_VALUES.has(a)) i++;
+    if (code === undefined) continue;
+    if (code.literal === null) return addDynamic(out, 'interpreter_code', text);
+    return nested(code.literal, 'interpreter_code', out, ctx);
+  }
+  addDynamic(out, 'interpreter_input', text);
 }
 
 /**
@@ -191,6 +230,16 @@ async function analyzeProgram(program: string, args: Word[], text: string, out: 
     case 'parallel':
       await parallelCommand(args, text, out, ctx);
       break;
+    case 'hash':
+      // `hash -p FILE NAME` makes NAME run FILE; `enable -f` loads builtins from a shared object.
+      if (args.some((a) => a.literal === null || /^-[A-Za-z]*p/.test(a.literal))) addDynamic(out, 'program', text);
+      break;
+    case 'enable':
+      if (args.some((a) => a.literal === null || /^-[A-Za-z]*f/.test(a.literal))) addDynamic(out, 'program', text);
+      break;
+    case 'script':
+      await scriptCommand(args, text, out, ctx);
+      break;
   }
   const source = interpreterSource(program, args);
   if (source?.kind === 'file' && source.script !== undefined) out.ran.push({ file: source.script, text });
@@ -200,8 +249,10 @@ async function analyzeProgram(program: string, args: Word[], text: string, out: 
   else if (source?.kind === 'input') await programInput(program, text, out, ctx);
   const { writes, unknown } = programWrites(program, args);
   let placed = !unknown && !(ctx.fromInput && isWriter(program));
+  const from = out.writes.length;
   for (const w of writes) placed = placeWrite(w, out, ctx) && placed;
   if (!placed) addDynamic(out, 'write_target', text);
+  if (makesLink(program, args)) out.links.push({ text, from, to: out.writes.length });
 }
 
 /**
@@ -322,6 +373,27 @@ function movesCwd(node: ShNode): boolean {
   return node.children.some(movesCwd);
 }
 
+/** The read-write redirection `[n]<>file`, which the parser does not read. */
+const READ_WRITE = /<>/;
+
+/**
+ * A `<>` (read-write) redirection opens its file for writing: the text is
+ * read again with each `<>` spelled `>`, and what that finds — its writes,
+ * dynamic parts, and its commands (as `unwrapped`) — is added to the
+ * unparsed text's. (Its file is written, and as input `>` gives none, so an
+ * interpreter reading its program from it still fails closed.)
+ */
+async function readWriteAsWrite(source: string, out: Collected, ctx: Context): Promise<void> {
+  const alt = collected();
+  await collect(source.replace(/<>/g, '>'), alt, ctx);
+  for (const c of [...alt.commands, ...alt.unwrapped]) out.unwrapped.add(c);
+  const at = out.writes.length;
+  for (const l of alt.links) out.links.push({ text: l.text, from: l.from + at, to: l.to + at });
+  out.writes.push(...alt.writes);
+  for (const [k, d] of alt.dynamic) if (!out.dynamic.has(k)) out.dynamic.set(k, d);
+  out.ran.push(...alt.ran);
+}
+
 async function collect(source: string, out: Collected, ctx: Context): Promise<void> {
   const parsed = await parseCommand(source);
   if (!parsed.ok) {
@@ -330,6 +402,7 @@ async function collect(source: string, out: Collected, ctx: Context): Promise<vo
       out.commands.add(raw);
       addDynamic(out, 'unparsed', quote(raw));
     }
+    if (READ_WRITE.test(source)) await readWriteAsWrite(source, out, ctx);
     return;
   }
   await walk(parsed.root, out, { ...ctx, cwdMoved: ctx.cwdMoved || movesCwd(parsed.root) });
@@ -339,16 +412,21 @@ async function collect(source: string, out: Collected, ctx: Context): Promise<vo
  * The shell subject of a shell call's `command` text: see
  * {@link ShellSubject} and the module comment. At most {@link MAX_WRITES}
  * writes (more add a `write_target` part) and {@link MAX_DYNAMIC_PER_KIND}
- * dynamic parts of each kind. Text that does not parse is
+ * dynamic parts of each kind. A command that makes a link (writers.ts
+ * `makesLink`) while the text writes other files adds a `link_write` part.
+ * Text that does not parse is
  * one command, the text itself trimmed, and an `unparsed` dynamic part. A
  * relative write after a `cd` is a `write_target` dynamic part instead of a
  * write. Never throws (a parser that cannot load counts as text that does
  * not parse).
  */
 export async function shellSubject(command: string): Promise<ShellSubject> {
-  const out: Collected = { commands: new Set(), unwrapped: new Set(), writes: [], dynamic: new Map(), ran: [] };
+  const out = collected();
   await collect(command, out, { depth: 0, cwdMoved: false, fromInput: false });
   for (const r of out.ran) if (runsWritten(r.file, out.writes)) addDynamic(out, 'written_program', r.text);
+  // A link made here is not on disk when the rules place the other writes: they could go through it.
+  for (const l of out.links)
+    if (out.writes.some((_, i) => i < l.from || i >= l.to)) addDynamic(out, 'link_write', l.text);
   if (out.writes.length > MAX_WRITES) addDynamic(out, 'write_target', `more than ${MAX_WRITES} files written`);
   const perKind = new Map<DynamicKind, number>();
   const dynamic = [...out.dynamic.values()].filter((d) => {

@@ -20,7 +20,9 @@ export type Stdin = { kind: 'text'; text: string } | { kind: 'dynamic' } | { kin
  * The input a command's redirections give it (the last one wins): a
  * here-string's literal value; a here-document's text (quoted delimiter: as
  * written; unquoted: `\$`, `\``, `\\` and backslash-newline unescaped, or
- * `dynamic` when it expands anything); `file` for `<`; `dynamic` for `<&`.
+ * `dynamic` when it expands anything); `file` for `<` of a literal path;
+ * `dynamic` for `<&` and for `<` of a process substitution or a path built at
+ * run time.
  * Undefined when no redirection gives input. Pure.
  */
 export function stdinOf(redirects: ShNode[]): Stdin | undefined {
@@ -41,7 +43,9 @@ export function stdinOf(redirects: ShNode[]): Stdin | undefined {
       else found = { kind: 'text', text: raw.replace(/\\\n/g, '').replace(/\\([\\$`])/g, '$1') };
     } else if (r.type === 'file_redirect') {
       const op = r.children.find((c) => !c.named)?.text ?? '';
-      if (op === '<') found = { kind: 'file' };
+      const dest = r.children.find((c) => c.field === 'destination');
+      // `< <(…)`, `< "$F"`: input produced or chosen at run time
+      if (op === '<') found = dest && literalWord(dest) !== null ? { kind: 'file' } : { kind: 'dynamic' };
       else if (op === '<&') found = { kind: 'dynamic' };
     }
   }

@@ -3,8 +3,10 @@
  * (docs/permissions.md "Writes", issue 26): `tee`, `dd of=`, `cp`/`mv`/
  * `install`/`ln` destinations (`mv` sources too: they are removed), `touch`,
  * `truncate`, `rm`, `rmdir`, `unlink`, `shred`, `mkdir`, `sed -i`,
- * `find -fprint…`, and the files `curl -o/-c/-D` and `wget -O/-o/-a` name. Any other program's writes are not read from its
- * arguments (the sandbox bounds them).
+ * `find -fprint…`, `link`, the sources of a hard link (`ln` without `-s`,
+ * `cp -l`), and the files `curl -o/-c/-D` and `wget -O/-o/-a` name. Any
+ * other program's writes are not read from its arguments (docs/permissions.md
+ * says what an `edit` deny therefore does not stop).
  */
 import { baseName, scanArgs, type OptionSpec, type RawWrite, type Word } from './shell-parts.js';
 
@@ -68,8 +70,26 @@ function operandWrites(operands: Word[], tree: boolean): ProgramWrites {
   return { writes, unknown };
 }
 
+/**
+ * A hard link's sources: `ln` without `-s`, `cp -l`. The linked file can be
+ * written through its new name, so it counts as written.
+ */
+function hardLinked(program: string, options: Map<string, string | null>, operands: Word[]): ProgramWrites {
+  const hard =
+    (program === 'ln' && !has(options, '-s', '--symbolic')) || (program === 'cp' && has(options, '-l', '--link'));
+  if (!hard) return NONE;
+  const targeted = has(options, '-t', '--target-directory');
+  return operandWrites(targeted || operands.length === 1 ? operands : operands.slice(0, -1), false);
+}
+
 function copyWrites(program: string, args: readonly Word[]): ProgramWrites {
   const { options, operands } = scanArgs(args, COPIERS[program]);
+  const linked = hardLinked(program, options, operands);
+  const made = copyTargets(program, options, operands);
+  return { writes: [...linked.writes, ...made.writes], unknown: linked.unknown || made.unknown };
+}
+
+function copyTargets(program: string, options: Map<string, string | null>, operands: Word[]): ProgramWrites {
   if (program === 'install' && has(options, '-d', '--directory')) return operandWrites(operands, false);
   const tree = program === 'mv' || (program === 'cp' && has(options, '-r', '-R', '-a', '--recursive', '--archive'));
   const moved =
@@ -176,12 +196,37 @@ export function programWrites(program: string, args: readonly Word[]): ProgramWr
   if (program in DOWNLOADERS) return downloadWrites(program, args);
   if (program === 'dd') return ddWrites(args);
   if (program === 'find') return findWrites(args);
+  if (program === 'link') return operandWrites(args.slice(0, 2), false);
   return NONE;
+}
+
+/** `cp` options that make links or copy links as links (GNU `cp -r` copies a link as a link). */
+const CP_LINKING = ['-s', '-l', '-r', '-R', '-a', '-d', '-P', '--symbolic-link', '--link', '--recursive', '--archive'];
+
+/**
+ * true when `program` run with `args` may make a link — `ln`, `link`, `mv`
+ * (it renames links too), `cp` with an option in {@link CP_LINKING},
+ * `--no-dereference` or `--preserve…=links` — so that a write elsewhere in
+ * the same command may go through it (issue 26 review). Pure.
+ */
+export function makesLink(program: string, args: readonly Word[]): boolean {
+  if (program === 'ln' || program === 'link' || program === 'mv') return true;
+  if (program !== 'cp') return false;
+  const { options } = scanArgs(args, COPIERS.cp);
+  if (has(options, ...CP_LINKING, '--no-dereference')) return true;
+  return [...options].some(
+    ([name, value]) => name.startsWith('--preserve') && (value === null || /links|all/.test(value)),
+  );
 }
 
 /** true when `program` is one whose writes {@link programWrites} reads (its targets may come from input under `xargs`). */
 export function isWriter(program: string): boolean {
   return (
-    program in OPERAND_WRITERS || program in COPIERS || program in DOWNLOADERS || program === 'sed' || program === 'dd'
+    program in OPERAND_WRITERS ||
+    program in COPIERS ||
+    program in DOWNLOADERS ||
+    program === 'sed' ||
+    program === 'dd' ||
+    program === 'link'
   );
 }

@@ -10,7 +10,7 @@
  *   match some file under it, back to the last rule that covers all of it;
  *   the most restrictive of those wins.
  * - A dynamic part asks when the policy has an `ask` or `deny` rule for the
- *   tool its kind answers to (shell; `write` for `write_target`) or the mode
+ *   tool its kind answers to (shell; `write` for `write_target`/`link_write`) or the mode
  *   is `strict`; in `allow_all` (nothing asks) it is denied when such a
  *   `deny` rule exists. Otherwise it adds nothing: with no such rule nothing
  *   changes.
@@ -47,7 +47,11 @@ export const DYNAMIC_WHY: Readonly<Record<DynamicKind, string>> = {
   written_program: 'it runs a file the same command writes',
   unparsed: 'the command does not parse, so its programs cannot be named',
   write_target: 'the path it writes is chosen at run time',
+  link_write: 'a link the same command makes can send its other writes anywhere',
 };
+
+/** The dynamic kinds decided by the rules of writes, not of the shell. */
+const WRITE_KINDS: ReadonlySet<DynamicKind> = new Set(['write_target', 'link_write']);
 
 /**
  * The rules that speak for some part of the tree `dir/**`: the last rule
@@ -100,7 +104,7 @@ export function shellVerdicts(policy: PermissionPolicy, tool: string, subject: C
   // An allowed write adds no verdict: it cannot change the action, and an allowed call reads as before.
   const out = (subject.writes ?? []).map((p) => writeVerdict(policy, p)).filter((v) => v.action !== 'allow');
   for (const part of subject.dynamic ?? []) {
-    const answersTo = part.kind === 'write_target' ? WRITE_TOOL : tool;
+    const answersTo = WRITE_KINDS.has(part.kind) ? WRITE_TOOL : tool;
     const why = `${DYNAMIC_WHY[part.kind]}: ${part.text}`;
     if (policy.mode === 'allow_all') {
       if (hasRule(policy, answersTo, 'deny'))

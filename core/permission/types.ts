@@ -35,8 +35,12 @@ export type PermissionMode = 'standard' | 'strict' | 'allow_all';
  *   ./d x`, `echo 'rm x' > s.sh; sh s.sh`);
  * - `unparsed`: text that does not parse (or a parser that cannot load);
  * - `write_target`: a file the command writes whose path is not known
- *   statically (`> "$F"`, `tee $OUT`, `xargs rm`, a relative path after `cd`).
- *   Decided with the `edit` rules, all other kinds with the shell rules.
+ *   statically (`> "$F"`, `tee $OUT`, `xargs rm`, a relative path after `cd`);
+ * - `link_write`: the command makes a link (`ln`, `link`, `cp -s/-l/-r/-a/-P`,
+ *   `mv`) and writes other files too, which the new link may send anywhere
+ *   (`ln -s secrets d && echo x > d/k`).
+ *   `write_target` and `link_write` are decided with the `edit` rules, all
+ *   other kinds with the shell rules.
  */
 export type DynamicKind =
   | 'program'
@@ -52,7 +56,8 @@ export type DynamicKind =
   | 'alias'
   | 'written_program'
   | 'unparsed'
-  | 'write_target';
+  | 'write_target'
+  | 'link_write';
 
 /** One occurrence of a {@link DynamicKind} in a shell call: `text` is the simple command (or redirection) as spelled. */
 export interface DynamicPart {

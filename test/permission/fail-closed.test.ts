@@ -140,6 +140,42 @@ const CASES: [string, string, DynamicKind, string][] = [
     'the interpreter reads its program from its input: python3',
   ],
   [
+    'a process substitution as interpreter input',
+    'bash < <(echo rm v48)',
+    'interpreter_input',
+    'the interpreter reads its program from its input: bash',
+  ],
+  [
+    'a file chosen at run time as interpreter input',
+    'sh < "$F"',
+    'interpreter_input',
+    'the interpreter reads its program from its input: sh',
+  ],
+  [
+    'hash -p names the program at run time',
+    'PATH=/usr/bin:/bin; hash -p /bin/rm del; del v41',
+    'program',
+    'the program is chosen at run time: hash -p /bin/rm del',
+  ],
+  [
+    'enable -f loads builtins',
+    'enable -f ./x.so del; del x',
+    'program',
+    'the program is chosen at run time: enable -f ./x.so del',
+  ],
+  [
+    'script -c of non-literal text',
+    'script -qc "$CMD" /dev/null',
+    'interpreter_code',
+    "the interpreter's code is built at run time: script -qc $CMD /dev/null",
+  ],
+  [
+    'script with no -c runs a shell reading its input',
+    "echo 'rm x' | script -q /dev/null",
+    'interpreter_input',
+    'the interpreter reads its program from its input: script -q /dev/null',
+  ],
+  [
     'bash -s',
     'cat x | bash -s -- arg',
     'interpreter_input',
@@ -227,6 +263,10 @@ describe('fail closed: with a deny rule on rm and "*": "allow"', () => {
     ['find -exec of a literal rm is that rm', 'find . -name x -exec rm {} \\;'],
     ['find -ok too', 'find . -ok rm -f {} +'],
     ['parallel of a literal rm', "parallel 'rm {}' ::: a b"],
+    ['parallel running rm with its arguments', 'parallel rm ::: v50'],
+    ['parallel with options before rm', 'parallel -j2 /bin/rm :::: list'],
+    ['script -c of literal text is parsed like sh -c', "script -qc 'rm v58' /dev/null"],
+    ['script --command=', "script --command='rm v58' -q log"],
     ['xargs of a literal rm', 'ls | xargs rm'],
     ['text that does not parse but spells the denied command', 'rm x &&'],
     ['a function whose body is denied', 'f() { rm -f x; }; f'],
@@ -260,6 +300,8 @@ describe('fail closed: with a deny rule on rm and "*": "allow"', () => {
     'ls | xargs grep foo',
     "python3 - <<'EOF'\nprint(1)\nEOF",
     'sh < script.sh',
+    "script -qc 'make test' /dev/null",
+    'hash -r',
   ])('statically named programs are decided by the rules alone: %j is allowed', async (command) => {
     const subject = await subjectOf(command);
     expect(subject.kind === 'commands' && subject.dynamic).toBeFalsy();

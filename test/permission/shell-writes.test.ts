@@ -71,12 +71,19 @@ describe('a deny on writes under secrets/ stops shell writes as it stops `write`
     ['find a -fprint secrets/list', 'secrets/list'],
     ['sudo tee secrets/k', 'secrets/k'],
     ['exec 3> secrets/k', 'secrets/k'],
+    [': <> secrets/kC', 'secrets/kC'], // read-write opens the file for writing
+    ['exec 3<>secrets/kD; echo x >&3', 'secrets/kD'],
+    ['cat 0<> secrets/k', 'secrets/k'],
     ['cat > secrets/k <<EOF\nx\nEOF', 'secrets/k'],
     ['{ echo a; echo b; } > secrets/k', 'secrets/k'],
     ['echo x > /proc/self/cwd/secrets/k', 'secrets/k'], // the shell's own working directory
     ['curl -fsSLo secrets/k https://example.com/k', 'secrets/k'],
     ['curl --output-dir secrets -o k https://example.com/k', 'secrets/k'],
     ['wget -qO secrets/k https://example.com/k', 'secrets/k'],
+    ['ln secrets/existing hl && echo PWNED > hl', 'secrets/existing'], // a hard link's source is written through it
+    ['ln -t a secrets/existing', 'secrets/existing'],
+    ['link secrets/existing h2', 'secrets/existing'],
+    ['cp -l secrets/existing a/', 'secrets/existing'],
     ['echo x > k', 'secrets/k', 'secrets'], // relative to the call's workdir
     ['echo x > ../secrets/k', 'secrets/k', 'a'],
   ])('%j → denied, naming the write', async (command, written, workdir) => {
@@ -103,6 +110,9 @@ describe('a deny on writes under secrets/ stops shell writes as it stops `write`
     'rm -rf a',
     'cp a/f a/g',
     'tee < secrets/existing',
+    'ln -s secrets lnB', // a link alone writes only itself
+    'ln -s ../secrets/existing a/l',
+    'cp -r a b',
   ])('%j → allowed', async (command) => {
     expect((await decideShell(DENY_SECRETS, command)).action).toBe('allow');
   });
@@ -119,6 +129,22 @@ describe('a deny on writes under secrets/ stops shell writes as it stops `write`
     ['echo x > /proc/1/cwd/k', 'the path it writes is chosen at run time: > /proc/1/cwd/k'],
   ])('a write target known only at run time asks: %j', async (command, reason) => {
     expect(await decideShell(DENY_SECRETS, command)).toMatchObject({ action: 'ask', reason });
+  });
+
+  it.each([
+    ['ln -s secrets lnB && echo x > lnB/kB', 'ln -s secrets lnB'],
+    ['ln -s secrets/kA lnA && echo x > lnA', 'ln -s secrets/kA lnA'],
+    ['ln -s . self && echo x > self/secrets/k5', 'ln -s . self'],
+    ['mkdir -p d && ln -s ../secrets d/up && echo x > d/up/k6', 'ln -s ../secrets d/up'],
+    ['ln -sf secrets lnB; tee lnB/k', 'ln -sf secrets lnB'],
+    ['cp -s secrets/existing a/s && echo x > a/s', 'cp -s secrets/existing a/s'],
+    ['cp -a link cp-link && echo x > cp-link/k', 'cp -a link cp-link'], // copies the link as a link
+    ['mv a-link moved && echo x > moved/k', 'mv a-link moved'],
+  ])('a link made by the same command makes its other writes ask: %j', async (command, link) => {
+    expect(await decideShell(DENY_SECRETS, command)).toMatchObject({
+      action: 'ask',
+      reason: `a link the same command makes can send its other writes anywhere: ${link}`,
+    });
   });
 
   it('a source chosen at run time copied into secrets/ is a write anywhere under it', async () => {
