@@ -4,7 +4,7 @@ import type { PendingApproval, RecordApprovalInput } from '../core/approval-cont
 import { callEffect } from '../core/permission/effect.js';
 import { evaluatePermission } from '../core/permission/evaluate.js';
 import { exactPattern } from '../core/permission/glob.js';
-import { shownSubject, type ShownSubject } from '../core/permission/shown.js';
+import { hasWorkdir, shownSubject, type ShownSubject } from '../core/permission/shown.js';
 import { sha256Hex } from '../core/sha256.js';
 import { inertText } from '../core/terminal-text.js';
 import type { PermissionDecision } from '../core/permission/types.js';
@@ -24,6 +24,15 @@ import { settleDenied, settleNotRun } from './settle.js';
  * decide which later calls ask, and so which activities are scheduled).
  */
 export const EXACT_SUBJECT_PATCH = 'zuno-approval-exact-subject-v1';
+
+/**
+ * `patched()` id of shown texts that name where a command runs (a shell
+ * `workdir` other than the workspace root: `(in "pub") echo x > k`), so a
+ * grant of scope `call` covers the same text in the same directory only.
+ * Asked only for a call that has such a workdir; before it, the command alone
+ * — kept so a running session's history replays.
+ */
+export const WORKDIR_SUBJECT_PATCH = 'zuno-approval-subject-workdir-v1';
 
 /** What the permission gate needs from the session workflow. */
 export interface GateHost extends RouteHost {
@@ -102,7 +111,8 @@ function decide(
 type GateShown = ShownSubject & { inProjection?: { digest: string } };
 
 function shownOf(call: PlannedToolCall, subject: NonNullable<PlannedToolCall['subject']>): GateShown {
-  const shown = shownSubject(call.name, call.args, subject);
+  const ignoreWorkdir = hasWorkdir(call.name, call.args) && !patched(WORKDIR_SUBJECT_PATCH);
+  const shown = shownSubject(call.name, call.args, subject, { ignoreWorkdir });
   if (!call.argsInProjection || call.shown?.kind !== 'command') return shown;
   const text = `${call.summary ?? call.name} (a command of ${call.shown.chars} characters: its full text is recorded with the approval — zuno approvals list)`;
   return { kind: 'command', text, parts: shown.parts, inProjection: { digest: call.shown.digest } };

@@ -93,6 +93,40 @@ describe('grants of scope call: exactly the text shown, or a typed pattern', () 
   });
 });
 
+describe('where a command runs is part of the text approved', () => {
+  const inDir = (command: string, workdir: string | undefined, subject: CallSubject) => ({
+    tool: 'shell',
+    effect: 'SideEffecting' as const,
+    subject,
+    text: shownSubject('shell', workdir === undefined ? { command } : { command, workdir }, subject).text,
+  });
+
+  it('shows the workdir in front of the command; the root shows the command alone', () => {
+    const writes = { kind: 'commands' as const, commands: ['echo x'], writes: ['pub/k'] };
+    expect(shownSubject('shell', { command: 'echo x > k', workdir: 'pub' }, writes)).toEqual({
+      kind: 'command',
+      text: '(in "pub") echo x > k',
+      parts: ['echo x', 'writes pub/k'],
+    });
+    expect(shownSubject('shell', { command: 'echo x > k', workdir: '.' }, cmd('echo x')).text).toBe('echo x > k');
+    expect(shownSubject('shell', { command: 'echo x > k' }, cmd('echo x')).text).toBe('echo x > k');
+    // a root command that looks like the marker cannot pose as a command run elsewhere
+    expect(shownSubject('shell', { command: '(in "pub") echo x > k' }, cmd('in')).text).toBe(
+      '(in ".") (in "pub") echo x > k',
+    );
+  });
+
+  it('a session grant of `echo x > k` in pub/ does not cover the same text in secrets/ or at the root', () => {
+    const approved = inDir('echo x > k', 'pub', cmd('echo x')).text;
+    const grants = [{ tool: 'shell', pattern: exactPattern(approved), scope: 'call' as const }];
+    expect(evaluatePermission(STRICT, inDir('echo x > k', 'pub', cmd('echo x')), grants).action).toBe('allow');
+    expect(evaluatePermission(STRICT, inDir('echo x > k', 'secrets', cmd('echo x')), grants).action).toBe('ask');
+    expect(evaluatePermission(STRICT, inDir('echo x > k', undefined, cmd('echo x')), grants).action).toBe('ask');
+    const atRoot = [{ tool: 'shell', pattern: exactPattern('echo x > k'), scope: 'call' as const }];
+    expect(evaluatePermission(STRICT, inDir('echo x > k', 'secrets', cmd('echo x')), atRoot).action).toBe('ask');
+  });
+});
+
 function pending(over: Partial<PendingApproval> = {}): Omit<PendingApproval, 'revision'> {
   const text = 'echo hello > note.txt && ls';
   return {
