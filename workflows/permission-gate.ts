@@ -114,8 +114,23 @@ function shownOf(call: PlannedToolCall, subject: NonNullable<PlannedToolCall['su
   const ignoreWorkdir = hasWorkdir(call.name, call.args) && !patched(WORKDIR_SUBJECT_PATCH);
   const shown = shownSubject(call.name, call.args, subject, { ignoreWorkdir });
   if (!call.argsInProjection || call.shown?.kind !== 'command') return shown;
-  const text = `${call.summary ?? call.name} (a command of ${call.shown.chars} characters: its full text is recorded with the approval — zuno approvals list)`;
-  return { kind: 'command', text, parts: shown.parts, inProjection: { digest: call.shown.digest } };
+  return { kind: 'command', text: standInText(call), parts: shown.parts, inProjection: { digest: call.shown.digest } };
+}
+
+/**
+ * The text a pending approval holds for a command whose arguments stayed in
+ * the projection (the workflow never sees it): the call's summary without its
+ * leading `<tool>: ` label (every surface names the tool itself), then the
+ * command's length and where its full text is, e.g.
+ * `echo AAA… (a command of 100012 characters: its full text is recorded with the approval — zuno approvals list)`.
+ * Pure.
+ */
+export function standInText(call: Pick<PlannedToolCall, 'name' | 'summary' | 'shown'>): string {
+  const summary = call.summary ?? '';
+  const label = `${call.name}: `;
+  const what = summary.startsWith(label) ? summary.slice(label.length) : summary || call.name;
+  const chars = call.shown?.chars ?? 0;
+  return `${what} (a command of ${chars} characters: its full text is recorded with the approval — zuno approvals list)`;
 }
 
 async function waitForDecision(
@@ -198,13 +213,22 @@ function record(host: RouteHost, input: RecordApprovalInput): Promise<void> {
 /** Longest subject text the current details show, in characters (the rest is named by its length). */
 export const APPROVAL_LINE_TEXT_MAX = 4000;
 
+/** Longest parts text the current details show, in characters (a longer one is cut there with its length named). */
+export const APPROVAL_LINE_PARTS_MAX = 400;
+
+/** `text` up to `max` characters; a longer one cut there and marked `… (N characters)`. */
+function cut(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text;
+}
+
 /**
  * The Temporal current-details line of the oldest pending approval: the full
  * subject text on one line (control characters and line feeds as visible
  * escapes, `\n`; Markdown-literal), then its parsed parts when they say
  * something the text does not, e.g.
  * `turn 1 · waiting for approval ap_0_0_1: shell: echo hello > note.txt && ls · parts: echo hello; ls · since 16:32:31 UTC · zuno approvals approve|deny ap_0_0_1`.
- * A text longer than {@link APPROVAL_LINE_TEXT_MAX} is cut there with its length named.
+ * A text longer than {@link APPROVAL_LINE_TEXT_MAX} is cut there with its length named; so are parts longer
+ * than {@link APPROVAL_LINE_PARTS_MAX} (`… (N characters)`).
  */
 export function approvalLine(pending: PendingApproval[]): string | null {
   const first = pending[0];
@@ -219,7 +243,7 @@ export function approvalLine(pending: PendingApproval[]): string | null {
   const parts = first.subjectParts ?? [];
   const partsWords =
     parts.length > 0 && !(parts.length === 1 && parts[0] === first.subjectText)
-      ? ` · parts: ${md(inertText(parts.join('; ')).slice(0, 400))}`
+      ? ` · parts: ${md(cut(inertText(parts.join('; ')), APPROVAL_LINE_PARTS_MAX))}`
       : '';
   return (
     `turn ${first.turn + 1} · waiting for approval ${first.approvalId}: ${first.tool}: ${md(shown)}${partsWords}${more}` +

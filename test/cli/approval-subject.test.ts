@@ -208,6 +208,8 @@ describe('a command too large for the history (arguments kept in the projection)
     const [held] = (await handleOf(run).query<ApprovalsView>(APPROVALS_QUERY)).pending;
     expect(held).toMatchObject({ subjectDigest: subjectDigestOf(big), textInProjection: true });
     expect(held!.subjectText).toContain(`a command of ${big.length} characters`);
+    // …without the tool's label: the surfaces name the tool themselves (no `shell: shell: …`)
+    expect(held!.subjectText.startsWith("printf '%s'")).toBe(true);
     const wide = await runZuno(['approvals', 'approve', row.id, '--session', run.sessionId, '--session-wide'], {
       home,
     });

@@ -11,7 +11,7 @@ import { shownSubject } from '../../core/permission/shown.js';
 import type { CallSubject, SessionGrant } from '../../core/permission/types.js';
 import { sha256Hex } from '../../core/sha256.js';
 import { ApprovalBook } from '../../workflows/approvals.js';
-import { approvalLine } from '../../workflows/permission-gate.js';
+import { approvalLine, standInText } from '../../workflows/permission-gate.js';
 
 /**
  * Issue 26 items 1 and 3, the pure parts: what an approval shows is the
@@ -267,6 +267,24 @@ describe('what people read', () => {
       "shell: cat &lt;&lt;'EOF' &gt; note.txt\\\\nhello \\\\e\\[2J\\\\nEOF\\\\necho done &amp;&amp; ls · parts: cat; echo done; ls",
     );
     expect(line.includes('\n') || line.includes('\u001b')).toBe(false);
+  });
+
+  it('a 100 KB command left in the projection names the tool once; long parts are cut with their length named', () => {
+    const big = `echo ${'A'.repeat(100_000)}`;
+    const text = standInText({
+      name: 'shell',
+      summary: 'shell: echo AAAA…',
+      shown: { kind: 'command', digest: sha256Hex(big), chars: big.length },
+    });
+    expect(text).toBe(
+      'echo AAAA… (a command of 100005 characters: its full text is recorded with the approval — zuno approvals list)',
+    );
+    const parts = [`echo ${'A'.repeat(1000)}`, 'writes out.txt'];
+    const line = approvalLine([{ ...pending(), subjectText: text, subjectParts: parts, revision: 1 }])!;
+    expect(line).toContain(': shell: echo AAAA… (a command of 100005 characters');
+    expect(line).not.toContain('shell: shell:');
+    const joined = parts.join('; ').length;
+    expect(line).toContain(` · parts: echo ${'A'.repeat(395)}… (${joined} characters)`);
   });
 
   it('a session-wide confirmation says what the grant covers, in those words', () => {
