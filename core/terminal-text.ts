@@ -8,9 +8,10 @@
 // CSI (ESC [ … final byte, or the 8-bit CSI), OSC (ESC ] … BEL or ST), the other two-byte ESC sequences.
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
 const ESCAPES = /\x1b\[[0-?]*[ -/]*[@-~]|\x9b[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\^_]/g;
-// C0/C1 controls and DEL; bidi overrides and zero-width characters, which would rearrange a terminal line.
+// C0/C1 controls and DEL; line and paragraph separators (U+2028/9, line breaks to some terminals and editors);
+// bidi overrides and zero-width characters, which would rearrange a terminal line.
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
-const CONTROLS = /[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+const CONTROLS = /[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
 
 /**
  * One output line as plain text: escape sequences removed; of a line
@@ -37,8 +38,8 @@ function escapeControl(c: string): string {
 
 /**
  * Text from a model or a tool made inert for a terminal, kept whole and
- * readable (issue 26 item 8): every C0/C1 control character, DEL, bidi
- * override and zero-width character is written as a visible escape — `\n`,
+ * readable (issue 26 item 8): every C0/C1 control character, DEL, line and
+ * paragraph separator (U+2028, U+2029), bidi override and zero-width character is written as a visible escape — `\n`,
  * `\r`, `\t`, `\e` for ESC, `\uNNNN` for the rest (the form JSON reads back
  * as the same character, so a guarded JSON document stays valid and equal) —
  * and a backslash stays a single backslash (the output is for reading, not

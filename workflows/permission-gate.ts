@@ -4,7 +4,7 @@ import type { PendingApproval, RecordApprovalInput } from '../core/approval-cont
 import { callEffect } from '../core/permission/effect.js';
 import { evaluatePermission } from '../core/permission/evaluate.js';
 import { exactPattern } from '../core/permission/glob.js';
-import { shownSubject, type ShownSubject } from '../core/permission/shown.js';
+import { hasWorkdir, shownSubject, type ShownSubject } from '../core/permission/shown.js';
 import { sha256Hex } from '../core/sha256.js';
 import { inertText } from '../core/terminal-text.js';
 import type { PermissionDecision } from '../core/permission/types.js';
@@ -24,6 +24,15 @@ import { settleDenied, settleNotRun } from './settle.js';
  * decide which later calls ask, and so which activities are scheduled).
  */
 export const EXACT_SUBJECT_PATCH = 'zuno-approval-exact-subject-v1';
+
+/**
+ * `patched()` id of shown texts that name where a command runs (a shell
+ * `workdir` other than the workspace root: `(in "pub") echo x > k`), so a
+ * grant of scope `call` covers the same text in the same directory only.
+ * Asked only for a call that has such a workdir; before it, the command alone
+ * — kept so a running session's history replays.
+ */
+export const WORKDIR_SUBJECT_PATCH = 'zuno-approval-subject-workdir-v1';
 
 /** What the permission gate needs from the session workflow. */
 export interface GateHost extends RouteHost {
@@ -102,10 +111,26 @@ function decide(
 type GateShown = ShownSubject & { inProjection?: { digest: string } };
 
 function shownOf(call: PlannedToolCall, subject: NonNullable<PlannedToolCall['subject']>): GateShown {
-  const shown = shownSubject(call.name, call.args, subject);
+  const ignoreWorkdir = hasWorkdir(call.name, call.args) && !patched(WORKDIR_SUBJECT_PATCH);
+  const shown = shownSubject(call.name, call.args, subject, { ignoreWorkdir });
   if (!call.argsInProjection || call.shown?.kind !== 'command') return shown;
-  const text = `${call.summary ?? call.name} (a command of ${call.shown.chars} characters: its full text is recorded with the approval — zuno approvals list)`;
-  return { kind: 'command', text, parts: shown.parts, inProjection: { digest: call.shown.digest } };
+  return { kind: 'command', text: standInText(call), parts: shown.parts, inProjection: { digest: call.shown.digest } };
+}
+
+/**
+ * The text a pending approval holds for a command whose arguments stayed in
+ * the projection (the workflow never sees it): the call's summary without its
+ * leading `<tool>: ` label (every surface names the tool itself), then the
+ * command's length and where its full text is, e.g.
+ * `echo AAA… (a command of 100012 characters: its full text is recorded with the approval — zuno approvals list)`.
+ * Pure.
+ */
+export function standInText(call: Pick<PlannedToolCall, 'name' | 'summary' | 'shown'>): string {
+  const summary = call.summary ?? '';
+  const label = `${call.name}: `;
+  const what = summary.startsWith(label) ? summary.slice(label.length) : summary || call.name;
+  const chars = call.shown?.chars ?? 0;
+  return `${what} (a command of ${chars} characters: its full text is recorded with the approval — zuno approvals list)`;
 }
 
 async function waitForDecision(
@@ -188,13 +213,22 @@ function record(host: RouteHost, input: RecordApprovalInput): Promise<void> {
 /** Longest subject text the current details show, in characters (the rest is named by its length). */
 export const APPROVAL_LINE_TEXT_MAX = 4000;
 
+/** Longest parts text the current details show, in characters (a longer one is cut there with its length named). */
+export const APPROVAL_LINE_PARTS_MAX = 400;
+
+/** `text` up to `max` characters; a longer one cut there and marked `… (N characters)`. */
+function cut(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text;
+}
+
 /**
  * The Temporal current-details line of the oldest pending approval: the full
  * subject text on one line (control characters and line feeds as visible
  * escapes, `\n`; Markdown-literal), then its parsed parts when they say
  * something the text does not, e.g.
  * `turn 1 · waiting for approval ap_0_0_1: shell: echo hello > note.txt && ls · parts: echo hello; ls · since 16:32:31 UTC · zuno approvals approve|deny ap_0_0_1`.
- * A text longer than {@link APPROVAL_LINE_TEXT_MAX} is cut there with its length named.
+ * A text longer than {@link APPROVAL_LINE_TEXT_MAX} is cut there with its length named; so are parts longer
+ * than {@link APPROVAL_LINE_PARTS_MAX} (`… (N characters)`).
  */
 export function approvalLine(pending: PendingApproval[]): string | null {
   const first = pending[0];
@@ -209,7 +243,7 @@ export function approvalLine(pending: PendingApproval[]): string | null {
   const parts = first.subjectParts ?? [];
   const partsWords =
     parts.length > 0 && !(parts.length === 1 && parts[0] === first.subjectText)
-      ? ` · parts: ${md(inertText(parts.join('; ')).slice(0, 400))}`
+      ? ` · parts: ${md(cut(inertText(parts.join('; ')), APPROVAL_LINE_PARTS_MAX))}`
       : '';
   return (
     `turn ${first.turn + 1} · waiting for approval ${first.approvalId}: ${first.tool}: ${md(shown)}${partsWords}${more}` +

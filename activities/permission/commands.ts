@@ -15,7 +15,7 @@ import { parseCommand, type ShNode } from '../tools/shell/syntax.js';
 import { commandWords, literalWord, programBase } from '../tools/shell/words.js';
 import { interpreterSource, SHELLS } from './interpreters.js';
 import { DEVICES, FD_TARGET, stdinOf, type Stdin } from './redirects.js';
-import { baseName, type RawWrite, type Word } from './shell-parts.js';
+import { baseName, joinWords, type RawWrite, type Word } from './shell-parts.js';
 import { wordText } from './word-text.js';
 import { isWriter, makesLink, programWrites } from './writers.js';
 import { programIndex } from './wrappers.js';
@@ -277,14 +277,14 @@ function placeWrite(w: RawWrite, out: Collected, ctx: Context): boolean {
  * `parallel` — to `unwrapped`), what its wrappers run, and {@link analyzeProgram}.
  */
 async function analyzeWords(words: Word[], prefix: string[], out: Collected, ctx: Context, top: boolean) {
-  const full = [...prefix, ...words.map((w) => w.text)].join(' ');
+  const full = [...prefix, joinWords(words)].filter((t, i) => i < prefix.length || t !== '').join(' ');
   if (full !== '') (top ? out.commands : out.unwrapped).add(full);
   const found = programIndex(words);
   if ('dynamic' in found) return addDynamic(out, found.dynamic, full);
   const at = found.at;
   if (at >= words.length) return;
   const runs = words.slice(at);
-  const inner = runs.map((w) => w.text).join(' ');
+  const inner = joinWords(runs);
   if (inner !== full) out.unwrapped.add(inner);
   const program = programBase(runs[0]!.literal!);
   out.ran.push({ file: runs[0]!.literal!, text: full });
@@ -305,8 +305,19 @@ async function addCommand(node: ShNode, out: Collected, ctx: Context, outer: ShN
   const stdin = stdinOf([...own, ...outer]);
   const assignments = node.children.filter((c) => c.type === 'variable_assignment').map(assignmentText);
   const { name, args } = commandWords(node);
-  const words: Word[] = (name ? [name, ...args] : args).map((n) => ({ text: wordText(n), literal: literalWord(n) }));
+  const nodes = name ? [name, ...args] : args;
+  const words: Word[] = nodes.map((n, i) => {
+    const word: Word = { text: wordText(n), literal: literalWord(n) };
+    const gap = i === 0 ? '' : gapBetween(node, nodes[i - 1]!, n);
+    // Only blanks between them (no redirection): keep a CR, FF or VT there, the rest as one space.
+    return /^[ \t\r\f\v]*[\r\f\v][ \t\r\f\v]*$/.test(gap) ? { ...word, gap: gap.replace(/[ \t]+/g, ' ') } : word;
+  });
   await analyzeWords(words, assignments, out, { ...ctx, ...(stdin ? { stdin } : {}) }, true);
+}
+
+/** The source text of `node` between words `a` and `b` (its children), without line continuations. */
+function gapBetween(node: ShNode, a: ShNode, b: ShNode): string {
+  return node.text.slice(a.start + a.text.length - node.start, b.start - node.start).replace(/\\\n/g, '');
 }
 
 /** A redirection that opens a file for writing (`>`, `>>`, `&>`, `&>>`, `>|`, `>& file`), as a write. */

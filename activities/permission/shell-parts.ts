@@ -9,6 +9,17 @@
 export interface Word {
   text: string;
   literal: string | null;
+  /**
+   * What separates it from the word before in the source, when that is more than spaces and tabs: a carriage
+   * return, form feed or vertical tab (which bash does not split words on, though the parser does), kept so a
+   * part shows the text that runs — `echo visible\rrm` — not a space. Absent: one space.
+   */
+  gap?: string;
+}
+
+/** The words of a command as one text: each word's {@link Word.gap} before it, else one space. */
+export function joinWords(words: readonly Word[]): string {
+  return words.map((w, i) => (i === 0 ? w.text : (w.gap ?? ' ') + w.text)).join('');
 }
 
 /**

@@ -6,10 +6,11 @@
  * parsed parts; a decision carrying another text's digest is refused
  * `approval_subject_mismatch` and nothing runs; approving `echo hello >
  * note.txt` for the session does not admit `echo hello > index.js`; a typed
- * pattern is shown back and stored only once confirmed. Real dev server,
+ * pattern is shown back and stored only once confirmed; approving `echo x > k`
+ * in `pub` for the session does not run it in `secrets`. Real dev server,
  * real worker (the harness's, on the CLI's home), real shell, real SQLite.
  */
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -43,11 +44,19 @@ beforeAll(async () => {
 const STRICT: PermissionPolicy = { mode: 'strict', rules: [] };
 const FULL = 'echo hello > note.txt && ls';
 
-const shell = (id: string, command: string) => ({ id, name: 'shell', arguments: { command } });
+const shell = (id: string, command: string, workdir?: string) => ({
+  id,
+  name: 'shell',
+  arguments: workdir === undefined ? { command } : { command, workdir },
+});
 
 /** A strict session running `calls` one per step, then answering `Done.`. */
-async function strictRun(calls: ReturnType<typeof shell>[]): Promise<{ run: StartedRun; ws: string }> {
+async function strictRun(
+  calls: ReturnType<typeof shell>[],
+  dirs: string[] = [],
+): Promise<{ run: StartedRun; ws: string }> {
   const ws = mkdtempSync(join(tmpdir(), 'zuno-approval-subject-'));
+  for (const d of dirs) mkdirSync(join(ws, d));
   const run = await h.startScripted({
     workspace: ws,
     prompt: 'write a note',
@@ -208,6 +217,8 @@ describe('a command too large for the history (arguments kept in the projection)
     const [held] = (await handleOf(run).query<ApprovalsView>(APPROVALS_QUERY)).pending;
     expect(held).toMatchObject({ subjectDigest: subjectDigestOf(big), textInProjection: true });
     expect(held!.subjectText).toContain(`a command of ${big.length} characters`);
+    // …without the tool's label: the surfaces name the tool themselves (no `shell: shell: …`)
+    expect(held!.subjectText.startsWith("printf '%s'")).toBe(true);
     const wide = await runZuno(['approvals', 'approve', row.id, '--session', run.sessionId, '--session-wide'], {
       home,
     });
@@ -256,6 +267,32 @@ describe('grants never widen (issue 26 item 3)', () => {
       grantPattern: 'echo hello > note.txt',
       grantScope: 'call',
     });
+  }, 120_000);
+
+  it('a session grant of `echo x > k` in pub/ does not run the same text in secrets/: it asks, nothing is written', async () => {
+    const { run, ws } = await strictRun([
+      shell('call_1', 'echo x > k', 'pub'),
+      shell('call_2', 'echo x > k', 'secrets'),
+    ]);
+    mkdirSync(join(ws, 'pub'));
+    mkdirSync(join(ws, 'secrets'));
+    const first = await pendingFor(run, 'call_1');
+    expect(first).toMatchObject({
+      subjectText: '(in "pub") echo x > k',
+      subjectDigest: subjectDigestOf('(in "pub") echo x > k'),
+    });
+    expect(first.subjectParts).toEqual(['echo x', 'writes pub/k']);
+    const approved = await runZuno(['approvals', 'approve', first.id, '--session', run.sessionId, '--session-wide'], {
+      home,
+    });
+    expect(approved.code, approved.stderr).toBe(0);
+    const second = await pendingFor(run, 'call_2');
+    expect(second.subjectText).toBe('(in "secrets") echo x > k');
+    expect(existsSync(join(ws, 'secrets', 'k'))).toBe(false);
+    await runZuno(['approvals', 'deny', second.id, '--session', run.sessionId], { home });
+    expect(await run.result()).toMatchObject({ status: 'completed' });
+    expect(readFileSync(join(ws, 'pub', 'k'), 'utf8')).toBe('x\n');
+    expect(existsSync(join(ws, 'secrets', 'k'))).toBe(false);
   }, 120_000);
 
   it('a typed pattern is shown back, stored only once confirmed, and covers what it says', async () => {

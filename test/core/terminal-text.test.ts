@@ -19,6 +19,7 @@ describe('terminal text', () => {
     ['8-bit CSI and DEL', '\x9b2J\x7f', '\\u009b2J\\u007f'],
     ['bidi override, zero width', 'x\u202ey\u200bz', 'x\\u202ey\\u200bz'],
     ['line breaks and tabs', 'a\nb\r\tc', 'a\\nb\\r\\tc'],
+    ['line and paragraph separators', 'a\u2028b\u2029c', 'a\\u2028b\\u2029c'],
     ['plain text and backslashes stay', 'C:\\dir ü 你好', 'C:\\dir ü 你好'],
   ])('inertText: %s', (_name, text, shown) => {
     expect(inertText(text)).toBe(shown);
@@ -26,6 +27,7 @@ describe('terminal text', () => {
 
   it('inertBlock keeps lines and tabs, turns CR LF into LF and escapes the rest', () => {
     expect(inertBlock(`one\r\ntwo\tx\r${ESC}[1A`)).toBe('one\ntwo\tx\\r\\e[1A');
+    expect(inertBlock('a\u2028b\u2029c')).toBe('a\\u2028b\\u2029c');
   });
 
   it('inertLine makes one line, cut with …', () => {

@@ -11,7 +11,7 @@ import { shownSubject } from '../../core/permission/shown.js';
 import type { CallSubject, SessionGrant } from '../../core/permission/types.js';
 import { sha256Hex } from '../../core/sha256.js';
 import { ApprovalBook } from '../../workflows/approvals.js';
-import { approvalLine } from '../../workflows/permission-gate.js';
+import { approvalLine, standInText } from '../../workflows/permission-gate.js';
 
 /**
  * Issue 26 items 1 and 3, the pure parts: what an approval shows is the
@@ -90,6 +90,40 @@ describe('grants of scope call: exactly the text shown, or a typed pattern', () 
     ).toBe('ask');
     const old: SessionGrant[] = [{ tool: 'shell', pattern: 'echo hello' }];
     expect(evaluatePermission(STRICT, shell('echo hello > index.js', cmd('echo hello')), old).action).toBe('allow');
+  });
+});
+
+describe('where a command runs is part of the text approved', () => {
+  const inDir = (command: string, workdir: string | undefined, subject: CallSubject) => ({
+    tool: 'shell',
+    effect: 'SideEffecting' as const,
+    subject,
+    text: shownSubject('shell', workdir === undefined ? { command } : { command, workdir }, subject).text,
+  });
+
+  it('shows the workdir in front of the command; the root shows the command alone', () => {
+    const writes = { kind: 'commands' as const, commands: ['echo x'], writes: ['pub/k'] };
+    expect(shownSubject('shell', { command: 'echo x > k', workdir: 'pub' }, writes)).toEqual({
+      kind: 'command',
+      text: '(in "pub") echo x > k',
+      parts: ['echo x', 'writes pub/k'],
+    });
+    expect(shownSubject('shell', { command: 'echo x > k', workdir: '.' }, cmd('echo x')).text).toBe('echo x > k');
+    expect(shownSubject('shell', { command: 'echo x > k' }, cmd('echo x')).text).toBe('echo x > k');
+    // a root command that looks like the marker cannot pose as a command run elsewhere
+    expect(shownSubject('shell', { command: '(in "pub") echo x > k' }, cmd('in')).text).toBe(
+      '(in ".") (in "pub") echo x > k',
+    );
+  });
+
+  it('a session grant of `echo x > k` in pub/ does not cover the same text in secrets/ or at the root', () => {
+    const approved = inDir('echo x > k', 'pub', cmd('echo x')).text;
+    const grants = [{ tool: 'shell', pattern: exactPattern(approved), scope: 'call' as const }];
+    expect(evaluatePermission(STRICT, inDir('echo x > k', 'pub', cmd('echo x')), grants).action).toBe('allow');
+    expect(evaluatePermission(STRICT, inDir('echo x > k', 'secrets', cmd('echo x')), grants).action).toBe('ask');
+    expect(evaluatePermission(STRICT, inDir('echo x > k', undefined, cmd('echo x')), grants).action).toBe('ask');
+    const atRoot = [{ tool: 'shell', pattern: exactPattern('echo x > k'), scope: 'call' as const }];
+    expect(evaluatePermission(STRICT, inDir('echo x > k', 'secrets', cmd('echo x')), atRoot).action).toBe('ask');
   });
 });
 
@@ -233,6 +267,24 @@ describe('what people read', () => {
       "shell: cat &lt;&lt;'EOF' &gt; note.txt\\\\nhello \\\\e\\[2J\\\\nEOF\\\\necho done &amp;&amp; ls · parts: cat; echo done; ls",
     );
     expect(line.includes('\n') || line.includes('\u001b')).toBe(false);
+  });
+
+  it('a 100 KB command left in the projection names the tool once; long parts are cut with their length named', () => {
+    const big = `echo ${'A'.repeat(100_000)}`;
+    const text = standInText({
+      name: 'shell',
+      summary: 'shell: echo AAAA…',
+      shown: { kind: 'command', digest: sha256Hex(big), chars: big.length },
+    });
+    expect(text).toBe(
+      'echo AAAA… (a command of 100005 characters: its full text is recorded with the approval — zuno approvals list)',
+    );
+    const parts = [`echo ${'A'.repeat(1000)}`, 'writes out.txt'];
+    const line = approvalLine([{ ...pending(), subjectText: text, subjectParts: parts, revision: 1 }])!;
+    expect(line).toContain(': shell: echo AAAA… (a command of 100005 characters');
+    expect(line).not.toContain('shell: shell:');
+    const joined = parts.join('; ').length;
+    expect(line).toContain(` · parts: echo ${'A'.repeat(395)}… (${joined} characters)`);
   });
 
   it('a session-wide confirmation says what the grant covers, in those words', () => {

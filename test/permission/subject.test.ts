@@ -7,6 +7,8 @@ import type { PermissionRule } from '../../core/permission/types.js';
 import { subjectCommands } from '../../activities/permission/commands.js';
 import { subjectPath } from '../../activities/permission/paths.js';
 import { callSubject, patchSubjectPaths } from '../../activities/permission/subject.js';
+import { partsLine } from '../../client/approval-words.js';
+import { shownSubject } from '../../core/permission/shown.js';
 
 /**
  * A real workspace: src/a.ts, docs/, a link to src inside, a link to a
@@ -200,5 +202,19 @@ describe('subjects through the gate', () => {
       );
       expect(d.action, path).toBe('deny');
     }
+  });
+});
+
+describe('a part shows the words as bash reads them', () => {
+  it('a carriage return between words is not a space: the part keeps it and the parts line shows it escaped', async () => {
+    const command = 'echo visible\rrm -f victim.txt #';
+    const subject = await callSubject('shell', { command }, ws);
+    expect(subject).toMatchObject({ kind: 'commands', commands: ['echo visible\rrm -f victim.txt'] });
+    const parts = shownSubject('shell', { command }, subject).parts;
+    expect(partsLine({ tool: 'shell', subjectText: command, subjectKind: 'command', subjectParts: parts })).toBe(
+      'parts: echo visible\\rrm -f victim.txt',
+    );
+    // plain blanks and line continuations between words still read as one space
+    expect(await callSubject('shell', { command: 'echo  a \\\n\tb' }, ws)).toMatchObject({ commands: ['echo a b'] });
   });
 });
