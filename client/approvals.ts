@@ -3,6 +3,7 @@ import type { Client } from '@temporalio/client';
 import {
   APPROVAL_ERRORS,
   DECIDE_APPROVAL_UPDATE,
+  decisionFingerprint,
   type ApprovalDecisionKind,
   type ApprovalDecisionRequest,
   type ApprovalDecisionResult,
@@ -120,13 +121,5 @@ export async function decideApproval(
 }
 
 function digest(req: ApprovalDecisionRequest): string {
-  const content = JSON.stringify([
-    req.approvalId,
-    req.expectedRevision,
-    req.decision,
-    req.message ?? null,
-    req.subjectDigest ?? null,
-    req.pattern ?? null,
-  ]);
-  return createHash('sha256').update(content).digest('hex').slice(0, 16);
+  return createHash('sha256').update(decisionFingerprint(req)).digest('hex').slice(0, 16);
 }

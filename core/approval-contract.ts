@@ -144,3 +144,20 @@ export interface RecordApprovalInput {
     atMs: number;
   };
 }
+
+/**
+ * What identifies one decision's content (issue 11, PM6): the same
+ * `commandId` sent again with this same text is a retry; with another it is
+ * `approval_command_conflict`. The workflow compares it as is; the CLI
+ * hashes it into the Update id. Pure.
+ */
+export function decisionFingerprint(req: ApprovalDecisionRequest): string {
+  return JSON.stringify([
+    req.approvalId,
+    req.expectedRevision,
+    req.decision,
+    req.message ?? null,
+    req.subjectDigest ?? null,
+    req.pattern ?? null,
+  ]);
+}

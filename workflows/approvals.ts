@@ -3,6 +3,7 @@ import {
   APPROVAL_ERRORS,
   APPROVAL_MESSAGE_MAX,
   APPROVAL_PATTERN_MAX,
+  decisionFingerprint,
   type ApprovalDecisionKind,
   type ApprovalDecisionRequest,
   type ApprovalDecisionResult,
@@ -113,7 +114,7 @@ export class ApprovalBook {
       fail(APPROVAL_ERRORS.invalid, 'only an approval for the session carries a pattern');
     const before = this.applied.get(req.commandId);
     if (before) {
-      if (before.request !== fingerprint(req))
+      if (before.request !== decisionFingerprint(req))
         fail(
           APPROVAL_ERRORS.commandConflict,
           `command ${req.commandId} was already used for a different decision (${before.result.decision} of ${before.result.approvalId})`,
@@ -187,7 +188,7 @@ export class ApprovalBook {
       duplicate: false,
       ...(grant ? { grant } : {}),
     };
-    this.applied.set(req.commandId, { request: fingerprint(req), result });
+    this.applied.set(req.commandId, { request: decisionFingerprint(req), result });
     return result;
   }
 
@@ -197,15 +198,4 @@ export class ApprovalBook {
     this.revision += 1;
     this.verdicts.set(approvalId, { kind: 'not_run' });
   }
-}
-
-function fingerprint(req: ApprovalDecisionRequest): string {
-  return JSON.stringify([
-    req.approvalId,
-    req.expectedRevision,
-    req.decision,
-    req.message ?? null,
-    req.subjectDigest ?? null,
-    req.pattern ?? null,
-  ]);
 }

@@ -11,6 +11,7 @@ import type {
   WorkUpdate as DbWorkUpdate,
 } from '../../prisma/generated/sqlite/client/client.js';
 import type { GoalSnapshot } from '../../core/goal/contract.js';
+import { stateReason } from '../../core/goal/transitions.js';
 import type {
   AdmissionStatus,
   ApprovalRow,
@@ -77,21 +78,7 @@ export function toGoal(r: DbGoal): GoalRow {
 
 /** The typed reason of a Goal's status, as its `reason` column holds it (null when the status has none). */
 export function goalReason(s: GoalSnapshot): string | null {
-  const st = s.state;
-  switch (st.status) {
-    case 'paused':
-      return st.reason;
-    case 'blocked':
-      return st.code;
-    case 'budget_limited':
-      return st.kind;
-    case 'backoff':
-      return st.cause;
-    case 'cancelled':
-      return st.by;
-    default:
-      return null;
-  }
+  return stateReason(s.state);
 }
 
 /** Database session → SessionRow. */
