@@ -5,7 +5,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -134,9 +134,44 @@ export function runZuno(args: string[], opts: RunZunoOptions): Promise<ZunoResul
   });
 }
 
+/**
+ * Stops every host worker service a home in `dir` recorded (`worker.json`,
+ * `worker.<host>.json`) whose process still runs: a test that started one
+ * (ZUNO_WORKER=service) and ended without `zuno worker stop` would leave it
+ * polling a dev server that is gone, for the rest of the machine's life.
+ */
+function stopServicesIn(dir: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => /^worker(\..+)?\.json$/.test(n));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    let pid: unknown;
+    try {
+      pid = (JSON.parse(readFileSync(join(dir, name), 'utf8')) as { pid?: unknown }).pid;
+    } catch {
+      continue;
+    }
+    if (typeof pid !== 'number' || pid <= 0) continue;
+    try {
+      // Only a Zuno worker: a recorded pid may have been reused by another process since.
+      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('worker')) continue;
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+}
+
 const dirs: string[] = [];
 afterAll(() => {
-  while (dirs.length) rmSync(dirs.pop()!, { recursive: true, force: true });
+  while (dirs.length) {
+    const d = dirs.pop()!;
+    stopServicesIn(d);
+    rmSync(d, { recursive: true, force: true });
+  }
 });
 
 /** A fresh temp directory, removed after the test file. */
