@@ -11,21 +11,25 @@ const cleanups = useCleanups();
 
 const READS_PER_STEP = 10;
 const PATCH_STEPS = 3;
+/** Read steps that also run a `sleep` shell call (replay Never): a call that stays running for seconds. */
+const SLEEP_STEPS = 3;
 
 /**
- * 3 steps of 9 reads and a grep, 3 steps of one `apply_patch` (replay Never)
- * each, 3 steps of 9 reads and a grep, then an answer. The grep scans a
- * generated tree: a call that stays running long enough (tens of ms) for a
- * kill to land between its two writes; the reads alone finish in a few ms.
+ * 3 steps of 9 reads, a grep and a `sleep 2` shell call, 3 steps of one
+ * `apply_patch` (replay Never) each, 3 steps of 9 reads and a grep, then an
+ * answer. The grep scans a generated tree (a Safe call running tens of ms);
+ * the sleep is a call that stays running for seconds whatever the machine's
+ * load, so a kill that follows a `running` row lands between two writes.
  */
 function script(): Script {
-  const reads = (from: number) => ({
+  const reads = (from: number, sleep = false) => ({
     toolCalls: [
       ...Array.from({ length: READS_PER_STEP - 1 }, (_, i) => ({
         name: 'read',
         arguments: { path: `src/f${(from + i) % 5}.ts` },
       })),
       { name: 'grep', arguments: { pattern: 'no_such_token_anywhere', path: 'big' } },
+      ...(sleep ? [{ name: 'shell', arguments: { command: 'sleep 2' } }] : []),
     ],
   });
   const patch = (i: number) => ({
@@ -40,9 +44,9 @@ function script(): Script {
   });
   return {
     replies: [
-      reads(0),
-      reads(10),
-      reads(20),
+      reads(0, true),
+      reads(10, true),
+      reads(20, true),
       ...Array.from({ length: PATCH_STEPS }, (_, i) => patch(i)),
       reads(30),
       reads(40),
@@ -87,28 +91,29 @@ it('workers killed between the two writes of tool calls leave no half-written re
     },
     script: script(),
   });
-  const started = async () =>
-    (await h.store.listEvents(run.sessionId, 0, 1000)).filter((e) => e.type === 'tool.started').length;
+  const running = async () =>
+    (await h.store.loadTranscript(run.sessionId))!.toolCalls.filter((c) => c.status === 'running');
   const kills: string[] = [];
   /** Calls a kill caught between their two writes: `running` in the projection right after the worker died. */
   const caught = new Set<string>();
+  // Kill whenever a call has written its `running` batch and not yet its completion, until a kill has
+  // landed there; a random few ms more vary which of a step's other calls are caught too.
   for (let k = 0; k < 8 && caught.size === 0; k++) {
-    const before = await started();
     const seen = await waitFor(
       async () => {
-        const n = await started();
-        return n > before ? n : null;
+        const rows = await running();
+        return rows.length > 0 ? rows.length : null;
       },
       90_000,
-      `tool call ${before + 1} to start`,
+      'a tool call to be running',
     ).catch(() => null);
     if (seen === null) break; // the session ran out of calls first
     const delayMs = Math.floor(Math.random() * 10);
     await new Promise((r) => setTimeout(r, delayMs));
     await worker.crash();
-    const between = (await h.store.loadTranscript(run.sessionId))!.toolCalls.filter((c) => c.status === 'running');
+    const between = await running();
     for (const c of between) caught.add(c.id);
-    kills.push(`after ${seen} starts + ${delayMs} ms: ${between.length} running`);
+    kills.push(`after ${seen} running + ${delayMs} ms: ${between.length} running`);
     worker = spawnWorker();
   }
   const result = await resultWithin(run, worker, 150_000);
@@ -120,7 +125,7 @@ it('workers killed between the two writes of tool calls leave no half-written re
   const events = await h.store.listEvents(run.sessionId, 0, 5000);
   const partIds = t.parts.map((p) => p.id);
   expect(new Set(partIds).size).toBe(partIds.length);
-  expect(t.toolCalls).toHaveLength(6 * READS_PER_STEP + PATCH_STEPS);
+  expect(t.toolCalls).toHaveLength(6 * READS_PER_STEP + PATCH_STEPS + SLEEP_STEPS);
   for (const row of t.toolCalls) {
     const where = `${row.id} (${row.tool}; kills: ${kills.join('; ')})`;
     expect(row.status, where).toBe('completed');
@@ -142,8 +147,8 @@ it('workers killed between the two writes of tool calls leave no half-written re
       .map((e) => e.data.attempt);
     expect(new Set(attempts).size, where).toBe(attempts.length);
     if (row.tool === 'read' || row.tool === 'grep') expect(row.outcome, where).toBe('ok');
-    if (row.tool === 'apply_patch') {
-      // Never re-run: an applied patch is ok, a lost one uncertain — a second application would be an error.
+    if (row.tool === 'apply_patch' || row.tool === 'shell') {
+      // Never re-run: an applied patch or finished sleep is ok, a lost one uncertain — never a second run.
       expect(['ok', 'uncertain'], where).toContain(row.outcome);
       expect(row.attempts ?? 1, where).toBe(1);
     }
