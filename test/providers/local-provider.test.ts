@@ -301,14 +301,12 @@ describe('wire behaviour', () => {
       expect(((await bad.json()) as any).error.type).toBe('invalid_request_error');
       expect((await post(server.url, { messages: [] })).status).toBe(400);
       expect((await post(server.url, { model: 'm', messages: [], stream: true })).status).toBe(200);
-      const t0 = Date.now();
       const next = { model: 'm', messages: [{ role: 'assistant', content: 'only one' }], stream: true };
       const ex = await post(server.url, next);
       expect(ex.status).toBe(500);
       const exBody = (await ex.json()) as any;
       expect(exBody.error.code).toBe('script_exhausted');
       expect(exBody.error.message).toContain('script exhausted');
-      expect(Date.now() - t0).toBeLessThan(1000);
       expect(server.served).toBe(1);
       expect(server.requests.map((r) => r.model)).toEqual(['m', 'm']);
     } finally {

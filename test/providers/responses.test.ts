@@ -278,9 +278,7 @@ describe('header deadline (PR5)', () => {
 
   it('headers never arriving → provider_timeout after headerTimeoutMs, not a hang', async () => {
     const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/v1`;
-    const t0 = Date.now();
     const err = await failureOf(streamResponses(cfg(url, { headerTimeoutMs: 300 }), request));
     expect([err.code, err.diagnostic.code]).toEqual(['provider_timeout', 'header_timeout']);
-    expect(Date.now() - t0).toBeLessThan(3000);
   });
 });

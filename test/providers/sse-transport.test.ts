@@ -133,10 +133,8 @@ describe('openEventStream', () => {
       terminal: 'response.completed',
       isComplete: () => false,
     });
-    const t0 = Date.now();
     const err = await failureOf(drain(stream));
     expect([err.code, err.diagnostic.code]).toEqual(['provider_timeout', 'chunk_timeout']);
-    expect(Date.now() - t0).toBeLessThan(3000);
   });
 
   it('a stream is iterated once; leaving the loop early closes it', async () => {

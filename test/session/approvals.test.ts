@@ -98,7 +98,7 @@ describe('a call the policy asks about waits for a person (PM6)', () => {
     expect(view.pending.map((p) => p.approvalId)).toEqual([row.id]);
     await waitFor(
       async () => (await searchAttribute(run, 'ZunoStatus')) === 'waiting_approval',
-      10_000,
+      45_000,
       'ZunoStatus=waiting_approval',
     );
     const meta = await h.client.workflow
@@ -278,13 +278,13 @@ describe('deciding from the CLI side', () => {
     expect(await run.result()).toMatchObject({ status: 'completed' });
     await waitFor(
       async () => (await h.store.getApproval(run.sessionId, row.id))?.status === 'approved',
-      10_000,
+      45_000,
       'the decision to be recorded',
     );
     // Every approval with this id in the home is decided (ids repeat across sessions): the lookup says so.
     await waitFor(
       async () => (await h.store.listApprovals({ status: 'pending' })).every((r) => r.id !== row.id),
-      10_000,
+      45_000,
       'no other session to have this id pending',
     );
     await expect(findApproval(h.store, row.id)).rejects.toMatchObject({

@@ -97,9 +97,8 @@ describe('unreadable rule files', () => {
 
   it('a FIFO named AGENTS.md is refused at once, never opened for a blocking read', async () => {
     execFileSync('mkfifo', [join(home, 'AGENTS.md')]);
-    const started = Date.now();
+    // An opened FIFO with no writer blocks forever: reaching the error at all shows it was never opened.
     const err = await unreadable(() => loadRuleFiles(ws, 64_000));
-    expect(Date.now() - started).toBeLessThan(2_000);
     expect(err.message).toBe(
       `AGENTS.md at ${join(home, 'AGENTS.md')} is a FIFO (named pipe), not a regular file: replace it with a regular file or remove it`,
     );

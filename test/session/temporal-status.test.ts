@@ -60,7 +60,7 @@ function listed(query: string): string[] {
 
 /** Polls the list query until it returns exactly `ids` (visibility is eventually consistent). */
 async function expectListed(query: string, ids: string[]): Promise<void> {
-  await vi.waitFor(() => expect(listed(query)).toEqual([...ids].sort()), { timeout: 15_000, interval: 250 });
+  await vi.waitFor(() => expect(listed(query)).toEqual([...ids].sort()), { timeout: 45_000, interval: 250 });
 }
 
 /** The workflow's "current details" as the Temporal UI shows them (the SDK's metadata query). */

@@ -36,8 +36,10 @@ describe('tool declarations and validateToolCall (TD1, TD3, TD8)', () => {
     expect(wrong).toMatchObject({ ok: false, category: 'invalid_arguments' });
     if (!wrong.ok) expect(wrong.message).toContain('- path:');
     const missing = validateToolCall('grep', '{}');
+    expect(missing).toMatchObject({ ok: false, category: 'invalid_arguments' });
     if (!missing.ok) expect(missing.message).toContain('- pattern:');
     const frac = validateToolCall('read', '{"path":"a","offset":1.5}');
+    expect(frac).toMatchObject({ ok: false, category: 'invalid_arguments' });
     if (!frac.ok) expect(frac.message).toContain('- offset:');
     const extra = validateToolCall('glob', '{"pattern":"*","recursive":true}');
     expect(extra).toMatchObject({ ok: false, category: 'invalid_arguments' });

@@ -84,26 +84,24 @@ describe('runBackground lifecycle (BG2, SH1–SH6, SH9)', () => {
     try {
       const controller = new AbortController();
       setTimeout(() => controller.abort(), 200);
-      const t0 = Date.now();
       const aborted = await runBg(
         { action: 'wait', taskID: 'bg_2_1_0', timeoutMs: 20_000 },
         toolCtx(ws, { signal: controller.signal }),
       );
-      // Early: well before the wait's own 20 s limit (no tighter bound: a loaded machine must not break it).
-      expect(Date.now() - t0).toBeLessThan(15_000);
+      // Stopped by its call's cancellation (`cancelled`), not by the wait's own 20 s limit (`timedOut`).
       expect(aborted).toMatchObject({
         isError: true,
         errorCode: 'cancelled',
         data: { taskID: 'bg_2_1_0', terminal: false },
       });
     } finally {
-      const t1 = Date.now();
       const [r] = await Promise.all([
         runBg({ action: 'wait', taskID: 'bg_2_1_0', timeoutMs: 20_000 }, toolCtx(ws)),
         runBg({ action: 'cancel', taskID: 'bg_2_1_0' }, toolCtx(ws)),
       ]);
-      expect(Date.now() - t1).toBeLessThan(15_000);
+      // Returned because the task ended (terminal), not at the wait's 20 s limit.
       expect(r.data).toMatchObject({ terminal: true, state: 'cancelled' });
+      expect(r.data).not.toMatchObject({ timedOut: true });
       await running;
     }
   });
