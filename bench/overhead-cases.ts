@@ -5,7 +5,7 @@
  * SideEffecting and Exclusive (a step's calls run one after another).
  */
 import { toolImplementations } from '../activities/tools/index.js';
-import type { Script } from '../client/local-provider/script.js';
+import type { Script } from '../local-provider/script.js';
 
 export interface BenchCase {
   tool: string;

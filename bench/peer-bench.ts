@@ -22,7 +22,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DefaultLogger, bundleWorkflowCode } from '@temporalio/worker';
-import { startLocalProvider } from '../client/local-provider/server.js';
+import { startLocalProvider } from '../local-provider/server.js';
 import { localProvider } from '../client/zuno-config.js';
 import { newSessionId } from '../client/session-start.js';
 import { createHarness, type Harness } from '../test/helpers/harness.js';

@@ -38,7 +38,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { startLocalProvider } from '../client/local-provider/server.js';
+import { startLocalProvider } from '../local-provider/server.js';
 import { ROOT, startTestDevServer, type TestDevServer } from '../test/helpers/dev-server.js';
 import { badArgument, benchFlags, processCpuMs, reapedChildrenCpuMs, runBench } from './worker-procs.js';
 

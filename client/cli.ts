@@ -515,7 +515,7 @@ Exit codes of council run: 0 the council succeeded, 1 it failed (quorum missed, 
     .requiredOption('--script <file>', 'script file (JSON or YAML)')
     .option('--port <port>', 'port on 127.0.0.1 (default: any free port)', parsePort)
     .action(async (opts) => {
-      const { serveScriptCommand } = await import('./local-provider/serve.js');
+      const { serveScriptCommand } = await import('../local-provider/serve.js');
       try {
         await serveScriptCommand(opts.script, { port: opts.port });
       } catch (err) {

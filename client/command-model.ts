@@ -1,5 +1,5 @@
 import { ZunoError } from '../core/errors.js';
-import type { Script } from './local-provider/script.js';
+import type { Script } from '../local-provider/script.js';
 import { apiKeyMissing } from './commands/run.js';
 import { keyAvailable, type WorkerMode } from './serving.js';
 import type { resolvePaths } from './context.js';

@@ -3,7 +3,7 @@ import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { scriptBaseUrl } from '../activities/providers/scripted-endpoint.js';
 import { scriptsDir } from '../worker/scripted-models.js';
-import type { Script } from './local-provider/script.js';
+import type { Script } from '../local-provider/script.js';
 import { localProvider, type resolveModel } from './zuno-config.js';
 
 /** The provider and model a command's session runs on. */

@@ -12,7 +12,15 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Folders compiled to dist/ (same relative layout). Tests, bench and scripts run through tsx. */
-export const SOURCE_DIRS = ['core', 'workflows', 'activities', 'worker', 'client', 'prisma/generated'];
+export const SOURCE_DIRS = [
+  'core',
+  'workflows',
+  'activities',
+  'worker',
+  'client',
+  'local-provider',
+  'prisma/generated',
+];
 /** Files besides the sources whose change must rebuild dist/. */
 export const BUILD_INPUTS = ['tsconfig.json', 'scripts/build.mjs', 'scripts/build-lib.mjs'];
 /** Output folder (git-ignored) and the stamp the build writes last. */

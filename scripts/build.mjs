@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Compiles the TypeScript sources (core/, workflows/, activities/, worker/,
-// client/, prisma/generated/) to JavaScript in dist/, same layout
+// client/, local-provider/, prisma/generated/) to JavaScript in dist/, same layout
 // (client/cli.ts → dist/client/cli.js), so bin/zuno.mjs can start without
 // tsx. Run by scripts/bootstrap.mjs (npm run setup / test / demo / bench).
 //

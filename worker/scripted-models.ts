@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import type { ProviderConfig } from '../activities/providers/types.js';
 import { scriptInstanceOf, scriptUnavailable } from '../activities/providers/scripted-endpoint.js';
-import type { Script } from '../client/local-provider/script.js';
-import { type LocalProvider, startLocalProvider } from '../client/local-provider/server.js';
+import type { Script } from '../local-provider/script.js';
+import { type LocalProvider, startLocalProvider } from '../local-provider/server.js';
 
 /** Folder of a home's stored scripts. */
 export function scriptsDir(stateDir: string): string {

@@ -5,7 +5,7 @@ import { DEFAULT_TASK_QUEUE, type SessionMeta } from '../../core/session-contrac
 import { connectTemporal, type Notify, openStore, resolvePaths } from '../context.js';
 import { newCouncilRunId, startCouncil } from '../council-start.js';
 import { checkGitRange, councilRunInput } from '../council-input.js';
-import { loadScript } from '../local-provider/script.js';
+import { loadScript } from '../../local-provider/script.js';
 import { sessionPermission } from '../permission-config.js';
 import { processSink, type Sink } from '../render.js';
 import { hostId } from '../routing.js';

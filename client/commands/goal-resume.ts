@@ -1,8 +1,8 @@
 import { ZunoError } from '../../core/errors.js';
 import { goalReason } from '../../activities/projection/rows.js';
 import type { SessionRow } from '../../activities/projection/types.js';
-import { checkReceiptPlaceholders } from '../local-provider/placeholders.js';
-import { loadScript } from '../local-provider/script.js';
+import { checkReceiptPlaceholders } from '../../local-provider/placeholders.js';
+import { loadScript } from '../../local-provider/script.js';
 import { modelFor } from '../scripted-provider.js';
 import { resolvePaths } from '../context.js';
 import { queryGoal, sendGoalControl } from '../goal-client.js';

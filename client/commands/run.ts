@@ -14,7 +14,7 @@ import {
   type SessionRoute,
 } from '../../core/session-contract.js';
 import type { EventRow, ProjectionStore, SessionRow } from '../../activities/projection/types.js';
-import { loadScript } from '../local-provider/script.js';
+import { loadScript } from '../../local-provider/script.js';
 import { modelFor } from '../scripted-provider.js';
 import { connectTemporal, type Notify, openStore, resolvePaths, type TemporalContext } from '../context.js';
 import { EV } from '../../core/events.js';

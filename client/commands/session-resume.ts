@@ -9,7 +9,7 @@ import {
   type ResumeRequest,
 } from '../../core/session-contract.js';
 import type { SessionRow } from '../../activities/projection/types.js';
-import { loadScript } from '../local-provider/script.js';
+import { loadScript } from '../../local-provider/script.js';
 import { modelFor } from '../scripted-provider.js';
 import { connectTemporal, openStore, resolvePaths } from '../context.js';
 import { pendingActivitiesOf } from '../live-progress.js';

@@ -13,7 +13,7 @@ import { type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startLocalProvider } from '../../client/local-provider/server.js';
+import { startLocalProvider } from '../../local-provider/server.js';
 import { pidAlive } from '../../worker/process-info.js';
 import { waitFor } from '../helpers/worker-process.js';
 import {

@@ -4,7 +4,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { startLocalProvider, type LocalProvider } from '../../client/local-provider/server.js';
+import { startLocalProvider, type LocalProvider } from '../../local-provider/server.js';
 import { TEMPORAL_BIN } from '../helpers/dev-server.js';
 import { runZuno } from './helpers.js';
 

@@ -9,7 +9,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startLocalProvider } from '../../client/local-provider/server.js';
+import { startLocalProvider } from '../../local-provider/server.js';
 import { spawnWorker, waitFor } from '../helpers/worker-process.js';
 import {
   expectTypedFailure,

@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { newCouncilRunId } from '../../client/council-start.js';
-import { startLocalProvider } from '../../client/local-provider/server.js';
+import { startLocalProvider } from '../../local-provider/server.js';
 import { newSessionId } from '../../client/session-start.js';
 import { type CouncilResult, type CouncilWorkflowInput, councilWorkflowId } from '../../core/council/contract.js';
 import type { SessionWorkflowInput } from '../../core/session-contract.js';

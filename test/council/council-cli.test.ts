@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { parseSeatReport } from '../../core/council/report.js';
-import { loadScript } from '../../client/local-provider/script.js';
+import { loadScript } from '../../local-provider/script.js';
 import { ROOT } from '../helpers/dev-server.js';
 import { expectTypedFailure, makeHome, runZuno, tempDir, writeJson } from '../cli/helpers.js';
 

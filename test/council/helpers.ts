@@ -12,8 +12,8 @@ import { DEFAULT_ACTIVITY_DEFAULTS, type ActivityDefaults } from '../../core/act
 import type { CouncilResult, CouncilWorkflowInput } from '../../core/council/contract.js';
 import type { SessionMeta, SessionRoute } from '../../core/session-contract.js';
 import { newCouncilRunId, startCouncil } from '../../client/council-start.js';
-import { startLocalProvider, type CapturedRequest } from '../../client/local-provider/server.js';
-import type { Script, ScriptReply } from '../../client/local-provider/script.js';
+import { startLocalProvider, type CapturedRequest } from '../../local-provider/server.js';
+import type { Script, ScriptReply } from '../../local-provider/script.js';
 import { localProvider } from '../../client/zuno-config.js';
 
 /** A workspace that is a git repository with two commits: `HEAD~1..HEAD` changes `src/range.js`. */

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { decideApproval } from '../../client/approvals.js';
-import type { Script, ScriptToolCall } from '../../client/local-provider/script.js';
+import type { Script, ScriptToolCall } from '../../local-provider/script.js';
 import type { PermissionPolicy } from '../../core/permission/types.js';
 import { createHarness, type Harness, type RunSessionOptions, type StartedRun } from '../helpers/harness.js';
 import { useCleanups } from '../helpers/session.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { interruptSession } from '../../client/session-start.js';
-import type { Script } from '../../client/local-provider/script.js';
+import type { Script } from '../../local-provider/script.js';
 import { createHarness, type Harness, type StartedRun } from '../helpers/harness.js';
 import { useCleanups } from '../helpers/session.js';
 import { waitFor } from '../helpers/worker-process.js';

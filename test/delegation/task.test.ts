@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { createHarness, type Harness, type StartedRun } from '../helpers/harness.js';
 import { useCleanups } from '../helpers/session.js';
-import type { Script } from '../../client/local-provider/script.js';
+import type { Script } from '../../local-provider/script.js';
 
 /**
  * The `task` tool (issue 12 items 2–4; DC1–DC4, DC15): a valid call starts

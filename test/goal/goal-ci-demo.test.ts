@@ -11,8 +11,8 @@ import {
   checkReceiptPlaceholders,
   fillReceiptsFromRequest,
   scriptCallIds,
-} from '../../client/local-provider/placeholders.js';
-import { loadScript, type Script, type ScriptToolCall } from '../../client/local-provider/script.js';
+} from '../../local-provider/placeholders.js';
+import { loadScript, type Script, type ScriptToolCall } from '../../local-provider/script.js';
 import { newSessionId } from '../../client/session-start.js';
 import { ROOT } from '../helpers/dev-server.js';
 import { createHarness, type Harness } from '../helpers/harness.js';

@@ -6,7 +6,7 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { createRecordGoal } from '../../activities/goal/record-goal.js';
 import { newGoalId } from '../../client/goal-start.js';
-import { startLocalProvider } from '../../client/local-provider/server.js';
+import { startLocalProvider } from '../../local-provider/server.js';
 import { newSessionId, startSession, submitInput } from '../../client/session-start.js';
 import { localProvider } from '../../client/zuno-config.js';
 import { DEFAULT_ACTIVITY_DEFAULTS } from '../../core/activity-defaults.js';

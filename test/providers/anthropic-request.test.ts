@@ -14,7 +14,7 @@ import {
 } from '../../activities/providers/anthropic-messages.js';
 import type { ModelRequest, ProviderConfig } from '../../activities/providers/types.js';
 import type { ProviderReasoning } from '../../core/messages.js';
-import type { LocalProvider } from '../../client/local-provider/server.js';
+import type { LocalProvider } from '../../local-provider/server.js';
 import { providerConfig, TEST_KEY, useLocalProviders } from './helpers.js';
 
 const providers = useLocalProviders();

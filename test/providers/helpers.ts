@@ -3,8 +3,8 @@ import { inspect } from 'node:util';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { ProviderError } from '../../activities/providers/errors.js';
 import type { ProviderConfig } from '../../activities/providers/types.js';
-import { startLocalProvider, type LocalProvider } from '../../client/local-provider/server.js';
-import type { Script } from '../../client/local-provider/script.js';
+import { startLocalProvider, type LocalProvider } from '../../local-provider/server.js';
+import type { Script } from '../../local-provider/script.js';
 
 /** Env var holding the test API key; the key must never leak into errors (PR6). */
 export const KEY_ENV = 'ZUNO_TEST_PROVIDER_KEY';

@@ -1,13 +1,13 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- ad hoc inspection of JSON wire objects */
 /**
  * The local provider picks a scripted reply by the request's conversation
- * position (client/local-provider/position.ts), on every surface it speaks,
+ * position (local-provider/position.ts), on every surface it speaks,
  * over real HTTP: a retried identical request (a model step retried after a
  * crash or a fault) gets the same reply, the next step or turn the next one.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { startLocalProvider, type LocalProvider } from '../../client/local-provider/server.js';
-import type { Script } from '../../client/local-provider/script.js';
+import { startLocalProvider, type LocalProvider } from '../../local-provider/server.js';
+import type { Script } from '../../local-provider/script.js';
 
 const open: LocalProvider[] = [];
 afterEach(async () => {

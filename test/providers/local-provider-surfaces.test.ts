@@ -7,7 +7,7 @@
  * auth, validation and non-streaming bodies take each surface's shape.
  */
 import { describe, expect, it } from 'vitest';
-import type { Script } from '../../client/local-provider/script.js';
+import type { Script } from '../../local-provider/script.js';
 import { rejectionOf, useLocalProviders } from './helpers.js';
 import { peerFile, peerFiles, peerLines } from './peer-streams.js';
 import { expectRecordedShapes, parseSseText, recordedShapes, type RawSseEvent } from './wire-shapes.js';

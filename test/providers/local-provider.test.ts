@@ -8,9 +8,9 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { ZunoError } from '../../core/errors.js';
-import { loadScript, parseScript } from '../../client/local-provider/script.js';
-import { serveScriptCommand } from '../../client/local-provider/serve.js';
-import { splitDeltas, splitPieces, startLocalProvider } from '../../client/local-provider/server.js';
+import { loadScript, parseScript } from '../../local-provider/script.js';
+import { serveScriptCommand } from '../../local-provider/serve.js';
+import { splitDeltas, splitPieces, startLocalProvider } from '../../local-provider/server.js';
 import { rejectionOf } from './helpers.js';
 
 let dir: string;
@@ -120,7 +120,7 @@ describe('script files', () => {
 
   it('the README examples are valid scripts (the worked example and the threads one)', async () => {
     const readme = await readFile(
-      fileURLToPath(new URL('../../client/local-provider/README.md', import.meta.url)),
+      fileURLToPath(new URL('../../local-provider/README.md', import.meta.url)),
       'utf8',
     );
     const blocks = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!);

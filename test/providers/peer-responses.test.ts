@@ -16,8 +16,8 @@ import { ProviderError } from '../../activities/providers/errors.js';
 import { streamResponses } from '../../activities/providers/responses.js';
 import type { ModelResponse, ProviderConfig } from '../../activities/providers/types.js';
 import type { AssistantPart, ProviderReasoning } from '../../core/messages.js';
-import type { LocalProvider } from '../../client/local-provider/server.js';
-import type { ScriptReply } from '../../client/local-provider/script.js';
+import type { LocalProvider } from '../../local-provider/server.js';
+import type { ScriptReply } from '../../local-provider/script.js';
 import { providerConfig, rejectionOf, useLocalProviders } from './helpers.js';
 import {
   expectPeerFolderCovered,

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { endpointUrl } from '../../activities/providers/endpoint.js';
 import { requestJson } from '../../activities/providers/json-transport.js';
 import { openEventStream, type EventStream, type SseEvent } from '../../activities/providers/sse-transport.js';
-import type { LocalProvider } from '../../client/local-provider/server.js';
+import type { LocalProvider } from '../../local-provider/server.js';
 import { expectNoSecrets, providerConfig, TEST_KEY, useLocalProviders } from './helpers.js';
 import { peerFile } from './peer-streams.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { mapOpenAiUsage, wireCount } from '../../activities/providers/wire-usage.js';
-import { parseScript } from '../../client/local-provider/script.js';
+import { parseScript } from '../../local-provider/script.js';
 
 const CHAT = {
   input: 'prompt_tokens',

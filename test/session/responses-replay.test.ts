@@ -19,8 +19,8 @@ import type { ProviderConfig } from '../../core/provider-config.js';
 import { DEFAULT_ACTIVITY_DEFAULTS } from '../../core/activity-defaults.js';
 import type { ProviderReasoning } from '../../core/messages.js';
 import type { SessionMeta, SessionResult, SessionWorkflowInput } from '../../core/session-contract.js';
-import { startLocalProvider, type CapturedRequest } from '../../client/local-provider/server.js';
-import type { Script } from '../../client/local-provider/script.js';
+import { startLocalProvider, type CapturedRequest } from '../../local-provider/server.js';
+import type { Script } from '../../local-provider/script.js';
 import { localProvider } from '../../client/zuno-config.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 

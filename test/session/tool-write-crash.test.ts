@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { DEFAULT_ACTIVITY_DEFAULTS } from '../../core/activity-defaults.js';
-import type { Script } from '../../client/local-provider/script.js';
+import type { Script } from '../../local-provider/script.js';
 import { createProcessHarness, resultWithin, useCleanups } from '../helpers/session.js';
 import { waitFor } from '../helpers/worker-process.js';
 

@@ -13,7 +13,7 @@
  * saw). Whoever starts a session checks the placeholders first
  * ({@link checkReceiptPlaceholders}), so a typo is refused before anything runs.
  */
-import type { WireSurface } from '../../core/messages.js';
+import type { WireSurface } from '../core/messages.js';
 import { flattenThreads, scriptInvalid, type Script, type ScriptIssue } from './script.js';
 
 /**

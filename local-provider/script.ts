@@ -15,7 +15,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { ZunoError } from '../../core/errors.js';
+import { ZunoError } from '../core/errors.js';
 
 const tokenCount = z.number().int().nonnegative();
 

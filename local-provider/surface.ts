@@ -5,7 +5,7 @@
  * server-sent events. One implementation per file (`surface-*.ts`).
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { WireSurface } from '../../core/messages.js';
+import type { WireSurface } from '../core/messages.js';
 import type { RecordedEvent } from './replay.js';
 import type { ScriptedTurn } from './turn.js';
 

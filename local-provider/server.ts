@@ -10,7 +10,7 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { WireSurface } from '../../core/messages.js';
+import type { WireSurface } from '../core/messages.js';
 import { openAiErrorBody } from './openai-errors.js';
 import { fillReceiptsFromRequest } from './placeholders.js';
 import { conversationPosition, firstUserText, positionKey } from './position.js';

@@ -12,7 +12,7 @@
  * | Responses          | runs of consecutive `reasoning` / `function_call` / assistant `message` items | `message` items with role `user` (a string `input` is one)  |
  * | Anthropic Messages | `assistant` messages                                                      | `user` messages with some block other than `tool_result`    |
  */
-import type { WireSurface } from '../../core/messages.js';
+import type { WireSurface } from '../core/messages.js';
 
 /** Where a request stands in its conversation. */
 export interface ConversationPosition {
