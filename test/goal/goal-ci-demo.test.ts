@@ -7,11 +7,7 @@ import { toolImplementations } from '../../activities/tools/index.js';
 import type { ReadCredential } from '../../core/tools/read.js';
 import { validateToolCall } from '../../core/tools/registry.js';
 import { ZunoError } from '../../core/errors.js';
-import {
-  checkReceiptPlaceholders,
-  fillReceiptsFromRequest,
-  scriptCallIds,
-} from '../../local-provider/placeholders.js';
+import { checkReceiptPlaceholders, fillReceiptsFromRequest, scriptCallIds } from '../../local-provider/placeholders.js';
 import { loadScript, type Script, type ScriptToolCall } from '../../local-provider/script.js';
 import { newSessionId } from '../../client/session-start.js';
 import { ROOT } from '../helpers/dev-server.js';

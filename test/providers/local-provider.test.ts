@@ -119,10 +119,7 @@ describe('script files', () => {
   });
 
   it('the README examples are valid scripts (the worked example and the threads one)', async () => {
-    const readme = await readFile(
-      fileURLToPath(new URL('../../local-provider/README.md', import.meta.url)),
-      'utf8',
-    );
+    const readme = await readFile(fileURLToPath(new URL('../../local-provider/README.md', import.meta.url)), 'utf8');
     const blocks = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!);
     const scripts = blocks.map((b) => parseScript(parseYaml(b), 'README.md'));
     expect(scripts.some((s) => s.replies.length >= 5)).toBe(true);
