@@ -8,7 +8,7 @@
  */
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 
-/** The mutable reply bookkeeping of one server (see `server.ts` `pickReply`). */
+/** The mutable reply bookkeeping of one server (see `reply-book.ts` `ReplyBook`). */
 export interface ReplyState {
   /** Per conversation (0: top level, i+1: `threads[i]`): position key → reply index. */
   byPosition: Map<string, number>[];
