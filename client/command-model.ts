@@ -1,6 +1,6 @@
 import { ZunoError } from '../core/errors.js';
 import type { Script } from '../local-provider/script.js';
-import { apiKeyMissing } from './commands/run.js';
+import { apiKeyMissing } from './commands/run-plan.js';
 import { keyAvailable, type WorkerMode } from './serving.js';
 import type { resolvePaths } from './context.js';
 import { loadZunoConfig, resolveModel } from './zuno-config.js';

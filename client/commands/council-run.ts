@@ -14,7 +14,7 @@ import { modelFor } from '../scripted-provider.js';
 import { serveWork, workerMode } from '../serving.js';
 import { loadZunoConfig } from '../zuno-config.js';
 import { commandModel } from '../command-model.js';
-import { resolveWorkspace } from './run.js';
+import { resolveWorkspace } from './run-plan.js';
 import { followCouncil } from '../council-follow.js';
 
 /** Options of `zuno council run`. */

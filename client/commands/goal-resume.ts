@@ -15,7 +15,7 @@ import { keyAvailable, serveWork, workerMode } from '../serving.js';
 import { loadZunoConfig, resolveModel } from '../zuno-config.js';
 import { controlGoal, withServedGoal } from './goal-control.js';
 import { connectGoal, openGoalTarget } from './goal-target.js';
-import { apiKeyMissing, resolveWorkspace } from './run.js';
+import { apiKeyMissing, resolveWorkspace } from './run-plan.js';
 
 /** Options of `zuno goal resume`. */
 export interface GoalResumeOptions {

@@ -17,7 +17,8 @@ import { newSessionId, titleOf } from '../session-start.js';
 import { loadZunoConfig } from '../zuno-config.js';
 import { commandModel } from '../command-model.js';
 import { sandboxPolicy } from '../sandbox-config.js';
-import { recordSessionStart, resolveWorkspace } from './run.js';
+import { recordSessionStart } from './run.js';
+import { resolveWorkspace } from './run-plan.js';
 
 /** Options of `zuno goal start`. */
 export interface GoalStartOptions extends GoalBudgetFlags {

@@ -1,7 +1,6 @@
 import { promptApproval, promptApprovalOf } from '../approval-prompt.js';
 import { childSessionWords, DescendantApprovals, offerDescendantApprovals } from '../descendant-approvals.js';
 import { sessionPermission } from '../permission-config.js';
-import { realpathSync, statSync } from 'node:fs';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { sessionWorkflowId } from '../../core/ids.js';
 import { ZunoError } from '../../core/errors.js';
@@ -14,16 +13,13 @@ import {
   type SessionRoute,
 } from '../../core/session-contract.js';
 import type { EventRow, ProjectionStore, SessionRow } from '../../activities/projection/types.js';
-import { loadScript } from '../../local-provider/script.js';
 import { modelFor } from '../scripted-provider.js';
-import { connectTemporal, type Notify, openStore, resolvePaths, type TemporalContext } from '../context.js';
+import { connectTemporal, type Notify, type TemporalContext } from '../context.js';
 import { EV } from '../../core/events.js';
 import { pendingActivitiesOf, type PendingActivitiesReader } from '../live-progress.js';
 import { eventToJsonLine, HumanRenderer, isTerminalEvent, processSink, sessionEndLine, type Sink } from '../render.js';
-import { hostId } from '../routing.js';
-import { hostWorkerGuard, keyAvailable, serveOpenWork, serveWork, workerMode } from '../serving.js';
+import { hostWorkerGuard, serveOpenWork, serveWork } from '../serving.js';
 import {
-  checkSessionId,
   interruptSession,
   newSessionId,
   sessionResultOf,
@@ -31,31 +27,11 @@ import {
   submitInput,
   titleOf,
 } from '../session-start.js';
-import { findRunTarget, openExistingStore, reopenState, type RunTarget } from '../session-target.js';
-import { loadZunoConfig, resolveModel } from '../zuno-config.js';
+import { reopenState } from '../session-target.js';
 import { sandboxPolicy } from '../sandbox-config.js';
-import { runAgent } from '../agent-option.js';
+import { planRun, type RunOptions, type RunPlan } from './run-plan.js';
 import { probeOf, TemporalOutage } from '../temporal-outage.js';
 import { DEFAULT_AGENT_NAME } from '../../core/agents.js';
-
-/** Options of `zuno run`. */
-export interface RunOptions {
-  dir?: string;
-  model?: string;
-  script?: string;
-  json?: boolean;
-  /** false: start no worker (a running `zuno worker` must serve the task queue). */
-  worker?: boolean;
-  /** Serve the session from a worker inside this command instead of the host worker service (tests, debugging). */
-  inProcess?: boolean;
-  config?: string;
-  /** Continue this session (`--session <id>`). */
-  session?: string;
-  /** Continue the newest session of the workspace (`--continue`). */
-  continue?: boolean;
-  /** The agent role of a new session (`--agent`, a primary role; default build). */
-  agent?: string;
-}
 
 /** Largest prompt read from standard input, in bytes (the session refuses more than 512 KiB anyway). */
 const STDIN_PROMPT_MAX_BYTES = 1024 * 1024;
@@ -209,6 +185,14 @@ async function endScriptedSession(progress: RunProgress, sink: Sink): Promise<vo
   );
 }
 
+/** An admitted prompt: its receipt, the workflow, its result, and the last event before it (`after`). */
+interface Admitted {
+  receipt: AdmissionReceipt;
+  workflowId: string;
+  result(): Promise<SessionResult>;
+  after: number;
+}
+
 /** What the run has reached, for the interrupt message. */
 interface RunProgress {
   sessionId: string | null;
@@ -228,6 +212,7 @@ interface RunProgress {
   recordTerminated?: () => Promise<void>;
 }
 
+/** `zuno run` once its signals are wired: plan, connect, serve, admit the prompt, follow; the exit code. */
 async function runSession(
   prompt: string,
   opts: RunOptions,
@@ -237,89 +222,21 @@ async function runSession(
 ): Promise<number> {
   const notify: Notify = opts.json ? null : (line) => sink.err(`${line}\n`);
   // Everything that can be checked offline is checked before anything starts or is written.
-  if (prompt.trim() === '') throw new ZunoError('input_rejected', 'the prompt is empty');
-  if (opts.session !== undefined) checkSessionId(opts.session);
-  if (opts.agent !== undefined) runAgent(opts.agent, null);
-  // An empty --dir (say an unset "$PROJECT") is refused by resolveWorkspace rather than read as the current directory.
-  const named = resolveWorkspace(opts.dir ?? process.cwd());
-  const script = opts.script ? await loadScript(opts.script) : undefined;
-  const paths = resolvePaths();
-  hostId(); // a malformed ZUNO_HOST_ID is refused before anything starts
-  if (opts.session !== undefined && opts.continue) {
-    throw new ZunoError('options_conflict', '--session and --continue both choose a session: give one of them');
-  }
-  // A new session opens the projection only once every offline check passed (nothing is written before);
-  // continuing one reads it first, to know the session's workspace and model.
-  let store: ProjectionStore | null = null;
-  let target: RunTarget = { kind: 'new' };
-  if (opts.session !== undefined || opts.continue) {
-    store = await openExistingStore(paths);
-    const opened = store;
-    if (opened) cleanups.unshift(() => opened.close());
-    target = await findRunTarget(store, {
-      ...(opts.session !== undefined ? { session: opts.session } : {}),
-      continue: opts.continue === true,
-      workspace: named,
-      dirGiven: opts.dir !== undefined,
-      home: paths.home,
-    });
-  }
-  const existing = target.kind === 'existing' ? target.row : null;
-  const agent = runAgent(opts.agent, existing);
-  const workspace = existing ? resolveWorkspace(existing.workspace, existing.id) : named;
-  const zcfg = loadZunoConfig(workspace, opts.config);
-  const modelRef = opts.model ?? (existing ? `${existing.provider}/${existing.model}` : zcfg.model);
-  if (!script && !modelRef) {
-    throw new ZunoError(
-      'model_missing',
-      'no model configured: pass --model provider/model (or set "model" in zuno.json), or --script FILE for the local provider',
-    );
-  }
-  if (!script && existing?.provider === 'local' && !opts.model) {
-    throw new ZunoError(
-      'model_missing',
-      `session ${existing.id} ran on a scripted model, which ended with its run: pass --script FILE (or --model provider/model) to continue it`,
-    );
-  }
-  const configured = script ? undefined : resolveModel(zcfg, modelRef!);
-  const mode = workerMode(opts);
-  // A new session whose worker cannot have the key is refused before any server starts.
-  if (!existing && configured) {
-    const keyEnv = configured.provider.apiKeyEnv;
-    if (keyEnv !== undefined && !keyAvailable(paths, keyEnv, mode)) throw apiKeyMissing(configured.provider.id, keyEnv);
-  }
-  if (!store) {
-    const opened = await openStore(paths);
-    cleanups.unshift(() => opened.close());
-    store = opened;
-  }
-  const temporal = await connectTemporal(paths, notify);
+  const plan = await planRun(prompt, opts, cleanups);
+  const temporal = await connectTemporal(plan.paths, notify);
   cleanups.unshift(() => temporal.connection.close());
-  const baseQueue = temporal.cfg.taskQueue ?? DEFAULT_TASK_QUEUE;
-  const sessionId = existing?.id ?? newSessionId();
-  const resolved = modelFor(configured, script, { stateDir: paths.stateDir, owner: sessionId });
-  const live = existing ? await runningSession(temporal, existing) : null;
-  if (live && (opts.script !== undefined || opts.model !== undefined)) {
-    throw new ZunoError(
-      'options_conflict',
-      `session ${sessionId} is running (another zuno run drives it): its model cannot change now — send the prompt without --script/--model, or once it is idle`,
-    );
-  }
-  if (live && existing?.status === 'paused') {
-    throw new ZunoError(
-      'session_paused',
-      `session ${existing.id} is paused (${existing.error ?? 'a person must act'}): fix that, then \`zuno session resume ${existing.id}\`; it takes new input after that`,
-    );
-  }
-
+  const sessionId = plan.existing?.id ?? newSessionId();
+  const resolved = modelFor(plan.configured, plan.script, { stateDir: plan.paths.stateDir, owner: sessionId });
+  const live = plan.existing ? await runningSession(temporal, plan.existing) : null;
+  if (live) refuseLiveChanges(plan.existing!, opts);
   // A running session keeps its route; a new or reopened one is routed to this host's worker (or to this process).
   const serveOpts = {
-    paths,
+    paths: plan.paths,
     temporal,
-    store,
-    baseQueue,
+    store: plan.store,
+    baseQueue: temporal.cfg.taskQueue ?? DEFAULT_TASK_QUEUE,
     command: 'zuno run',
-    mode,
+    mode: plan.mode,
     provider: resolved.provider,
     notify,
   };
@@ -327,24 +244,81 @@ async function runSession(
     ? await serveOpenWork({ ...serveOpts, route: live.route })
     : await serveWork({ ...serveOpts, id: sessionId });
   cleanups.unshift(() => serving.stop());
-  const route = serving.route;
-  const servesHere = serving.servedHere;
-  const meta: SessionMeta = {
+  const meta = sessionMetaOf(plan, temporal, serving.route, sessionId, resolved, prompt);
+  const started = await admitAndTrack(plan, temporal, meta, prompt, live !== null, progress, serving.servedHere);
+  notify?.(
+    plan.existing
+      ? `continuing session ${sessionId} (your message is ${receiptWords(started.receipt)})`
+      : `session ${sessionId} started`,
+  );
+  const result = await followRun(plan, temporal, started, opts, sink, progress, notify);
+  progress.finished = true;
+  return exitFor(result, sessionId, sink, serving.servedHere ? 'run' : serving.route?.servedBy);
+}
+
+/**
+ * Refuses what cannot change while the session runs (another `zuno run`
+ * drives it): its model, or input while it is paused.
+ * @throws ZunoError `options_conflict`, `session_paused`.
+ */
+function refuseLiveChanges(existing: SessionRow, opts: RunOptions): void {
+  if (opts.script !== undefined || opts.model !== undefined) {
+    throw new ZunoError(
+      'options_conflict',
+      `session ${existing.id} is running (another zuno run drives it): its model cannot change now — send the prompt without --script/--model, or once it is idle`,
+    );
+  }
+  if (existing.status === 'paused') {
+    throw new ZunoError(
+      'session_paused',
+      `session ${existing.id} is paused (${existing.error ?? 'a person must act'}): fix that, then \`zuno session resume ${existing.id}\`; it takes new input after that`,
+    );
+  }
+}
+
+/** The session's meta for this run: workspace, model, agent, route, permission and sandbox from `zuno.json`. */
+function sessionMetaOf(
+  plan: RunPlan,
+  temporal: TemporalContext,
+  route: SessionRoute | undefined,
+  sessionId: string,
+  resolved: ReturnType<typeof modelFor>,
+  prompt: string,
+): SessionMeta {
+  return {
     sessionId,
-    workspace,
+    workspace: plan.workspace,
     provider: resolved.provider,
     model: resolved.model,
-    title: existing?.title ?? titleOf(prompt),
-    ...agent,
-    toolConcurrency: zcfg.concurrency.tool_calls,
+    title: plan.existing?.title ?? titleOf(prompt),
+    ...plan.agent,
+    toolConcurrency: plan.zcfg.concurrency.tool_calls,
     activityDefaults: temporal.cfg.activities,
     route,
-    ...sessionPermission(zcfg.permission),
-    sandbox: sandboxPolicy(zcfg.sandbox, workspace),
+    ...sessionPermission(plan.zcfg.permission),
+    sandbox: sandboxPolicy(plan.zcfg.sandbox, plan.workspace),
   };
+}
+
+/**
+ * Lists the session (a new or reopened one at once), admits the prompt and
+ * wires `progress` (interrupt, terminate, what to record when this run ends
+ * a scripted session); returns the admission.
+ */
+async function admitAndTrack(
+  plan: RunPlan,
+  temporal: TemporalContext,
+  meta: SessionMeta,
+  prompt: string,
+  live: boolean,
+  progress: RunProgress,
+  servesHere: boolean,
+): Promise<Admitted> {
+  const { store, existing } = plan;
+  const sessionId = meta.sessionId;
   progress.sessionId = sessionId;
   // In process, the session's worker ends with this command: a scripted session is ended with it, as before.
-  progress.scripted = script !== undefined && servesHere;
+  progress.scripted = plan.script !== undefined && servesHere;
   progress.terminate = (reason: string) =>
     temporal.client.workflow
       .getHandle(sessionWorkflowId(sessionId))
@@ -354,17 +328,31 @@ async function runSession(
   // A new or reopened session is listed at once, even before a worker takes its first step;
   // an open one only once it admitted the input (it may refuse it).
   if (!live) await recordSessionStart(store, meta, existing);
-  const opened = store;
-  progress.recordTerminated = () => recordTerminated(opened, sessionId, prompt, null);
-  const started = await admitRunInput(store, temporal, baseQueue, meta, prompt, live !== null, existing);
-  progress.recordTerminated = () => recordTerminated(opened, sessionId, prompt, started.receipt);
-  notify?.(
-    existing
-      ? `continuing session ${sessionId} (your message is ${receiptWords(started.receipt)})`
-      : `session ${sessionId} started`,
-  );
+  progress.recordTerminated = () => recordTerminated(store, sessionId, prompt, null);
+  const baseQueue = temporal.cfg.taskQueue ?? DEFAULT_TASK_QUEUE;
+  const started = await admitRunInput(store, temporal, baseQueue, meta, prompt, live, existing);
+  progress.recordTerminated = () => recordTerminated(store, sessionId, prompt, started.receipt);
   // Ctrl-C: a worker takes the interrupt at once, or none serves the session (reported after a few seconds).
   progress.interrupt = () => interruptSession(temporal.client, sessionId, 'cli:ctrl-c', CTRL_C_DELIVERY_MS);
+  return { ...started, after };
+}
+
+/**
+ * Follows the admitted turn to its end: through Temporal outages, asking
+ * (or announcing) approvals of this session and the sessions it delegated
+ * to, and restarting the host worker service if it dies meanwhile.
+ */
+async function followRun(
+  plan: RunPlan,
+  temporal: TemporalContext,
+  started: Admitted,
+  opts: RunOptions,
+  sink: Sink,
+  progress: RunProgress,
+  notify: Notify,
+): Promise<SessionResult> {
+  const { store } = plan;
+  const sessionId = progress.sessionId!;
   // An outage rejects the result in flight: it is obtained again once Temporal answers (client/temporal-outage.ts).
   const outage = new TemporalOutage({
     probe: probeOf(temporal.client),
@@ -379,14 +367,15 @@ async function runSession(
   const deps = { client: temporal.client, store, sink };
   // The approvals of the sessions this one delegated to are asked here too (issue 12), or announced.
   const below = new DescendantApprovals(store, sessionId);
-  const workerGuard = hostWorkerGuard({ paths, temporal, baseQueue, notify });
-  const result = await followSession(store, sessionId, resultPromise, opts.json === true, sink, {
-    after,
+  const baseQueue = temporal.cfg.taskQueue ?? DEFAULT_TASK_QUEUE;
+  const workerGuard = hostWorkerGuard({ paths: plan.paths, temporal, baseQueue, notify });
+  return followSession(store, sessionId, resultPromise, opts.json === true, sink, {
+    after: started.after,
     pendingActivities: pendingActivitiesOf(temporal.client, started.workflowId),
     ...(askHere ? { onApproval: (e: EventRow) => promptApproval(e, deps) } : {}),
     watch: async () => {
       // The host worker this run relies on is started again if it died while the run follows.
-      if (mode === 'service') await workerGuard();
+      if (plan.mode === 'service') await workerGuard();
       if (opts.json !== true)
         await offerDescendantApprovals(
           below,
@@ -395,8 +384,6 @@ async function runSession(
         );
     },
   });
-  progress.finished = true;
-  return exitFor(result, sessionId, sink, servesHere ? 'run' : route?.servedBy);
 }
 
 /**
@@ -431,14 +418,6 @@ export function exitFor(
     return 1;
   }
   return 0;
-}
-
-/** The refusal of a session whose in-process worker would lack the provider's key: `api_key_missing` naming the variable. */
-export function apiKeyMissing(provider: string, keyEnv: string): ZunoError {
-  return new ZunoError(
-    'api_key_missing',
-    `provider ${provider} reads its API key from ${keyEnv}, which is not set; export it here (the command hands it to this host's worker)`,
-  );
 }
 
 /** An admission receipt in plain words. */
@@ -554,7 +533,7 @@ async function admitRunInput(
   prompt: string,
   live: boolean,
   existing: SessionRow | null,
-): Promise<{ receipt: AdmissionReceipt; workflowId: string; result(): Promise<SessionResult> }> {
+): Promise<Omit<Admitted, 'after'>> {
   const workflowId = sessionWorkflowId(meta.sessionId);
   try {
     if (live) {
@@ -650,28 +629,4 @@ function pausedResult(sessionId: string, e: EventRow): SessionResult {
     turns: (data.turn ?? 0) + 1,
     ...(data.error ? { error: data.error } : {}),
   };
-}
-
-/**
- * The workspace as an absolute real path; with `sessionId`, the workspace of
- * that existing session (the message says it is gone).
- * @throws ZunoError `workspace_invalid`.
- */
-export function resolveWorkspace(dir: string, sessionId?: string): string {
-  if (dir.trim() === '') {
-    throw new ZunoError('workspace_invalid', '--dir is empty (an unset variable?): name the workspace directory');
-  }
-  try {
-    const real = realpathSync(dir);
-    if (!statSync(real).isDirectory()) throw new Error('not a directory');
-    return real;
-  } catch (err) {
-    const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-    throw new ZunoError(
-      'workspace_invalid',
-      sessionId
-        ? `session ${sessionId} works in ${dir}, which is gone or not a directory (${why}): restore it to continue the session`
-        : `--dir ${dir} is not a usable directory: ${(err as Error).message}`,
-    );
-  }
 }
