@@ -65,104 +65,137 @@ function clock(ms: number): string {
 export async function followGoal(
   store: ProjectionStore,
   ids: { goalId: string; sessionId: string },
-  opts: {
-    after: number;
-    json: boolean;
-    sink: Sink;
-    state: GoalFollowState;
-    /** The Goal's workflow result: settles when it closes. */
-    goalClosed: Promise<unknown>;
-    /** The session's workflow result: settles when it closes. */
-    sessionClosed?: Promise<unknown>;
-    pendingActivities?: PendingActivitiesReader;
-    signal?: AbortSignal;
-  },
+  opts: GoalFollowOptions,
 ): Promise<GoalStop> {
-  const { sink, state } = opts;
-  const human = new HumanRenderer(
-    sink,
-    process.stdout.isTTY === true,
-    opts.pendingActivities ? { pendingActivities: opts.pendingActivities } : {},
-  );
-  // A goal's background task reports to the goal; Ctrl-C pauses the goal rather than stopping the task.
-  human.backgroundNote = (ids) =>
-    `(background task${ids.length > 1 ? 's' : ''} ${ids.join(', ')} ${ids.length > 1 ? 'keep' : 'keeps'} running: ${ids.length > 1 ? 'their completion reports reach' : 'its completion report reaches'} the goal)`;
-  let goalEnd: { ok: true; snapshot: GoalSnapshot } | { ok: false; why: string } | undefined;
-  opts.goalClosed.then(
-    (s) => (goalEnd = { ok: true, snapshot: s as GoalSnapshot }),
-    (err: unknown) => (goalEnd = { ok: false, why: (err as Error)?.message ?? String(err) }),
-  );
-  let sessionClosedAt: number | undefined;
-  opts.sessionClosed?.then(
-    () => (sessionClosedAt = Date.now()),
-    () => (sessionClosedAt = Date.now()),
-  );
-  let after = opts.after;
-  let stop: GoalStop | null = null;
-  // The approvals of the sessions the goal's session delegated to are announced with the command that decides them.
-  const below = opts.json ? null : new DescendantApprovals(store, ids.sessionId);
-  let watchedAtMs = 0;
+  const follower = new GoalFollower(store, ids, opts);
   try {
+    return await follower.run();
+  } finally {
+    follower.human.progress.stop();
+  }
+}
+
+/** Options of {@link followGoal}. */
+export interface GoalFollowOptions {
+  after: number;
+  json: boolean;
+  sink: Sink;
+  state: GoalFollowState;
+  /** The Goal's workflow result: settles when it closes. */
+  goalClosed: Promise<unknown>;
+  /** The session's workflow result: settles when it closes. */
+  sessionClosed?: Promise<unknown>;
+  pendingActivities?: PendingActivitiesReader;
+  signal?: AbortSignal;
+}
+
+/** How the Goal's workflow closed: with its final snapshot, or not (terminated, failed). */
+type GoalEnd = { ok: true; snapshot: GoalSnapshot } | { ok: false; why: string };
+
+/** One {@link followGoal}: the tail's position, the stop seen so far, and how the workflows closed. */
+class GoalFollower {
+  readonly human: HumanRenderer;
+  private after: number;
+  private stop: GoalStop | null = null;
+  private goalEnd: GoalEnd | undefined;
+  private sessionClosedAt: number | undefined;
+  private watchedAtMs = 0;
+  /** The approvals of the sessions the goal's session delegated to are announced with the command that decides them. */
+  private readonly below: DescendantApprovals | null;
+
+  constructor(
+    private readonly store: ProjectionStore,
+    private readonly ids: { goalId: string; sessionId: string },
+    private readonly opts: GoalFollowOptions,
+  ) {
+    this.after = opts.after;
+    this.human = new HumanRenderer(
+      opts.sink,
+      process.stdout.isTTY === true,
+      opts.pendingActivities ? { pendingActivities: opts.pendingActivities } : {},
+    );
+    // A goal's background task reports to the goal; Ctrl-C pauses the goal rather than stopping the task.
+    this.human.backgroundNote = (ids) =>
+      `(background task${ids.length > 1 ? 's' : ''} ${ids.join(', ')} ${ids.length > 1 ? 'keep' : 'keeps'} running: ${ids.length > 1 ? 'their completion reports reach' : 'its completion report reaches'} the goal)`;
+    opts.goalClosed.then(
+      (s) => (this.goalEnd = { ok: true, snapshot: s as GoalSnapshot }),
+      (err: unknown) => (this.goalEnd = { ok: false, why: (err as Error)?.message ?? String(err) }),
+    );
+    const closed = () => (this.sessionClosedAt = Date.now());
+    opts.sessionClosed?.then(closed, closed);
+    this.below = opts.json ? null : new DescendantApprovals(store, ids.sessionId);
+  }
+
+  /** Polls the event table until the Goal stopped (and its open turn settled) or ended otherwise. */
+  async run(): Promise<GoalStop> {
     for (;;) {
-      if (opts.signal?.aborted) throw new ZunoError('aborted', 'stopped following');
-      const endedBeforePoll = goalEnd;
-      const events: EventRow[] = await store.listEvents(ids.sessionId, after, 500);
-      for (const e of events) {
-        after = e.seq;
-        if (opts.json) sink.out(eventToJsonLine(e));
-        else human.render(e);
-        if (e.type === EV.turnStarted) {
-          state.turnOpen = true;
-          const d = parseEvent(e);
-          if (!opts.json && d?.type === EV.turnStarted && d.data.trigger === 'goal_continuation')
-            sink.err(`(turn ${d.data.turn + 1}: the goal continues on its own)\n`);
-        } else if (TURN_END_EVENTS.has(e.type)) {
-          state.turnOpen = false;
-        } else if (e.type === EV.goalStatus) {
-          const d = parseEvent(e);
-          if (d?.type !== EV.goalStatus || d.data.goalId !== ids.goalId) continue;
-          if (FOLLOWED_GOAL_STATUSES.has(d.data.status as GoalStatus)) {
-            stop = null; // resumed meanwhile: it works again
-            if (!opts.json) await sayWaiting(store, ids.goalId, d.data, sink);
-          } else {
-            stop = await stopOf(store, ids, d.data);
-          }
-        }
-      }
+      if (this.opts.signal?.aborted) throw new ZunoError('aborted', 'stopped following');
+      const endedBeforePoll = this.goalEnd;
+      const events: EventRow[] = await this.store.listEvents(this.ids.sessionId, this.after, 500);
+      for (const e of events) await this.onEvent(e);
+      const { state } = this.opts;
       const settled = !state.turnOpen || (state.settleBy !== undefined && Date.now() >= state.settleBy);
-      if (stop && settled) {
-        // A completed goal closes once its completing turn reported what it spent: prefer that final snapshot.
-        if (stop.status === 'completed') {
-          await Promise.race([
-            opts.goalClosed.catch(() => undefined),
-            new Promise((r) => setTimeout(r, FINAL_WAIT_MS)),
-          ]);
-          const end = goalEnd as typeof goalEnd;
-          if (end?.ok) return stopFromSnapshot(end.snapshot);
-        }
-        return stop;
-      }
-      if (endedBeforePoll && events.length === 0) {
-        if (endedBeforePoll.ok) return stopFromSnapshot(endedBeforePoll.snapshot);
-        throw new ZunoError(
-          'goal_ended',
-          `goal ${ids.goalId}'s workflow ended without finishing (${endedBeforePoll.why}); \`zuno goal show ${ids.goalId}\` shows where it stood`,
-        );
-      }
-      if (!stop && sessionClosedAt !== undefined && Date.now() - sessionClosedAt > SESSION_GONE_GRACE_MS) {
-        throw new ZunoError(
-          'session_gone',
-          `the session ${ids.sessionId} of goal ${ids.goalId} ended while the goal was working; \`zuno goal show ${ids.goalId}\` shows where it stood`,
-        );
-      }
-      if (below && Date.now() - watchedAtMs >= WATCH_EVERY_MS) {
-        watchedAtMs = Date.now();
-        await offerDescendantApprovals(below, null, (t) => sink.err(t));
+      if (this.stop && settled) return this.finalStop(this.stop);
+      if (endedBeforePoll && events.length === 0) return this.endedWithoutStop(endedBeforePoll);
+      this.refuseGoneSession();
+      if (this.below && Date.now() - this.watchedAtMs >= WATCH_EVERY_MS) {
+        this.watchedAtMs = Date.now();
+        await offerDescendantApprovals(this.below, null, (t) => this.opts.sink.err(t));
       }
       if (events.length < 500) await new Promise((r) => setTimeout(r, TAIL_EVERY_MS));
     }
-  } finally {
-    human.progress.stop();
+  }
+
+  /** Renders one event and tracks the open turn and this Goal's status. */
+  private async onEvent(e: EventRow): Promise<void> {
+    const { json, sink, state } = this.opts;
+    this.after = e.seq;
+    if (json) sink.out(eventToJsonLine(e));
+    else this.human.render(e);
+    if (e.type === EV.turnStarted) {
+      state.turnOpen = true;
+      const d = parseEvent(e);
+      if (!json && d?.type === EV.turnStarted && d.data.trigger === 'goal_continuation')
+        sink.err(`(turn ${d.data.turn + 1}: the goal continues on its own)\n`);
+    } else if (TURN_END_EVENTS.has(e.type)) {
+      state.turnOpen = false;
+    } else if (e.type === EV.goalStatus) {
+      const d = parseEvent(e);
+      if (d?.type !== EV.goalStatus || d.data.goalId !== this.ids.goalId) return;
+      if (FOLLOWED_GOAL_STATUSES.has(d.data.status as GoalStatus)) {
+        this.stop = null; // resumed meanwhile: it works again
+        if (!json) await sayWaiting(this.store, this.ids.goalId, d.data, sink);
+      } else {
+        this.stop = await stopOf(this.store, this.ids, d.data);
+      }
+    }
+  }
+
+  /** A completed goal closes once its completing turn reported what it spent: prefer that final snapshot. */
+  private async finalStop(stop: GoalStop): Promise<GoalStop> {
+    if (stop.status !== 'completed') return stop;
+    await Promise.race([this.opts.goalClosed.catch(() => undefined), new Promise((r) => setTimeout(r, FINAL_WAIT_MS))]);
+    const end = this.goalEnd;
+    return end?.ok ? stopFromSnapshot(end.snapshot) : stop;
+  }
+
+  /** The Goal's workflow closed and no stop event is left to read. @throws ZunoError `goal_ended`. */
+  private endedWithoutStop(end: GoalEnd): GoalStop {
+    if (end.ok) return stopFromSnapshot(end.snapshot);
+    throw new ZunoError(
+      'goal_ended',
+      `goal ${this.ids.goalId}'s workflow ended without finishing (${end.why}); \`zuno goal show ${this.ids.goalId}\` shows where it stood`,
+    );
+  }
+
+  /** @throws ZunoError `session_gone` when the session closed 15 s ago and the Goal said nothing. */
+  private refuseGoneSession(): void {
+    if (this.stop || this.sessionClosedAt === undefined) return;
+    if (Date.now() - this.sessionClosedAt <= SESSION_GONE_GRACE_MS) return;
+    throw new ZunoError(
+      'session_gone',
+      `the session ${this.ids.sessionId} of goal ${this.ids.goalId} ended while the goal was working; \`zuno goal show ${this.ids.goalId}\` shows where it stood`,
+    );
   }
 }
 

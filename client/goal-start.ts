@@ -26,6 +26,15 @@ export interface StartedGoal {
   result(): Promise<GoalSnapshot>;
 }
 
+/** What a person's command gives to start a Goal: its id, objective, criteria, budgets and the session's meta. */
+export interface GoalWorkflowStart {
+  goalId: string;
+  objective: string;
+  criteria: GoalWorkflowInput['criteria'];
+  budgets: GoalBudgets;
+  meta: SessionMeta;
+}
+
 /**
  * Starts a Goal (DESIGN.md §3): the `goal/<goalId>` workflow first — with
  * `ZunoKind=goal`, `ZunoGoalStatus=active`, `ZunoSessionId` — then its
@@ -34,17 +43,7 @@ export interface StartedGoal {
  * Goal is started first so the session's first report always finds it.
  * @throws WorkflowExecutionAlreadyStartedError for a goal id in use; what {@link startSession} throws (the Goal is then terminated).
  */
-export async function startGoal(
-  client: Client,
-  taskQueue: string,
-  goal: {
-    goalId: string;
-    objective: string;
-    criteria: GoalWorkflowInput['criteria'];
-    budgets: GoalBudgets;
-    meta: SessionMeta;
-  },
-): Promise<StartedGoal> {
+export async function startGoal(client: Client, taskQueue: string, goal: GoalWorkflowStart): Promise<StartedGoal> {
   const workflowId = goalWorkflowId(goal.goalId);
   const meta: SessionMeta = { ...goal.meta, goal: { goalId: goal.goalId } };
   const input: GoalWorkflowInput = {

@@ -1,15 +1,14 @@
 import type { ProjectionStore } from '../../activities/projection/types.js';
 import type { CouncilWorkflowInput } from '../../core/council/contract.js';
 import { ZunoError } from '../../core/errors.js';
-import { DEFAULT_TASK_QUEUE, type SessionMeta } from '../../core/session-contract.js';
+import { DEFAULT_TASK_QUEUE } from '../../core/session-contract.js';
 import { connectTemporal, type Notify, openStore, resolvePaths } from '../context.js';
 import { newCouncilRunId, startCouncil } from '../council-start.js';
 import { checkGitRange, councilRunInput } from '../council-input.js';
 import { loadScript } from '../../local-provider/script.js';
-import { sessionPermission } from '../permission-config.js';
 import { processSink, type Sink } from '../render.js';
 import { hostId } from '../routing.js';
-import { sandboxPolicy } from '../sandbox-config.js';
+import { sessionMetaFor } from '../session-meta.js';
 import { modelFor } from '../scripted-provider.js';
 import { serveWork, workerMode } from '../serving.js';
 import { loadZunoConfig } from '../zuno-config.js';
@@ -97,20 +96,16 @@ async function runAndFollow(
     notify,
   });
   cleanups.unshift(() => serving.stop());
-  const route = serving.route;
   // The seats' base: a Council a person starts has no parent session; its run id stands in (docs/council.md).
-  const base: SessionMeta = {
+  const base = sessionMetaFor({
     sessionId: runId,
     workspace,
-    provider: resolved.provider,
-    model: resolved.model,
+    resolved,
     title: `council: ${input.question}`.slice(0, 80),
-    toolConcurrency: zcfg.concurrency.tool_calls,
-    activityDefaults: temporal.cfg.activities,
-    route,
-    ...sessionPermission(zcfg.permission),
-    sandbox: sandboxPolicy(zcfg.sandbox, workspace),
-  };
+    zcfg,
+    temporal,
+    route: serving.route,
+  });
   const wf: CouncilWorkflowInput = { runId, question: input.question, preset: input.preset, base };
   if (input.diffRange) wf.diffRange = input.diffRange;
   const handle = await startCouncil(temporal.client, baseQueue, wf);

@@ -1,10 +1,11 @@
 import { ZunoError } from '../../core/errors.js';
 import { goalReason } from '../../activities/projection/rows.js';
-import type { SessionRow } from '../../activities/projection/types.js';
+import type { ProjectionStore, SessionRow } from '../../activities/projection/types.js';
+import type { GoalState } from '../../core/goal/status.js';
 import { checkReceiptPlaceholders } from '../../local-provider/placeholders.js';
-import { loadScript } from '../../local-provider/script.js';
+import { loadScript, type Script } from '../../local-provider/script.js';
 import { modelFor } from '../scripted-provider.js';
-import { resolvePaths } from '../context.js';
+import { resolvePaths, type ZunoPaths } from '../context.js';
 import { queryGoal, sendGoalControl } from '../goal-client.js';
 import { driveGoal } from '../goal-drive.js';
 import { resumeChoice } from '../goal-input.js';
@@ -57,98 +58,145 @@ export async function goalResumeCommand(
   const cleanups: (() => Promise<unknown>)[] = [() => store.close()];
   try {
     const st = row.snapshot.state;
-    if (st.status === 'blocked')
-      throw new ZunoError(
-        'goal_blocked',
-        `goal ${goalId} is blocked (${st.code}): ${st.message}; fix that, cancel it (zuno goal cancel ${goalId}) and start a new goal`,
-      );
-    if (st.status !== 'paused' && st.status !== 'budget_limited')
-      throw new ZunoError('goal_not_paused', `goal ${goalId} is ${st.status}, not paused: there is nothing to resume`);
+    refuseUnpaused(goalId, st);
     const tty = process.stdin.isTTY === true && process.stderr.isTTY === true;
     let choice = resumeChoice(goalId, goalReason(row.snapshot), opts.choice, tty);
     if (choice === 'ask') choice = await askResumeChoice(goalId, st.message, session.id);
     if (choice === 'keep_paused') {
       await store.close();
       cleanups.length = 0;
-      return await withServedGoal(goalId, 'zuno goal resume', async (g) => {
-        const r = await controlGoal(
-          g,
-          (s) => ({ action: 'resume', choice: 'keep_paused', expectedRevision: s.revision }),
-          sink,
-        );
-        sink.out(opts.json ? `${JSON.stringify(r)}\n` : `goal ${goalId}: ${r.message}\n`);
-        return 0;
-      });
+      return await keepPaused(goalId, opts, sink);
     }
-
     // Resume goal: everything offline first.
-    if (session.host && session.host !== hostId())
-      throw new ZunoError(
-        'session_elsewhere',
-        `goal ${goalId} works in ${session.workspace} on host ${session.host}; resume it there (this is ${hostId()})`,
-      );
-    resolveWorkspace(session.workspace, session.id);
-    const zcfg = loadZunoConfig(session.workspace, opts.config);
-    if (!script && session.provider === 'local' && !opts.model) {
-      throw new ZunoError(
-        'model_missing',
-        `goal ${goalId} ran on a scripted model, which ended with the command that served it: pass --script FILE (or --model provider/model) to resume it`,
-      );
-    }
-    const configured = script ? undefined : resolveModel(zcfg, opts.model ?? `${session.provider}/${session.model}`);
-
-    const notify = opts.json ? null : (line: string) => sink.err(`${line}\n`);
-    const { temporal, baseQueue } = await connectGoal(paths, goalId, notify);
-    cleanups.unshift(() => temporal.connection.close());
-    // A script citing receipts ({{receipt:<callId>}}) is filled by the local provider as it serves each reply.
-    const filled = script ? checkReceiptPlaceholders(script, opts.script) : undefined;
-    const resolved = modelFor(configured, filled, { stateDir: paths.stateDir, owner: session.id });
-    const mode = workerMode({ inProcess: opts.inProcess === true });
-    const keyEnv = resolved.provider.apiKeyEnv;
-    if (keyEnv !== undefined && !keyAvailable(paths, keyEnv, mode)) throw apiKeyMissing(resolved.provider.id, keyEnv);
-    const serving = await serveWork({
-      paths,
-      temporal,
-      store,
-      baseQueue,
-      id: session.id,
-      command: 'zuno goal resume',
-      mode,
-      provider: resolved.provider,
-      notify,
-    });
-    cleanups.unshift(() => serving.stop());
-    const { route, servedHere: servesHere } = serving;
-    const snap = await queryGoal(temporal.client, goalId);
-    // The projection may lag the workflow: the choice rule is checked again on what the Goal says now.
-    if (opts.choice === undefined && goalReason(snap) === 'uncertain_side_effect' && choice === 'resume')
-      resumeChoice(goalId, 'uncertain_side_effect', undefined, false);
-    const after = await store.lastEventSeq(session.id);
-    const r = await sendGoalControl(temporal.client, goalId, {
-      action: 'resume',
-      choice: 'resume',
-      expectedRevision: snap.revision,
-      route,
-      provider: resolved.provider,
-      model: resolved.model,
-    });
-    notify?.(`goal ${goalId}: ${r.message} (revision ${r.revision}; its turns run on host ${route.host})`);
-    return await driveGoal({
-      client: temporal.client,
-      address: temporal.address,
-      store,
-      goalId,
-      sessionId: session.id,
-      after,
-      json: opts.json === true,
-      sink,
-      servesHere,
-      scripted: script !== undefined,
-      command: 'zuno goal resume',
-    });
+    const configured = resumeModel(goalId, session, opts, script);
+    return await resumeGoal({ goalId, opts, sink, paths, store, session, script, configured, cleanups });
   } finally {
     for (const c of cleanups) await c().catch(() => undefined);
   }
+}
+
+/**
+ * Refuses a Goal that is not paused or budget-limited.
+ * @throws ZunoError `goal_blocked` (with what to do instead), `goal_not_paused`.
+ */
+function refuseUnpaused(
+  goalId: string,
+  st: GoalState,
+): asserts st is Extract<GoalState, { status: 'paused' | 'budget_limited' }> {
+  if (st.status === 'blocked')
+    throw new ZunoError(
+      'goal_blocked',
+      `goal ${goalId} is blocked (${st.code}): ${st.message}; fix that, cancel it (zuno goal cancel ${goalId}) and start a new goal`,
+    );
+  if (st.status !== 'paused' && st.status !== 'budget_limited')
+    throw new ZunoError('goal_not_paused', `goal ${goalId} is ${st.status}, not paused: there is nothing to resume`);
+}
+
+/** `--choice keep_paused`: the Goal records the choice and stays paused; prints its answer. */
+async function keepPaused(goalId: string, opts: GoalResumeOptions, sink: Sink): Promise<number> {
+  return withServedGoal(goalId, 'zuno goal resume', async (g) => {
+    const r = await controlGoal(
+      g,
+      (s) => ({ action: 'resume', choice: 'keep_paused', expectedRevision: s.revision }),
+      sink,
+    );
+    sink.out(opts.json ? `${JSON.stringify(r)}\n` : `goal ${goalId}: ${r.message}\n`);
+    return 0;
+  });
+}
+
+/**
+ * The offline checks of resuming: this host, the workspace, `zuno.json` and
+ * the model (absent with `--script`).
+ * @throws ZunoError `session_elsewhere`, `workspace_invalid`, `model_missing`, config and model errors.
+ */
+function resumeModel(
+  goalId: string,
+  session: SessionRow,
+  opts: GoalResumeOptions,
+  script: Script | undefined,
+): ReturnType<typeof resolveModel> | undefined {
+  if (session.host && session.host !== hostId())
+    throw new ZunoError(
+      'session_elsewhere',
+      `goal ${goalId} works in ${session.workspace} on host ${session.host}; resume it there (this is ${hostId()})`,
+    );
+  resolveWorkspace(session.workspace, session.id);
+  const zcfg = loadZunoConfig(session.workspace, opts.config);
+  if (!script && session.provider === 'local' && !opts.model) {
+    throw new ZunoError(
+      'model_missing',
+      `goal ${goalId} ran on a scripted model, which ended with the command that served it: pass --script FILE (or --model provider/model) to resume it`,
+    );
+  }
+  return script ? undefined : resolveModel(zcfg, opts.model ?? `${session.provider}/${session.model}`);
+}
+
+/** What {@link resumeGoal} works with, settled offline. */
+interface ResumeInputs {
+  goalId: string;
+  opts: GoalResumeOptions;
+  sink: Sink;
+  paths: ZunoPaths;
+  store: ProjectionStore;
+  session: SessionRow;
+  script: Script | undefined;
+  configured: ReturnType<typeof resolveModel> | undefined;
+  /** Closers run by the command when it ends (Temporal connection, serving). */
+  cleanups: (() => Promise<unknown>)[];
+}
+
+/** Connects, serves the Goal's session, sends `resume` with the new route and model, and follows the Goal. */
+async function resumeGoal(r: ResumeInputs): Promise<number> {
+  const { goalId, opts, sink, paths, store, session, script } = r;
+  const notify = opts.json ? null : (line: string) => sink.err(`${line}\n`);
+  const { temporal, baseQueue } = await connectGoal(paths, goalId, notify);
+  r.cleanups.unshift(() => temporal.connection.close());
+  // A script citing receipts ({{receipt:<callId>}}) is filled by the local provider as it serves each reply.
+  const filled = script ? checkReceiptPlaceholders(script, opts.script) : undefined;
+  const resolved = modelFor(r.configured, filled, { stateDir: paths.stateDir, owner: session.id });
+  const mode = workerMode({ inProcess: opts.inProcess === true });
+  const keyEnv = resolved.provider.apiKeyEnv;
+  if (keyEnv !== undefined && !keyAvailable(paths, keyEnv, mode)) throw apiKeyMissing(resolved.provider.id, keyEnv);
+  const serving = await serveWork({
+    paths,
+    temporal,
+    store,
+    baseQueue,
+    id: session.id,
+    command: 'zuno goal resume',
+    mode,
+    provider: resolved.provider,
+    notify,
+  });
+  r.cleanups.unshift(() => serving.stop());
+  const snap = await queryGoal(temporal.client, goalId);
+  // The projection may lag the workflow: the choice rule is checked again on what the Goal says now.
+  if (opts.choice === undefined && goalReason(snap) === 'uncertain_side_effect')
+    resumeChoice(goalId, 'uncertain_side_effect', undefined, false);
+  const after = await store.lastEventSeq(session.id);
+  const sent = await sendGoalControl(temporal.client, goalId, {
+    action: 'resume',
+    choice: 'resume',
+    expectedRevision: snap.revision,
+    route: serving.route,
+    provider: resolved.provider,
+    model: resolved.model,
+  });
+  notify?.(`goal ${goalId}: ${sent.message} (revision ${sent.revision}; its turns run on host ${serving.route.host})`);
+  return driveGoal({
+    client: temporal.client,
+    address: temporal.address,
+    store,
+    goalId,
+    sessionId: session.id,
+    after,
+    json: opts.json === true,
+    sink,
+    servesHere: serving.servedHere,
+    scripted: script !== undefined,
+    command: 'zuno goal resume',
+  });
 }
 
 /**

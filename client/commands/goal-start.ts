@@ -1,22 +1,21 @@
-import { sessionPermission } from '../permission-config.js';
 import { ZunoError } from '../../core/errors.js';
-import { DEFAULT_TASK_QUEUE, type SessionMeta } from '../../core/session-contract.js';
+import { DEFAULT_TASK_QUEUE } from '../../core/session-contract.js';
 import type { ProjectionStore } from '../../activities/projection/types.js';
 import { checkReceiptPlaceholders } from '../../local-provider/placeholders.js';
 import { loadScript } from '../../local-provider/script.js';
 import { modelFor } from '../scripted-provider.js';
-import { connectTemporal, type Notify, openStore, resolvePaths } from '../context.js';
+import { connectTemporal, type Notify, openStore, resolvePaths, type TemporalContext } from '../context.js';
 import { sendGoalControl } from '../goal-client.js';
 import { driveGoal } from '../goal-drive.js';
 import { goalStartInput, type GoalBudgetFlags, type GoalCheckFlag, withHostTokenBudget } from '../goal-input.js';
-import { newGoalId, startGoal, type StartedGoal } from '../goal-start.js';
+import { newGoalId, startGoal, type GoalWorkflowStart, type StartedGoal } from '../goal-start.js';
 import { processSink, type Sink } from '../render.js';
 import { hostId } from '../routing.js';
 import { serveWork, workerMode } from '../serving.js';
 import { newSessionId, titleOf } from '../session-start.js';
 import { loadZunoConfig } from '../zuno-config.js';
 import { commandModel } from '../command-model.js';
-import { sandboxPolicy } from '../sandbox-config.js';
+import { sessionMetaFor } from '../session-meta.js';
 import { recordSessionStart } from './run.js';
 import { resolveWorkspace } from './run-plan.js';
 
@@ -104,6 +103,7 @@ interface EarlyStop {
   pause?: (goalId: string) => Promise<unknown>;
 }
 
+/** `zuno goal start` once its signals are wired: check offline, connect, serve, start the Goal, follow it. */
 async function startAndFollow(
   objectiveText: string,
   opts: GoalStartOptions,
@@ -132,7 +132,6 @@ async function startAndFollow(
   cleanups.unshift(() => temporal.connection.close());
   const baseQueue = temporal.cfg.taskQueue ?? DEFAULT_TASK_QUEUE;
   const resolved = modelFor(configured, script, { stateDir: paths.stateDir, owner: sessionId });
-  const goalId = newGoalId();
   const serving = await serveWork({
     paths,
     temporal,
@@ -145,33 +144,75 @@ async function startAndFollow(
     notify,
   });
   cleanups.unshift(() => serving.stop());
-  const { route, servedHere: servesHere } = serving;
-  const meta: SessionMeta = {
+  const meta = sessionMetaFor({
     sessionId,
     workspace,
-    provider: resolved.provider,
-    model: resolved.model,
+    resolved,
     title: titleOf(input.objective),
-    toolConcurrency: zcfg.concurrency.tool_calls,
-    activityDefaults: temporal.cfg.activities,
-    route,
-    ...sessionPermission(zcfg.permission),
-    sandbox: sandboxPolicy(zcfg.sandbox, workspace),
+    zcfg,
+    temporal,
+    route: serving.route,
+  });
+  const goal: GoalWorkflowStart = {
+    goalId: newGoalId(),
+    objective: input.objective,
+    criteria: input.criteria,
+    budgets,
+    meta,
   };
+  const started = await startRecorded({
+    temporal,
+    baseQueue,
+    store,
+    goal,
+    early,
+    sink,
+    scripted: script !== undefined,
+  });
+  early.followed = true;
+  handOverSigint();
+  notify?.(`goal ${started.goalId} started (session ${sessionId})`);
+  return driveGoal({
+    client: temporal.client,
+    address: temporal.address,
+    store,
+    goalId: started.goalId,
+    sessionId,
+    after: 0,
+    json: opts.json === true,
+    sink,
+    servesHere: serving.servedHere,
+    scripted: script !== undefined,
+    command: 'zuno goal start',
+  });
+}
+
+/**
+ * Lists the Goal's session, then starts the Goal workflow. A start that
+ * fails marks the session failed; a Ctrl-C before or during the start stops
+ * it — a Goal that had started by then is left paused, never working with
+ * nobody following.
+ * @throws ZunoError `interrupted` after an early Ctrl-C; the start's own error.
+ */
+async function startRecorded(s: {
+  temporal: TemporalContext;
+  baseQueue: string;
+  store: ProjectionStore;
+  goal: GoalWorkflowStart;
+  early: EarlyStop;
+  sink: Sink;
+  scripted: boolean;
+}): Promise<StartedGoal> {
+  const { temporal, store, goal, early } = s;
+  const sessionId = goal.meta.sessionId;
   const stopped = () => new ZunoError('interrupted', 'interrupted before the goal started');
   if (early.aborted) throw stopped(); // nothing written yet
   // The session is listed at once, before a worker takes its first step (as `zuno run` does).
-  await recordSessionStart(store, meta, null);
+  await recordSessionStart(store, goal.meta, null);
   let started: StartedGoal;
   early.pause = (id) => sendGoalControl(temporal.client, id, { action: 'pause', by: 'you (Ctrl-C)' }, 5_000);
   try {
-    early.pending = startGoal(temporal.client, baseQueue, {
-      goalId,
-      objective: input.objective,
-      criteria: input.criteria,
-      budgets,
-      meta,
-    });
+    early.pending = startGoal(temporal.client, s.baseQueue, goal);
     started = await early.pending;
   } catch (err) {
     await store
@@ -185,25 +226,10 @@ async function startAndFollow(
   if (early.aborted) {
     // Interrupted while the goal was starting: it is left paused, not working with nobody following.
     await early.pause(started.goalId).catch(() => undefined);
-    sink.err(
-      `zuno: goal ${started.goalId} had started when you interrupted: it is paused; resume it with \`zuno goal resume ${started.goalId}${script ? ' --script FILE' : ''}\`\n`,
+    s.sink.err(
+      `zuno: goal ${started.goalId} had started when you interrupted: it is paused; resume it with \`zuno goal resume ${started.goalId}${s.scripted ? ' --script FILE' : ''}\`\n`,
     );
     throw stopped();
   }
-  early.followed = true;
-  handOverSigint();
-  notify?.(`goal ${started.goalId} started (session ${sessionId})`);
-  return driveGoal({
-    client: temporal.client,
-    address: temporal.address,
-    store,
-    goalId,
-    sessionId,
-    after: 0,
-    json: opts.json === true,
-    sink,
-    servesHere,
-    scripted: script !== undefined,
-    command: 'zuno goal start',
-  });
+  return started;
 }

@@ -1,6 +1,5 @@
 import { promptApproval, promptApprovalOf } from '../approval-prompt.js';
 import { childSessionWords, DescendantApprovals, offerDescendantApprovals } from '../descendant-approvals.js';
-import { sessionPermission } from '../permission-config.js';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { sessionWorkflowId } from '../../core/ids.js';
 import { ZunoError } from '../../core/errors.js';
@@ -28,7 +27,7 @@ import {
   titleOf,
 } from '../session-start.js';
 import { reopenState } from '../session-target.js';
-import { sandboxPolicy } from '../sandbox-config.js';
+import { sessionMetaFor } from '../session-meta.js';
 import { planRun, type RunOptions, type RunPlan } from './run-plan.js';
 import { probeOf, TemporalOutage } from '../temporal-outage.js';
 import { DEFAULT_AGENT_NAME } from '../../core/agents.js';
@@ -244,7 +243,16 @@ async function runSession(
     ? await serveOpenWork({ ...serveOpts, route: live.route })
     : await serveWork({ ...serveOpts, id: sessionId });
   cleanups.unshift(() => serving.stop());
-  const meta = sessionMetaOf(plan, temporal, serving.route, sessionId, resolved, prompt);
+  const meta = sessionMetaFor({
+    sessionId,
+    workspace: plan.workspace,
+    resolved,
+    title: plan.existing?.title ?? titleOf(prompt),
+    zcfg: plan.zcfg,
+    temporal,
+    route: serving.route,
+    agent: plan.agent,
+  });
   const started = await admitAndTrack(plan, temporal, meta, prompt, live !== null, progress, serving.servedHere);
   notify?.(
     plan.existing
@@ -274,30 +282,6 @@ function refuseLiveChanges(existing: SessionRow, opts: RunOptions): void {
       `session ${existing.id} is paused (${existing.error ?? 'a person must act'}): fix that, then \`zuno session resume ${existing.id}\`; it takes new input after that`,
     );
   }
-}
-
-/** The session's meta for this run: workspace, model, agent, route, permission and sandbox from `zuno.json`. */
-function sessionMetaOf(
-  plan: RunPlan,
-  temporal: TemporalContext,
-  route: SessionRoute | undefined,
-  sessionId: string,
-  resolved: ReturnType<typeof modelFor>,
-  prompt: string,
-): SessionMeta {
-  return {
-    sessionId,
-    workspace: plan.workspace,
-    provider: resolved.provider,
-    model: resolved.model,
-    title: plan.existing?.title ?? titleOf(prompt),
-    ...plan.agent,
-    toolConcurrency: plan.zcfg.concurrency.tool_calls,
-    activityDefaults: temporal.cfg.activities,
-    route,
-    ...sessionPermission(plan.zcfg.permission),
-    sandbox: sandboxPolicy(plan.zcfg.sandbox, plan.workspace),
-  };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { DescendantApprovals, offerDescendantApprovals } from '../descendant-approvals.js';
 import { ZunoError } from '../../core/errors.js';
 import { sessionWorkflowId } from '../../core/ids.js';
@@ -7,11 +7,12 @@ import {
   RESUME_UPDATE,
   type ResumeReceipt,
   type ResumeRequest,
+  type SessionResult,
 } from '../../core/session-contract.js';
-import type { SessionRow } from '../../activities/projection/types.js';
+import type { ProjectionStore, SessionRow } from '../../activities/projection/types.js';
 import { loadScript } from '../../local-provider/script.js';
 import { modelFor } from '../scripted-provider.js';
-import { connectTemporal, openStore, resolvePaths } from '../context.js';
+import { connectTemporal, openStore, resolvePaths, type TemporalContext } from '../context.js';
 import { pendingActivitiesOf } from '../live-progress.js';
 import { processSink, type Sink } from '../render.js';
 import { hostId } from '../routing.js';
@@ -64,19 +65,7 @@ export async function sessionResumeCommand(id: string, opts: ResumeOptions, sink
     const temporal = await connectTemporal(paths, notify);
     cleanups.unshift(() => temporal.connection.close());
     const handle = temporal.client.workflow.getHandle(sessionWorkflowId(id));
-    const status = await handle.describe().then(
-      (d) => d.status.name,
-      (err: unknown) => {
-        if (err instanceof WorkflowNotFoundError) return 'NOT_FOUND';
-        throw err;
-      },
-    );
-    if (status !== 'RUNNING') {
-      throw new ZunoError(
-        'session_not_paused',
-        `session ${id} was paused, but its workflow is no longer open (${status.toLowerCase().replace('_', ' ')}): continue it with \`zuno run --session ${id} "…"\``,
-      );
-    }
+    await refuseClosedRun(handle, id);
     const resolved = script
       ? modelFor(undefined, script, { stateDir: paths.stateDir, owner: id })
       : resolveModel(zcfg, opts.model ?? `${row.provider}/${row.model}`);
@@ -109,36 +98,77 @@ export async function sessionResumeCommand(id: string, opts: ResumeOptions, sink
       model: resolved.model,
       source: 'cli:session-resume',
     };
-    let receipt: ResumeReceipt;
-    try {
-      receipt = await handle.executeUpdate<ResumeReceipt, [ResumeRequest]>(RESUME_UPDATE, { args: [req] });
-    } catch (err) {
-      if (err instanceof WorkflowUpdateFailedError) {
-        const cause = err.cause as { type?: string; message?: string } | undefined;
-        throw new ZunoError(cause?.type ?? 'session_not_paused', `session ${id}: ${cause?.message ?? err.message}`);
-      }
-      throw err;
-    }
+    const receipt = await sendResume(handle, id, req);
     notify?.(`resuming session ${id} (paused by ${receipt.pausedBy}) on host ${hostId()}`);
-    // The approvals of the sessions it delegated to are announced with the command that decides them.
-    const below = new DescendantApprovals(store, id);
-    const outage = new TemporalOutage({
-      probe: probeOf(temporal.client),
-      say: (t) => sink.err(t),
-      address: temporal.address,
-      kind: 'session',
-      id,
-    });
-    const resultPromise = outage.retry(() => sessionResultOf(handle));
-    const result = await followSession(store, id, resultPromise, opts.json === true, sink, {
-      after,
-      pendingActivities: pendingActivitiesOf(temporal.client, sessionWorkflowId(id)),
-      ...(opts.json !== true ? { watch: () => offerDescendantApprovals(below, null, (t) => sink.err(t)) } : {}),
-    });
+    const result = await followResumed(temporal, store, handle, id, after, opts, sink);
     return exitFor(result, id, sink, route.servedBy);
   } finally {
     for (const c of cleanups) await c().catch(() => undefined);
   }
+}
+
+/**
+ * Refuses a session whose workflow run has closed (it was paused, but the
+ * run ended): it continues with `zuno run --session`.
+ * @throws ZunoError `session_not_paused`.
+ */
+async function refuseClosedRun(handle: WorkflowHandle, id: string): Promise<void> {
+  const status = await handle.describe().then(
+    (d) => d.status.name,
+    (err: unknown) => {
+      if (err instanceof WorkflowNotFoundError) return 'NOT_FOUND';
+      throw err;
+    },
+  );
+  if (status !== 'RUNNING') {
+    throw new ZunoError(
+      'session_not_paused',
+      `session ${id} was paused, but its workflow is no longer open (${status.toLowerCase().replace('_', ' ')}): continue it with \`zuno run --session ${id} "…"\``,
+    );
+  }
+}
+
+/**
+ * Sends the `resume` Update (the paused turn runs again with `req`'s route and model).
+ * @throws ZunoError with the session's refusal code (default `session_not_paused`).
+ */
+async function sendResume(handle: WorkflowHandle, id: string, req: ResumeRequest): Promise<ResumeReceipt> {
+  try {
+    return await handle.executeUpdate<ResumeReceipt, [ResumeRequest]>(RESUME_UPDATE, { args: [req] });
+  } catch (err) {
+    if (err instanceof WorkflowUpdateFailedError) {
+      const cause = err.cause as { type?: string; message?: string } | undefined;
+      throw new ZunoError(cause?.type ?? 'session_not_paused', `session ${id}: ${cause?.message ?? err.message}`);
+    }
+    throw err;
+  }
+}
+
+/** Follows the resumed turn like `zuno run` does, through outages, announcing approvals of delegated sessions. */
+async function followResumed(
+  temporal: TemporalContext,
+  store: ProjectionStore,
+  handle: WorkflowHandle,
+  id: string,
+  after: number,
+  opts: ResumeOptions,
+  sink: Sink,
+): Promise<SessionResult> {
+  // The approvals of the sessions it delegated to are announced with the command that decides them.
+  const below = new DescendantApprovals(store, id);
+  const outage = new TemporalOutage({
+    probe: probeOf(temporal.client),
+    say: (t) => sink.err(t),
+    address: temporal.address,
+    kind: 'session',
+    id,
+  });
+  const resultPromise = outage.retry(() => sessionResultOf(handle));
+  return followSession(store, id, resultPromise, opts.json === true, sink, {
+    after,
+    pendingActivities: pendingActivitiesOf(temporal.client, sessionWorkflowId(id)),
+    ...(opts.json !== true ? { watch: () => offerDescendantApprovals(below, null, (t) => sink.err(t)) } : {}),
+  });
 }
 
 /**

@@ -1,0 +1,45 @@
+/**
+ * The `SessionMeta` a command starts a session (or a Council's seats) with:
+ * the model resolved for it, the workspace, its route, and what `zuno.json`
+ * and `temporal.yaml` say about concurrency, activity defaults, permission
+ * and sandbox. One builder for `zuno run`, `zuno goal start` and
+ * `zuno council run`.
+ */
+import type { SessionMeta, SessionRoute } from '../core/session-contract.js';
+import type { TemporalContext } from './context.js';
+import { sessionPermission } from './permission-config.js';
+import { sandboxPolicy } from './sandbox-config.js';
+import type { modelFor } from './scripted-provider.js';
+import type { ZunoConfig } from './zuno-config.js';
+
+/** What differs between the commands that build a session's meta. */
+export interface SessionMetaParts {
+  sessionId: string;
+  workspace: string;
+  /** The model the session runs on (`modelFor`). */
+  resolved: ReturnType<typeof modelFor>;
+  /** The session's title as listed (at most 80 characters is the caller's concern). */
+  title: string;
+  zcfg: ZunoConfig;
+  temporal: TemporalContext;
+  route: SessionRoute | undefined;
+  /** The agent role and its tools (`zuno run --agent`); absent: the default role. */
+  agent?: Pick<SessionMeta, 'agent' | 'tools'>;
+}
+
+/** Builds a session's meta (SE1) from the command's parts; pure apart from the sandbox's path checks. */
+export function sessionMetaFor(p: SessionMetaParts): SessionMeta {
+  return {
+    sessionId: p.sessionId,
+    workspace: p.workspace,
+    provider: p.resolved.provider,
+    model: p.resolved.model,
+    title: p.title,
+    ...(p.agent ?? {}),
+    toolConcurrency: p.zcfg.concurrency.tool_calls,
+    activityDefaults: p.temporal.cfg.activities,
+    route: p.route,
+    ...sessionPermission(p.zcfg.permission),
+    sandbox: sandboxPolicy(p.zcfg.sandbox, p.workspace),
+  };
+}
