@@ -37,6 +37,7 @@ import { sandboxPolicy } from '../sandbox-config.js';
 import { runAgent } from '../agent-option.js';
 import { probeOf, TemporalOutage } from '../temporal-outage.js';
 import { DEFAULT_AGENT_NAME } from '../../core/agents.js';
+import { asErrorCode } from '../../core/error-codes.js';
 
 /** Options of `zuno run`. */
 export interface RunOptions {
@@ -575,7 +576,7 @@ async function admitRunInput(
   } catch (err) {
     if (err instanceof WorkflowUpdateFailedError) {
       const cause = err.cause as { type?: string; message?: string } | undefined;
-      const code = cause?.type && /^[a-z_]+$/.test(cause.type) ? cause.type : 'input_rejected';
+      const code = asErrorCode(cause?.type) ?? 'input_rejected';
       throw new ZunoError(code, `session ${meta.sessionId} refused the input: ${cause?.message ?? err.message}`);
     }
     throw err;

@@ -20,6 +20,7 @@ import { checkSessionId, sessionResultOf } from '../session-start.js';
 import { loadZunoConfig, resolveModel } from '../zuno-config.js';
 import { exitFor, followSession } from './run.js';
 import { probeOf, TemporalOutage } from '../temporal-outage.js';
+import { asErrorCode } from '../../core/error-codes.js';
 
 /** Options of `zuno session resume`. */
 export interface ResumeOptions {
@@ -115,7 +116,7 @@ export async function sessionResumeCommand(id: string, opts: ResumeOptions, sink
     } catch (err) {
       if (err instanceof WorkflowUpdateFailedError) {
         const cause = err.cause as { type?: string; message?: string } | undefined;
-        throw new ZunoError(cause?.type ?? 'session_not_paused', `session ${id}: ${cause?.message ?? err.message}`);
+        throw new ZunoError(asErrorCode(cause?.type) ?? 'session_not_paused', `session ${id}: ${cause?.message ?? err.message}`);
       }
       throw err;
     }
