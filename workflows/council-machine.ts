@@ -138,7 +138,8 @@ export class CouncilMachine implements RouteHost {
     } catch (err) {
       if (isCancellation(err)) throw err;
       const cause = err instanceof ActivityFailure ? err.cause : err;
-      const code = (cause instanceof ApplicationFailure ? asErrorCode(cause.type) : undefined) ?? 'council_prepare_failed';
+      const code =
+        (cause instanceof ApplicationFailure ? asErrorCode(cause.type) : undefined) ?? 'council_prepare_failed';
       return this.fail(code, (cause as Error).message);
     }
     await this.enter('seating');

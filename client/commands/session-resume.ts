@@ -116,7 +116,10 @@ export async function sessionResumeCommand(id: string, opts: ResumeOptions, sink
     } catch (err) {
       if (err instanceof WorkflowUpdateFailedError) {
         const cause = err.cause as { type?: string; message?: string } | undefined;
-        throw new ZunoError(asErrorCode(cause?.type) ?? 'session_not_paused', `session ${id}: ${cause?.message ?? err.message}`);
+        throw new ZunoError(
+          asErrorCode(cause?.type) ?? 'session_not_paused',
+          `session ${id}: ${cause?.message ?? err.message}`,
+        );
       }
       throw err;
     }
