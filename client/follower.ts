@@ -1,5 +1,5 @@
 import type { ProjectionStore, SessionRow } from '../activities/projection/types.js';
-import { DEFAULT_TASK_QUEUE } from '../core/session-contract.js';
+import { DEFAULT_TASK_QUEUE } from '../core/session/meta.js';
 import { connectTemporal, type TemporalContext, type ZunoPaths } from './context.js';
 import { recordedRoute } from './goal-serve.js';
 import { reattachHint, type ReattachKind } from './reattach.js';

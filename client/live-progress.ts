@@ -17,7 +17,7 @@
  */
 import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { toolActivityName } from '../core/session-contract.js';
+import { toolActivityName } from '../core/session/tool-activity.js';
 import { guardTerminalOutput as guard, plainTerminalLine } from '../core/terminal-text.js';
 import type { Sink } from './render.js';
 

@@ -12,7 +12,7 @@ import { createDelegationActivities } from '../activities/delegation/delegation-
 import { createToolActivities } from '../activities/session/tool-activity.js';
 import type { ProjectionStore } from '../activities/projection/types.js';
 import { goalOnlyTools, toolImplementations, toolSpecs } from '../activities/tools/index.js';
-import { INTERRUPT_DELIVERY_MS } from '../core/session-contract.js';
+import { INTERRUPT_DELIVERY_MS } from '../core/session/interrupt.js';
 import { workflowBundlePath } from './workflow-bundle.js';
 import { boundHeapGrowth } from './heap.js';
 import { serveProviderEndpoints } from './provider-endpoints.js';

@@ -4,7 +4,6 @@ import {
   type ChildEnd,
   childMeta,
   childSessionIdOf,
-  type DelegationLink,
   depthOf,
   jobIdOf,
   MAX_DELEGATION_DEPTH,
@@ -13,7 +12,10 @@ import {
   type SettleDelegationResult,
   taskPrompt,
 } from '../core/delegation/contract.js';
-import type { PlannedToolCall, SessionMeta, SettledOutcome, ToolActivityResult } from '../core/session-contract.js';
+import type { DelegationLink } from '../core/delegation/link.js';
+import type { PlannedToolCall, SettledOutcome } from '../core/session/tool-calls.js';
+import type { SessionMeta } from '../core/session/meta.js';
+import type { ToolActivityResult } from '../core/session/tool-activity.js';
 import { inertLine } from '../core/terminal-text.js';
 import { declaredTools } from '../core/tools/registry.js';
 import type { TaskArgs } from '../core/tools/task.js';

@@ -7,7 +7,7 @@ import type {
 import { taskReport } from '../../core/delegation/report.js';
 import { EV } from '../../core/events.js';
 import { sessionWorkflowId } from '../../core/ids.js';
-import type { ToolActivityResult } from '../../core/session-contract.js';
+import type { ToolActivityResult } from '../../core/session/tool-activity.js';
 import type { ProjectionStore } from '../projection/types.js';
 import { childEvidence } from './child-evidence.js';
 import { recordDelegatedCall, recordDelegatedStart } from './record-call.js';

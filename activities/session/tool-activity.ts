@@ -1,8 +1,9 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { ApplicationFailureCategory, CancelledFailure } from '@temporalio/common';
 import { backgroundTaskId } from '../../core/ids.js';
-import type { ToolActivityInput, ToolActivityResult } from '../../core/session-contract.js';
-import { INTERRUPT_COOPERATIVE_WINDOW_MS, toolActivityName } from '../../core/session-contract.js';
+import type { ToolActivityInput, ToolActivityResult } from '../../core/session/tool-activity.js';
+import { INTERRUPT_COOPERATIVE_WINDOW_MS } from '../../core/session/interrupt.js';
+import { toolActivityName } from '../../core/session/tool-activity.js';
 import { validateToolCall } from '../../core/tools/registry.js';
 import type { ToolResult } from '../../core/tools/types.js';
 import type { ProjectionStore } from '../projection/types.js';

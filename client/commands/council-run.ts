@@ -1,7 +1,7 @@
 import type { ProjectionStore } from '../../activities/projection/types.js';
 import type { CouncilWorkflowInput } from '../../core/council/contract.js';
 import { ZunoError } from '../../core/errors.js';
-import { DEFAULT_TASK_QUEUE, type SessionMeta } from '../../core/session-contract.js';
+import { DEFAULT_TASK_QUEUE, type SessionMeta } from '../../core/session/meta.js';
 import { connectTemporal, type Notify, openStore, resolvePaths } from '../context.js';
 import { newCouncilRunId, startCouncil } from '../council-start.js';
 import { checkGitRange, councilRunInput } from '../council-input.js';

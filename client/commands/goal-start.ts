@@ -1,6 +1,6 @@
 import { sessionPermission } from '../permission-config.js';
 import { ZunoError } from '../../core/errors.js';
-import { DEFAULT_TASK_QUEUE, type SessionMeta } from '../../core/session-contract.js';
+import { DEFAULT_TASK_QUEUE, type SessionMeta } from '../../core/session/meta.js';
 import type { ProjectionStore } from '../../activities/projection/types.js';
 import { checkReceiptPlaceholders } from '../local-provider/placeholders.js';
 import { loadScript } from '../local-provider/script.js';

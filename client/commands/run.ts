@@ -5,14 +5,10 @@ import { realpathSync, statSync } from 'node:fs';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { sessionWorkflowId } from '../../core/ids.js';
 import { ZunoError } from '../../core/errors.js';
-import {
-  type AdmissionReceipt,
-  DEFAULT_TASK_QUEUE,
-  type InterruptReceipt,
-  type SessionMeta,
-  type SessionResult,
-  type SessionRoute,
-} from '../../core/session-contract.js';
+import type { AdmissionReceipt } from '../../core/session/inbox.js';
+import { DEFAULT_TASK_QUEUE, type SessionMeta, type SessionRoute } from '../../core/session/meta.js';
+import type { InterruptReceipt } from '../../core/session/updates.js';
+import type { SessionResult } from '../../core/session/outcome.js';
 import type { EventRow, ProjectionStore, SessionRow } from '../../activities/projection/types.js';
 import { loadScript } from '../local-provider/script.js';
 import { modelFor } from '../scripted-provider.js';

@@ -2,12 +2,8 @@ import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/cl
 import { DescendantApprovals, offerDescendantApprovals } from '../descendant-approvals.js';
 import { ZunoError } from '../../core/errors.js';
 import { sessionWorkflowId } from '../../core/ids.js';
-import {
-  DEFAULT_TASK_QUEUE,
-  RESUME_UPDATE,
-  type ResumeReceipt,
-  type ResumeRequest,
-} from '../../core/session-contract.js';
+import { DEFAULT_TASK_QUEUE } from '../../core/session/meta.js';
+import { RESUME_UPDATE, type ResumeReceipt, type ResumeRequest } from '../../core/session/updates.js';
 import type { SessionRow } from '../../activities/projection/types.js';
 import { loadScript } from '../local-provider/script.js';
 import { modelFor } from '../scripted-provider.js';

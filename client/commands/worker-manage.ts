@@ -1,6 +1,6 @@
 import { createReadStream, existsSync, statSync, watch } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_TASK_QUEUE } from '../../core/session-contract.js';
+import { DEFAULT_TASK_QUEUE } from '../../core/session/meta.js';
 import { INSTALL_ROOT } from '../../worker/install-root.js';
 import { pidAlive } from '../../worker/process-info.js';
 import { connectTemporal, resolvePaths } from '../context.js';

@@ -1,5 +1,6 @@
 import type { ProviderConfig } from '../provider-config.js';
-import type { SessionMeta, SessionRoute, TurnOutcome } from '../session-contract.js';
+import type { SessionMeta, SessionRoute } from '../session/meta.js';
+import type { TurnOutcome } from '../session/outcome.js';
 import type { GoalBudgets } from './budgets.js';
 import type { GoalState } from './status.js';
 import type { ErrorCode } from '../error-codes.js';
@@ -279,17 +280,4 @@ export interface GoalDirective {
   resumeSession?: boolean;
   /** GL39: the person's answer to the Goal's question, admitted to the session as their input. */
   answer?: { requestId: string; text: string };
-}
-
-/** What a Goal-bound session knows of its Goal (in {@link SessionMeta.goal}). */
-export interface SessionGoalBinding {
-  goalId: string;
-}
-
-/** What a Goal-bound session carries across continue-as-new about its Goal (workflows/goal-link.ts). */
-export interface CarriedGoalLink {
-  revision: number;
-  status: GoalState['status'];
-  toolsDisabled: boolean;
-  continuation: { continuationId: string; revision: number } | null;
 }
