@@ -12,7 +12,7 @@ import { goalExit, goalFinalJsonLine } from './goal-end.js';
 import { FOLLOWED_GOAL_STATUSES, followGoal, type GoalFollowState } from './goal-follow.js';
 import { waitUntilQuiet } from './goal-quiet.js';
 import { pendingActivitiesOf } from './live-progress.js';
-import type { Sink } from './render.js';
+import type { Sink } from './sink.js';
 import { interruptSession, sessionResultOf } from './session-start.js';
 import { probeOf, TemporalOutage } from './temporal-outage.js';
 

@@ -15,7 +15,8 @@ import { modelFor } from '../scripted-provider.js';
 import { connectTemporal, type Notify, openStore, resolvePaths, type TemporalContext } from '../context.js';
 import { EV } from '../../core/events.js';
 import { pendingActivitiesOf, type PendingActivitiesReader } from '../live-progress.js';
-import { eventToJsonLine, HumanRenderer, isTerminalEvent, processSink, sessionEndLine, type Sink } from '../render.js';
+import { eventToJsonLine, HumanRenderer, isTerminalEvent, processSink, sessionEndLine } from '../render.js';
+import type { Sink } from '../sink.js';
 import { hostId } from '../routing.js';
 import { hostWorkerGuard, keyAvailable, serveOpenWork, serveWork, workerMode } from '../serving.js';
 import {

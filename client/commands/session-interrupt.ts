@@ -2,7 +2,8 @@ import { INTERRUPT_COOPERATIVE_WINDOW_MS, INTERRUPT_FORCE_AFTER_MS } from '../..
 import type { InterruptReceipt } from '../../core/session/updates.js';
 import type { TurnActivity } from '../../core/session/state.js';
 import { connectTemporal, resolvePaths } from '../context.js';
-import { processSink, type Sink } from '../render.js';
+import { processSink } from '../render.js';
+import type { Sink } from '../sink.js';
 import { checkSessionId, interruptSession } from '../session-start.js';
 
 /**

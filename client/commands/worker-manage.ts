@@ -5,7 +5,8 @@ import { INSTALL_ROOT } from '../../worker/install-root.js';
 import { pidAlive } from '../../worker/process-info.js';
 import { connectTemporal, resolvePaths } from '../context.js';
 import { ensureHostService, logTail, serviceLogPath, stopHostService } from '../host-service.js';
-import { processSink, type Sink } from '../render.js';
+import { processSink } from '../render.js';
+import type { Sink } from '../sink.js';
 import { hostId } from '../routing.js';
 import { readWorker, type WorkerRecord } from '../worker-registry.js';
 
