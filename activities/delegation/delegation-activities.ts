@@ -1,5 +1,6 @@
 import { Context } from '@temporalio/activity';
 import type {
+  DelegationActivities,
   OpenDelegationInput,
   SettleDelegationInput,
   SettleDelegationResult,
@@ -14,14 +15,6 @@ import { recordDelegatedCall, recordDelegatedStart } from './record-call.js';
 
 /** Longest report admitted to a parent's inbox (UTF-16 units); the job row and `job status` hold it whole. */
 export const INBOX_REPORT_MAX = 8_000;
-
-/** The activities of delegations (issue 12), bound to the projection. */
-export interface DelegationActivities {
-  /** A delegated call without a delegation row (`council_run`) is running: its row and `tool.started`. */
-  recordCallStarted(input: { sessionId: string; rowId: string }): Promise<void>;
-  openDelegation(input: OpenDelegationInput): Promise<ToolActivityResult | null>;
-  settleDelegation(input: SettleDelegationInput): Promise<SettleDelegationResult>;
-}
 
 /**
  * Builds the delegation activities (DC1–DC4, DC15–DC17):

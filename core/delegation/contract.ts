@@ -22,6 +22,17 @@ import type { DelegationLink } from './link.js';
  */
 export const MAX_DELEGATION_DEPTH = 2;
 
+/**
+ * The delegation activities (implemented in activities/delegation/), as the
+ * session workflow calls them (workflows/delegation.ts, council-call.ts).
+ */
+export interface DelegationActivities {
+  /** A delegated call without a delegation row (`council_run`) is running: its row and `tool.started`. */
+  recordCallStarted(input: { sessionId: string; rowId: string }): Promise<void>;
+  openDelegation(input: OpenDelegationInput): Promise<ToolActivityResult | null>;
+  settleDelegation(input: SettleDelegationInput): Promise<SettleDelegationResult>;
+}
+
 /** How a child session ended, as its parent's workflow saw it (from the child workflow's result or failure). */
 export type ChildStatus = 'completed' | 'failed' | 'blocked' | 'paused' | 'interrupted' | 'cancelled' | 'uncertain';
 

@@ -65,6 +65,9 @@ export interface ToolActivityResult {
 }
 
 /** Activity type name of a tool's activity: `tool_<name>`. */
-export function toolActivityName(tool: string): string {
+export function toolActivityName(tool: string): `tool_${string}` {
   return `tool_${tool}`;
 }
+
+/** The tool activities by activity type name ({@link toolActivityName}), as the session workflow calls them. */
+export type ToolActivities = Record<`tool_${string}`, (input: ToolActivityInput) => Promise<ToolActivityResult>>;
