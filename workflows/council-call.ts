@@ -15,7 +15,6 @@ import {
 } from '../core/council/contract.js';
 import { type DelegationActivities, depthOf } from '../core/delegation/contract.js';
 import type { PlannedToolCall } from '../core/session/tool-calls.js';
-import type { ToolActivityResult } from '../core/session/tool-activity.js';
 import type { CouncilRunArgs } from '../core/tools/council-run.js';
 import { startCouncilChild } from './council-start.js';
 import type { DelegatedCall, DelegationHost } from './delegation.js';

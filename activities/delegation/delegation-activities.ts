@@ -1,10 +1,5 @@
 import { Context } from '@temporalio/activity';
-import type {
-  DelegationActivities,
-  OpenDelegationInput,
-  SettleDelegationInput,
-  SettleDelegationResult,
-} from '../../core/delegation/contract.js';
+import type { DelegationActivities } from '../../core/delegation/contract.js';
 import { taskReport } from '../../core/delegation/report.js';
 import { EV } from '../../core/events.js';
 import { sessionWorkflowId } from '../../core/ids.js';
