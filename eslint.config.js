@@ -43,7 +43,8 @@ export default tseslint.config(
   {
     // Startup speed: building the commander program loads only commander and
     // core; every action imports its command module with `await import()`
-    // (see buildProgram in client/cli.ts). Type-only imports are fine.
+    // (see buildProgram in client/cli.ts). Type-only imports are fine, and so is
+    // client/version.ts (node:fs + the install root, what `--version` needs).
     files: ['client/cli.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
@@ -51,7 +52,7 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['./*', '../activities/**', '../worker/**', '!../worker/install-root.js'],
+              group: ['./*', '!./version.js', '../activities/**', '../worker/**', '!../worker/install-root.js'],
               allowTypeImports: true,
               message: 'import command modules inside the action: `const { x } = await import(...)`',
             },

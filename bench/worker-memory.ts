@@ -13,7 +13,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { SessionState } from '../core/session-contract.js';
+import type { SessionState } from '../core/session/state.js';
 import type { Harness } from '../test/helpers/harness.js';
 import { badArgument, benchFlags, runBench, zunoBench } from './worker-procs.js';
 

@@ -1,6 +1,6 @@
 import { agentRole, catalogFor, DEFAULT_AGENT_NAME, primaryAgents } from '../core/agents.js';
 import { ZunoError } from '../core/errors.js';
-import type { SessionMeta } from '../core/session-contract.js';
+import type { SessionMeta } from '../core/session/meta.js';
 import { declaredTools } from '../core/tools/registry.js';
 import type { SessionRow } from '../activities/projection/types.js';
 

@@ -5,7 +5,7 @@ import { ZunoError } from '../core/errors.js';
 import { inertText } from '../core/terminal-text.js';
 import { decideApproval, type Decision } from './approvals.js';
 import { canGrantSession, exactNoun, grantWords, partsLine, subjectBlock } from './approval-words.js';
-import type { Sink } from './render.js';
+import type { Sink } from './sink.js';
 
 /** How often an open prompt checks whether the approval was decided elsewhere, in ms. */
 const ELSEWHERE_POLL_MS = 500;

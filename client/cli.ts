@@ -1,10 +1,8 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { messageWithoutCode, ZunoError } from '../core/errors.js';
-import { INSTALL_ROOT } from '../worker/install-root.js';
 import { AGENT_ROLES, primaryAgents } from '../core/agents.js';
 import type { GoalCheckFlag } from './goal-input.js';
+import { zunoVersion } from './version.js';
 
 /**
  * Builds the `zuno` command line (commander). Each action resolves to the
@@ -641,12 +639,6 @@ async function failureLine(err: unknown): Promise<{ known: ZunoError | null; lin
 /** The exit code of a failed command: 130 for `interrupted`, else 1. */
 function exitCodeOf(known: ZunoError | null): number {
   return known?.code === 'interrupted' ? 130 : 1;
-}
-
-/** The version in Zuno's package.json (the installation's, wherever `zuno` runs from, sources or dist/). */
-export function zunoVersion(): string {
-  const pkg = JSON.parse(readFileSync(join(INSTALL_ROOT, 'package.json'), 'utf8')) as { version?: string };
-  return pkg.version ?? 'unknown';
 }
 
 /** The primary agent roles, one `  name  description` line each, for `zuno run --help`. */

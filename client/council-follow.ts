@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { ProjectionStore } from '../activities/projection/types.js';
 import { councilWorkflowId, type CouncilResult } from '../core/council/contract.js';
 import { renderCouncil, seatLine, seatsOf } from './commands/council-view.js';
-import type { Sink } from './render.js';
+import type { Sink } from './sink.js';
 import { probeOf, TemporalOutage } from './temporal-outage.js';
 
 /** How often the projection is read for seat settlements while the Council runs, in ms. */

@@ -1,9 +1,9 @@
 import type { ProjectionStore, SessionRow } from '../activities/projection/types.js';
-import { DEFAULT_TASK_QUEUE } from '../core/session-contract.js';
+import { DEFAULT_TASK_QUEUE } from '../core/session/meta.js';
 import { connectTemporal, type TemporalContext, type ZunoPaths } from './context.js';
 import { recordedRoute } from './goal-serve.js';
 import { reattachHint, type ReattachKind } from './reattach.js';
-import type { Sink } from './render.js';
+import type { Sink } from './sink.js';
 import { serveOpenWork, workerMode } from './serving.js';
 import { probeOf, TemporalOutage } from './temporal-outage.js';
 

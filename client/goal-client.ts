@@ -10,6 +10,7 @@ import {
   goalWorkflowId,
 } from '../core/goal/contract.js';
 import { isAbort } from './session-start.js';
+import { asErrorCode } from '../core/error-codes.js';
 
 /** How long a goal command waits for a worker to answer a query or take a control, in ms. */
 export const GOAL_CONTACT_TIMEOUT_MS = 30_000;
@@ -79,7 +80,7 @@ export async function sendGoalControl(
   } catch (err) {
     if (err instanceof WorkflowUpdateFailedError) {
       const cause = err.cause as { type?: string; message?: string } | undefined;
-      const code = cause?.type && /^[a-z_]+$/.test(cause.type) ? cause.type : 'goal_control_refused';
+      const code = asErrorCode(cause?.type) ?? 'goal_control_refused';
       const message = cause?.message ?? err.message;
       throw new ZunoError(code, message.includes(goalId) ? message : `goal ${goalId}: ${message}`);
     }

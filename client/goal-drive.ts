@@ -3,7 +3,8 @@ import { ZunoError } from '../core/errors.js';
 import { goalWorkflowId } from '../core/goal/contract.js';
 import { TERMINAL_GOAL_STATUSES } from '../core/goal/status.js';
 import { sessionWorkflowId } from '../core/ids.js';
-import { STATE_QUERY, type SessionState } from '../core/session-contract.js';
+import { STATE_QUERY } from '../core/session/updates.js';
+import type { SessionState } from '../core/session/state.js';
 import type { ProjectionStore } from '../activities/projection/types.js';
 import { CTRL_C_DELIVERY_MS, SCRIPTED_SETTLE_MS } from './commands/run.js';
 import { queryGoal, sendGoalControl } from './goal-client.js';
@@ -11,7 +12,7 @@ import { goalExit, goalFinalJsonLine } from './goal-end.js';
 import { FOLLOWED_GOAL_STATUSES, followGoal, type GoalFollowState } from './goal-follow.js';
 import { waitUntilQuiet } from './goal-quiet.js';
 import { pendingActivitiesOf } from './live-progress.js';
-import type { Sink } from './render.js';
+import type { Sink } from './sink.js';
 import { interruptSession, sessionResultOf } from './session-start.js';
 import { probeOf, TemporalOutage } from './temporal-outage.js';
 

@@ -1,6 +1,6 @@
 import { messageWithoutCode } from '../core/errors.js';
 import type { GoalStop } from './goal-follow.js';
-import type { Sink } from './render.js';
+import type { Sink } from './sink.js';
 
 /**
  * The last NDJSON line of a followed Goal (`--json`):

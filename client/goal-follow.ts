@@ -5,7 +5,8 @@ import type { GoalStatus } from '../core/goal/status.js';
 import type { EventRow, ProjectionStore } from '../activities/projection/types.js';
 import { goalReason } from '../activities/projection/rows.js';
 import type { PendingActivitiesReader } from './live-progress.js';
-import { eventToJsonLine, HumanRenderer, type Sink } from './render.js';
+import { eventToJsonLine, HumanRenderer } from './render.js';
+import type { Sink } from './sink.js';
 import { TAIL_EVERY_MS, WATCH_EVERY_MS } from './commands/run.js';
 import { DescendantApprovals, offerDescendantApprovals } from './descendant-approvals.js';
 

@@ -4,7 +4,9 @@ import { TypedSearchAttributes } from '@temporalio/common';
 import type { GoalBudgets } from '../core/goal/budgets.js';
 import { type GoalSnapshot, type GoalWorkflowInput, goalWorkflowId } from '../core/goal/contract.js';
 import { ZunoGoalStatus, ZunoKind, ZunoSessionId } from '../core/search-attributes.js';
-import type { AdmissionReceipt, SessionMeta, SessionResult } from '../core/session-contract.js';
+import type { AdmissionReceipt } from '../core/session/inbox.js';
+import type { SessionMeta } from '../core/session/meta.js';
+import type { SessionResult } from '../core/session/outcome.js';
 import { markdownLiteral } from '../core/ui-text.js';
 import { startSession, titleOf } from './session-start.js';
 

@@ -6,21 +6,20 @@
  */
 import { ZunoError } from '../core/errors.js';
 import { isTemporalUnreachable } from './temporal-outage.js';
-
-/** An error code: lower-case words joined by `_` (what Zuno's workflows put in an ApplicationFailure's type). */
-const CODE = /^[a-z][a-z0-9_]*$/;
+import { asErrorCode, isErrorCode } from '../core/error-codes.js';
 
 type Named = { name?: unknown; message?: unknown; cause?: unknown; type?: unknown; workflowId?: unknown };
 
 /**
  * `err` as a typed Zuno error when it is a known failure, else null:
  * - `WorkflowUpdateFailedError` → the update's own failure: its ApplicationFailure
- *   type as the code (`session_not_running`, `input_invalid`, …; `update_rejected`
+ *   type as the code when catalogued (`session_not_running`, `input_invalid`, …; `update_rejected`
  *   when it has none) and its message;
  * - `WorkflowNotFoundError` → `not_found`, naming the workflow;
  * - `WorkflowFailedError` caused by a TerminatedFailure → `workflow_terminated`,
  *   a CancelledFailure → `workflow_cancelled`, a TimeoutFailure →
- *   `workflow_timed_out`, an ApplicationFailure with a code-like type → that type;
+ *   `workflow_timed_out`, an ApplicationFailure whose type is a catalogued
+ *   code (core/error-codes.ts) → that code;
  * - Temporal unreachable (gRPC UNAVAILABLE, a `ServiceError` caused by it, a
  *   refused connection, `Channel has been shut down`) → `temporal_unreachable`
  *   naming `address` (when known) and what to do.
@@ -34,7 +33,7 @@ export function knownFailure(err: unknown, address?: string): ZunoError | null {
   const causeMessage = firstLine(cause?.message ?? e.message);
   switch (e.name) {
     case 'WorkflowUpdateFailedError': {
-      const code = typeof cause?.type === 'string' && CODE.test(cause.type) ? cause.type : 'update_rejected';
+      const code = asErrorCode(cause?.type) ?? 'update_rejected';
       return new ZunoError(code, `the workflow refused the request: ${causeMessage}`);
     }
     case 'WorkflowNotFoundError': {
@@ -69,7 +68,7 @@ function failedWorkflow(cause: Named | undefined, message: string): ZunoError | 
     case 'TimeoutFailure':
       return new ZunoError('workflow_timed_out', `the workflow timed out (${message})`);
     case 'ApplicationFailure':
-      return typeof cause.type === 'string' && CODE.test(cause.type) ? new ZunoError(cause.type, message) : null;
+      return isErrorCode(cause.type) ? new ZunoError(cause.type, message) : null;
   }
   return null;
 }

@@ -17,9 +17,9 @@
  */
 import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { toolActivityName } from '../core/session-contract.js';
+import { toolActivityName } from '../core/session/tool-activity.js';
 import { guardTerminalOutput as guard, plainTerminalLine } from '../core/terminal-text.js';
-import type { Sink } from './render.js';
+import type { Sink } from './sink.js';
 
 /** What a running tool activity last heartbeated, as far as it could be read. */
 export interface ToolHeartbeat {

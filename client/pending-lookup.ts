@@ -1,4 +1,5 @@
 import { ZunoError } from '../core/errors.js';
+import type { ErrorCode } from '../core/error-codes.js';
 
 /** A row a person acts on: an approval or a question of a session. */
 interface PendingRow {
@@ -10,15 +11,15 @@ interface PendingRow {
 /** How to look one kind of row up (approvals, questions). */
 export interface PendingKind<R extends PendingRow> {
   /** `approval`, `question`: for messages. */
-  noun: string;
+  noun: 'approval' | 'question';
   /** The id's shape, e.g. `/^ap_\d+_\d+_\d+$/`, and how it is spelled in messages (`ap_<n>_<n>_<n>`). */
   idPattern: RegExp;
   idShape: string;
   /** The list command that shows them (`zuno approvals list`). */
   listCommand: string;
-  notFoundCode: string;
+  notFoundCode: ErrorCode;
   /** The code, and the words for how one ended (`already approved (approve_once)`). */
-  doneCode: string;
+  doneCode: ErrorCode;
   doneWords(r: R): string;
   get(sessionId: string, id: string): Promise<R | null>;
   list(filter: { status?: 'pending'; limit: number }): Promise<R[]>;
@@ -52,7 +53,7 @@ export async function findPending<R extends PendingRow>(
   if (rows.length === 1) return rows[0]!;
   if (rows.length > 1)
     throw new ZunoError(
-      `${kind.noun}_ambiguous`,
+      `${kind.noun}_ambiguous` as const,
       `sessions ${rows.map((r) => r.sessionId).join(', ')} each have a pending ${id}: add --session <id>`,
     );
   const ended = (await kind.list({ limit: 1000 })).filter((r) => r.id === id);

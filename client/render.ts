@@ -7,6 +7,7 @@ import { readsFailed } from './commands/tool-record-view.js';
 import { notInForceLine } from './commands/rules-view.js';
 import { councilEndLine, delegationEndLine } from './render-delegation.js';
 import { LiveProgress, streamSink, type PendingActivitiesReader, type ProgressTiming } from './live-progress.js';
+import type { Sink } from './sink.js';
 
 /** How an approval ended, in words. */
 const DECIDED: Record<string, string> = {
@@ -15,20 +16,6 @@ const DECIDED: Record<string, string> = {
   deny: 'denied',
   not_run: 'not run (the turn was interrupted)',
 };
-
-/** Where rendered output goes; injectable for tests. */
-export interface Sink {
-  out(text: string): void;
-  err(text: string): void;
-  /**
-   * Only when stderr is a terminal: shows `text` (one line, no newline) as
-   * the status line, redrawn in place; null clears it. `out` and `err`
-   * clear it before they write. Absent: no terminal, plain lines only.
-   */
-  status?(text: string | null): void;
-  /** Width of the terminal the status line is drawn on, in columns. */
-  columns?(): number;
-}
 
 /** The process's stdout/stderr (with the status line when stderr is a terminal). */
 export const processSink: Sink = streamSink(process.stdout, process.stderr);

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import type { SessionRoute } from '../core/session-contract.js';
+import type { SessionRoute } from '../core/session/meta.js';
 import { ZunoError } from '../core/errors.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { SessionRoute } from '../core/session-contract.js';
+import type { SessionRoute } from '../core/session/meta.js';
 import type { ProjectionStore } from '../activities/projection/types.js';
 import type { TemporalContext, ZunoPaths } from './context.js';
 import { hostId } from './routing.js';

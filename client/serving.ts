@@ -9,12 +9,12 @@
  * `--no-worker` starts none and relies on a worker already running.
  */
 import type { ProviderConfig } from '../core/provider-config.js';
-import type { SessionRoute } from '../core/session-contract.js';
+import type { SessionRoute } from '../core/session/meta.js';
 import { ZunoError } from '../core/errors.js';
 import type { ProjectionStore } from '../activities/projection/types.js';
 import { readCredentials, storeCredential } from '../worker/credentials.js';
 import { loadTemporalConfig } from '../worker/temporal-config.js';
-import { DEFAULT_TASK_QUEUE } from '../core/session-contract.js';
+import { DEFAULT_TASK_QUEUE } from '../core/session/meta.js';
 import type { Notify, TemporalContext, ZunoPaths } from './context.js';
 import { ensureHostService, liveWorker } from './host-service.js';
 import { hostId, routeFor } from './routing.js';

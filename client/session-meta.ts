@@ -5,7 +5,7 @@
  * and sandbox. One builder for `zuno run`, `zuno goal start` and
  * `zuno council run`.
  */
-import type { SessionMeta, SessionRoute } from '../core/session-contract.js';
+import type { SessionMeta, SessionRoute } from '../core/session/meta.js';
 import type { TemporalContext } from './context.js';
 import { sessionPermission } from './permission-config.js';
 import { sandboxPolicy } from './sandbox-config.js';

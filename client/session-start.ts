@@ -15,17 +15,11 @@ import { markdownLiteral } from '../core/ui-text.js';
 import { DEFAULT_AGENT, ZunoAgent, ZunoKind, ZunoModel, ZunoSessionId, ZunoStatus } from '../core/search-attributes.js';
 import { sessionWorkflowId } from '../core/ids.js';
 import { endedWords } from './session-reconcile.js';
-import type {
-  AdmissionReceipt,
-  InterruptReceipt,
-  InterruptRequest,
-  SessionMeta,
-  SessionResult,
-  SessionWorkflowInput,
-  SubmitInputRequest,
-  CarriedState,
-} from '../core/session-contract.js';
-import { INTERRUPT_UPDATE, SUBMIT_INPUT_UPDATE } from '../core/session-contract.js';
+import type { AdmissionReceipt } from '../core/session/inbox.js';
+import type { InterruptReceipt, InterruptRequest, SubmitInputRequest } from '../core/session/updates.js';
+import type { SessionMeta, SessionWorkflowInput, CarriedState } from '../core/session/meta.js';
+import type { SessionResult } from '../core/session/outcome.js';
+import { INTERRUPT_UPDATE, SUBMIT_INPUT_UPDATE } from '../core/session/updates.js';
 
 export { checkSessionId } from './session-id.js';
 

@@ -1,6 +1,6 @@
 import type { SessionGrant } from '../core/permission/types.js';
 import { ZunoError } from '../core/errors.js';
-import type { CarriedState } from '../core/session-contract.js';
+import type { CarriedState } from '../core/session/meta.js';
 import type { ProjectionStore, SessionRow } from '../activities/projection/types.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';

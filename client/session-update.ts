@@ -1,6 +1,8 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { ZunoError } from '../core/errors.js';
 import { sessionWorkflowId } from '../core/ids.js';
+import type { ErrorCode } from '../core/error-codes.js';
+import { asErrorCode } from '../core/error-codes.js';
 
 /** How long a person's decision or answer waits for a worker to take it before the CLI gives up saying so, in ms. */
 export const SESSION_UPDATE_WAIT_MS = 20_000;
@@ -16,7 +18,7 @@ export interface SessionUpdate<A> {
   args: A;
   updateId: string;
   /** The error code of a refusal without a type of its own. */
-  invalidCode: string;
+  invalidCode: ErrorCode;
   /** What to do when the session has ended (appended to `session_not_running`). */
   endedHint: string;
   /** Default {@link SESSION_UPDATE_WAIT_MS}. */
@@ -47,7 +49,7 @@ export async function sendSessionUpdate<R, A>(client: Client, u: SessionUpdate<A
   } catch (err) {
     if (err instanceof WorkflowUpdateFailedError) {
       const cause = err.cause as { type?: string; message?: string } | undefined;
-      throw new ZunoError(cause?.type ?? u.invalidCode, cause?.message ?? err.message);
+      throw new ZunoError(asErrorCode(cause?.type) ?? u.invalidCode, cause?.message ?? err.message);
     }
     if (isDeadline(err))
       throw new ZunoError(

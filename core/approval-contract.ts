@@ -6,6 +6,7 @@
  */
 import type { ShownKind } from './permission/shown.js';
 import type { SessionGrant } from './permission/types.js';
+import type { ErrorCode } from './error-codes.js';
 
 /** Update that decides a pending approval. */
 export const DECIDE_APPROVAL_UPDATE = 'decideApproval';
@@ -122,7 +123,7 @@ export const APPROVAL_ERRORS = {
   invalid: 'approval_invalid',
   /** The decision's digest is not that of the pending call's subject text: it was made on another text. */
   subjectMismatch: 'approval_subject_mismatch',
-} as const;
+} as const satisfies Record<string, ErrorCode>;
 
 /** Longest deny message kept, in characters. */
 export const APPROVAL_MESSAGE_MAX = 2000;

@@ -3,13 +3,15 @@
  * callers branch on `code` (or `instanceof`), never on `message`.
  * Deterministic: safe to import from workflow code.
  */
+import type { ErrorCode } from './error-codes.js';
+
 export class ZunoError extends Error {
   /** Stable error code, e.g. `config_invalid`, `rg_missing`, `temporal_unreachable`. */
-  readonly code: string;
+  readonly code: ErrorCode;
   /** Optional structured details (kept small and free of secrets). */
   readonly details?: Record<string, unknown>;
 
-  constructor(code: string, message: string, details?: Record<string, unknown>) {
+  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>) {
     super(message);
     this.name = 'ZunoError';
     this.code = code;

@@ -8,6 +8,7 @@
  * tool bodies and the CLI. Deterministic, no I/O.
  */
 import { escapeClosingTag } from './terminal-text.js';
+import type { ErrorCode } from './error-codes.js';
 
 /** Update (tool activity → session) that publishes a question; idempotent by Update id and question id. */
 export const ASK_QUESTION_UPDATE = 'askQuestion';
@@ -164,7 +165,7 @@ export const QUESTION_ERRORS = {
   commandConflict: 'question_command_conflict',
   invalid: 'question_invalid',
   sessionEnding: 'question_session_ending',
-} as const;
+} as const satisfies Record<string, ErrorCode>;
 
 /** What a `recordQuestion` call records besides the row. */
 export type QuestionRecordEvent = 'asked' | 'answered' | 'auto_deferred' | 'snoozed';

@@ -6,12 +6,13 @@
  * "64 KB" is the seed's spelling, kept deliberately (SPEC-DIGEST §18: not
  * KiB), so it means SI kilobytes: 64 000 bytes of UTF-8, not 65 536.
  */
+import type { ErrorCode } from './error-codes.js';
 
 /** The fixed bound of the rule budget: "64 KB" = 64 000 bytes (SI, not KiB). */
 export const RULE_BUDGET_CAP_BYTES = 64_000;
 
 /** Error code of a local rule file that exists but cannot be read as text (SE27); it blocks the session (PR3). */
-export const RULE_FILE_UNREADABLE = 'rule_file_unreadable';
+export const RULE_FILE_UNREADABLE = 'rule_file_unreadable' satisfies ErrorCode;
 
 /** Stable prompt-segment id of the rule files (SE28). */
 export const RULES_SEGMENT_ID = 'instructions.rules';

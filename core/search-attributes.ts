@@ -13,7 +13,7 @@ export const ZunoSessionId = defineSearchAttributeKey('ZunoSessionId', SearchAtt
 export const ZunoModel = defineSearchAttributeKey('ZunoModel', SearchAttributeType.KEYWORD);
 /** The agent role (`build` by default). */
 export const ZunoAgent = defineSearchAttributeKey('ZunoAgent', SearchAttributeType.KEYWORD);
-/** The session's status, upserted at every phase change (core/session-contract.ts `ZunoStatusValue`). */
+/** The session's status, upserted at every phase change (core/session/state.ts `ZunoStatusValue`). */
 export const ZunoStatus = defineSearchAttributeKey('ZunoStatus', SearchAttributeType.KEYWORD);
 
 /** A child session's parent session id (issue 12: parent → children in the Temporal UI, `ZunoParentSession="ses_…"`). */

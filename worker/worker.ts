@@ -12,11 +12,16 @@ import { createDelegationActivities } from '../activities/delegation/delegation-
 import { createToolActivities } from '../activities/session/tool-activity.js';
 import type { ProjectionStore } from '../activities/projection/types.js';
 import { goalOnlyTools, toolImplementations, toolSpecs } from '../activities/tools/index.js';
-import { INTERRUPT_DELIVERY_MS } from '../core/session-contract.js';
+import { INTERRUPT_DELIVERY_MS } from '../core/session/interrupt.js';
 import { workflowBundlePath } from './workflow-bundle.js';
 import { boundHeapGrowth } from './heap.js';
 import { serveProviderEndpoints } from './provider-endpoints.js';
 import type { ScriptedModels } from './scripted-models.js';
+import type { CouncilActivities } from '../core/council/contract.js';
+import type { DelegationActivities } from '../core/delegation/contract.js';
+import type { GoalActivities } from '../core/goal/activities.js';
+import type { SessionActivities } from '../core/session/activities.js';
+import type { ToolActivities } from '../core/session/tool-activity.js';
 
 /** Options of {@link createZunoWorker}. */
 /** Longest delay between a running activity's heartbeat and its delivery to the server, in ms (TD10). */
@@ -212,6 +217,19 @@ async function closeAfter(
 }
 
 /**
+ * Every activity Zuno's workflows call, as they declare it for
+ * `proxyActivities` / `proxyLocalActivities` (workflows/): the worker's map
+ * must satisfy it, so an activity missing from the worker, or registered
+ * with another input or result, is a compile error rather than a workflow
+ * task failing at run time.
+ */
+type WorkflowActivities = SessionActivities &
+  GoalActivities &
+  CouncilActivities &
+  DelegationActivities &
+  ToolActivities;
+
+/**
  * The activity side of a Zuno worker: every session activity, bound to the
  * projection store. `serves` tells whether this process runs the activities
  * of a task queue (a local activity of a session routed elsewhere refuses).
@@ -251,6 +269,6 @@ function activityOptions(
       ...observers.activities,
       ...createToolActivities(toolImplementations, opts.store, serves),
       ...createCouncilActivities(opts.store),
-    },
+    } satisfies WorkflowActivities,
   };
 }

@@ -1,4 +1,6 @@
-import type { AdmissionReceipt, SessionPhase, SubmitInputRequest } from '../core/session-contract.js';
+import type { AdmissionReceipt } from '../core/session/inbox.js';
+import type { SessionPhase } from '../core/session/state.js';
+import type { SubmitInputRequest } from '../core/session/updates.js';
 import { utf8ByteLength } from '../core/utf8.js';
 import type { ClientIdTable } from './client-ids.js';
 

@@ -13,6 +13,7 @@ import {
 import { globMatch } from '../core/permission/glob.js';
 import type { SessionGrant } from '../core/permission/types.js';
 import { sha256Hex } from '../core/sha256.js';
+import type { ErrorCode } from '../core/error-codes.js';
 
 /** How an asked call ended: decided by a person, or not run (the turn was interrupted while it waited). */
 export type ApprovalVerdict =
@@ -91,7 +92,7 @@ export class ApprovalBook {
    *   `approval_subject_mismatch`.
    */
   validate(req: ApprovalDecisionRequest): void {
-    const fail = (type: string, message: string) => {
+    const fail = (type: ErrorCode, message: string) => {
       throw ApplicationFailure.create({ type, message, nonRetryable: true });
     };
     if (!req || typeof req.approvalId !== 'string' || typeof req.commandId !== 'string' || req.commandId === '')

@@ -1,6 +1,7 @@
 import { ActivityFailure, CancellationScope, condition, patched, proxyActivities } from '@temporalio/workflow';
 import { backgroundCommandOptions } from '../core/activity-policy.js';
-import type { BgCommandInput, BgCommandResult, PlannedToolCall, SessionActivities } from '../core/session-contract.js';
+import type { BgCommandInput, BgCommandResult, SessionActivities } from '../core/session/activities.js';
+import type { PlannedToolCall } from '../core/session/tool-calls.js';
 import { toolDeclarations } from '../core/tools/registry.js';
 import { observeRemoteTask, OBSERVER_PATCH } from './observer.js';
 import { onRoute, type RouteHost } from './route.js';

@@ -22,7 +22,8 @@ import {
   ZunoSessionId,
   ZunoStatus,
 } from '../core/search-attributes.js';
-import type { SessionMeta, SessionResult, SessionWorkflowInput } from '../core/session-contract.js';
+import type { SessionMeta, SessionWorkflowInput } from '../core/session/meta.js';
+import type { SessionResult } from '../core/session/outcome.js';
 import { markdownLiteral } from '../core/ui-text.js';
 
 /** The session workflow's type name (started by name: this module does not import the session workflow). */

@@ -1,4 +1,4 @@
-import type { AdmissionReceipt } from '../core/session-contract.js';
+import type { AdmissionReceipt } from '../core/session/inbox.js';
 
 /**
  * Most client message ids one session remembers (SE2). Past it, an input that

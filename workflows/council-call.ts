@@ -7,22 +7,22 @@ import {
 } from '@temporalio/workflow';
 import { PROJECTION_RECORD_OPTIONS } from '../core/activity-policy.js';
 import {
+  type CouncilActivities,
   type CouncilResult,
   type CouncilWorkflowInput,
   councilSummary,
   type SettleCouncilCallInput,
 } from '../core/council/contract.js';
-import { depthOf } from '../core/delegation/contract.js';
-import type { PlannedToolCall, ToolActivityResult } from '../core/session-contract.js';
+import { type DelegationActivities, depthOf } from '../core/delegation/contract.js';
+import type { PlannedToolCall } from '../core/session/tool-calls.js';
 import type { CouncilRunArgs } from '../core/tools/council-run.js';
 import { startCouncilChild } from './council-start.js';
 import type { DelegatedCall, DelegationHost } from './delegation.js';
 import { onRoute, type RouteOptions } from './route.js';
 
-interface CouncilCallActivities {
-  recordCallStarted(input: { sessionId: string; rowId: string }): Promise<void>;
-  settleCouncilCall(input: SettleCouncilCallInput): Promise<ToolActivityResult>;
-}
+/** The activities a `council_run` call records itself with (the worker serves them: worker/worker.ts). */
+type CouncilCallActivities = Pick<DelegationActivities, 'recordCallStarted'> &
+  Pick<CouncilActivities, 'settleCouncilCall'>;
 
 /**
  * A `council_run` call (DC5, DC23–DC27; issue 12 item 5), run by the

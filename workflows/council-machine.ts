@@ -29,11 +29,13 @@ import { BALANCED_REVIEW, type CouncilPreset } from '../core/council/preset.js';
 import { seatPrompt } from '../core/council/prompt.js';
 import { childMeta, childSessionIdOf, type ChildEnd } from '../core/delegation/contract.js';
 import { ZunoCouncilStatus } from '../core/search-attributes.js';
-import type { SessionMeta, SessionState } from '../core/session-contract.js';
+import type { SessionMeta } from '../core/session/meta.js';
+import type { SessionState } from '../core/session/state.js';
 import { inertLine } from '../core/terminal-text.js';
 import { declaredTools } from '../core/tools/registry.js';
 import { childEndOfFailure, childEndOfResult, startChildSession } from './child-session.js';
 import { onRoute, type RouteHost, type RouteOptions } from './route.js';
+import { asErrorCode, type ErrorCode } from '../core/error-codes.js';
 
 /** Every declared tool name, in registry order (the ceiling of a seat's catalog). */
 const ALL_TOOLS = Object.keys(declaredTools);
@@ -137,7 +139,8 @@ export class CouncilMachine implements RouteHost {
     } catch (err) {
       if (isCancellation(err)) throw err;
       const cause = err instanceof ActivityFailure ? err.cause : err;
-      const code = cause instanceof ApplicationFailure && cause.type ? cause.type : 'council_prepare_failed';
+      const code =
+        (cause instanceof ApplicationFailure ? asErrorCode(cause.type) : undefined) ?? 'council_prepare_failed';
       return this.fail(code, (cause as Error).message);
     }
     await this.enter('seating');
@@ -386,10 +389,10 @@ export class CouncilMachine implements RouteHost {
     return this.recording;
   }
 
-  private errorCode?: string;
+  private errorCode?: ErrorCode;
 
   /** The Council failed: recorded, then a typed, non-retryable ApplicationFailure with the result (every seat) in its details. */
-  private async fail(code: string, message: string): Promise<never> {
+  private async fail(code: ErrorCode, message: string): Promise<never> {
     this.errorCode = code;
     await this.enter('failed');
     const result = this.result('failed', code, message);

@@ -4,16 +4,17 @@ import {
   type ChildEnd,
   childMeta,
   childSessionIdOf,
-  type DelegationLink,
   depthOf,
   jobIdOf,
   MAX_DELEGATION_DEPTH,
-  type OpenDelegationInput,
-  type SettleDelegationInput,
+  type DelegationActivities,
   type SettleDelegationResult,
   taskPrompt,
 } from '../core/delegation/contract.js';
-import type { PlannedToolCall, SessionMeta, SettledOutcome, ToolActivityResult } from '../core/session-contract.js';
+import type { DelegationLink } from '../core/delegation/link.js';
+import type { PlannedToolCall, SettledOutcome } from '../core/session/tool-calls.js';
+import type { SessionMeta } from '../core/session/meta.js';
+import type { ToolActivityResult } from '../core/session/tool-activity.js';
 import { inertLine } from '../core/terminal-text.js';
 import { declaredTools } from '../core/tools/registry.js';
 import type { TaskArgs } from '../core/tools/task.js';
@@ -27,18 +28,12 @@ export interface DelegationHost extends RouteHost {
   readonly background: BackgroundTasks;
 }
 
-/** The activities of a delegation (activities/delegation/delegation-activities.ts). */
-interface DelegationActivities {
-  openDelegation(input: OpenDelegationInput): Promise<ToolActivityResult | null>;
-  settleDelegation(input: SettleDelegationInput): Promise<SettleDelegationResult>;
-}
-
 /** How a delegated call ended for the turn: a result to record as the call's, or a settlement. */
 export type DelegatedCall = { kind: 'done'; value: ToolActivityResult } | { kind: 'settled'; settled: SettledOutcome };
 
 const ALL_TOOLS = Object.keys(declaredTools);
 
-function records(host: RouteHost): DelegationActivities {
+function records(host: RouteHost): Pick<DelegationActivities, 'openDelegation' | 'settleDelegation'> {
   return {
     openDelegation: (i) =>
       onRoute(host, (o) =>

@@ -1,4 +1,4 @@
-import type { PlannedToolCall } from '../core/session-contract.js';
+import type { PlannedToolCall } from '../core/session/tool-calls.js';
 import type { ToolConcurrency } from '../core/tools/types.js';
 
 /**

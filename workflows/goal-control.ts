@@ -3,10 +3,11 @@ import { budgetStop } from '../core/goal/budgets.js';
 import { MAX_GOAL_OBJECTIVE_CHARS } from '../core/goal/objective.js';
 import type { GoalControlRequest, GoalDirective, GoalSnapshot } from '../core/goal/contract.js';
 import { TERMINAL_GOAL_STATUSES } from '../core/goal/status.js';
+import type { ErrorCode } from '../core/error-codes.js';
 
 const ACTIONS = ['pause', 'resume', 'cancel', 'answer', 'edit', 'budgets'] as const;
 
-function reject(code: string, message: string): never {
+function reject(code: ErrorCode, message: string): never {
   throw ApplicationFailure.nonRetryable(message, code);
 }
 

@@ -1,6 +1,6 @@
 import { getExternalWorkflowHandle, log } from '@temporalio/workflow';
+import type { CarriedGoalLink } from '../core/goal/link.js';
 import {
-  type CarriedGoalLink,
   GOAL_TURN_SIGNAL,
   type GoalDirective,
   type GoalTurnReport,
@@ -8,7 +8,7 @@ import {
   goalWorkflowId,
 } from '../core/goal/contract.js';
 import type { GoalStatus } from '../core/goal/status.js';
-import type { AdmittedInput } from '../core/session-contract.js';
+import type { AdmittedInput } from '../core/session/inbox.js';
 
 /** Statuses in which a background report waits in the inbox instead of waking a turn (GL28). */
 const REPORTS_WAIT: ReadonlySet<GoalStatus> = new Set(['paused', 'blocked', 'budget_limited']);

@@ -30,7 +30,8 @@ import {
 import type { GoalActivities } from '../core/goal/activities.js';
 import { ADVANCING, type GoalState, TERMINAL_GOAL_STATUSES } from '../core/goal/status.js';
 import { ZunoGoalStatus } from '../core/search-attributes.js';
-import type { SessionMeta, SessionState } from '../core/session-contract.js';
+import type { SessionMeta } from '../core/session/meta.js';
+import type { SessionState } from '../core/session/state.js';
 import { applyControl, validateControl } from './goal-control.js';
 import { decideAfterTurn } from './goal-decide.js';
 import { goalStatusLine } from './goal-status-line.js';

@@ -1,6 +1,7 @@
 import type { GoalCriterion, GoalSnapshot, GoalUpdateRequest, GoalUpdateResult } from '../core/goal/contract.js';
 import { ADVANCING } from '../core/goal/status.js';
 import { ambiguity, checkProblems, evidenceProblem, type EvidenceProblem, refusalCode } from '../core/goal/check.js';
+import type { ErrorCode } from '../core/error-codes.js';
 
 /** What {@link applyGoalUpdate} decided: the committed snapshot, or a refusal that changes nothing but the audit record. */
 export interface GoalUpdateOutcome {
@@ -30,7 +31,7 @@ export const MAX_CRITERIA = 50;
  * criteria may complete (GL31). Pure.
  */
 export function applyGoalUpdate(snap: GoalSnapshot, req: GoalUpdateRequest, nowMs: number): GoalUpdateOutcome {
-  const refuse = (code: string, problems: string[]): GoalUpdateOutcome => ({
+  const refuse = (code: ErrorCode, problems: string[]): GoalUpdateOutcome => ({
     result: { ok: false, code, problems, revision: snap.revision, status: snap.state.status },
     ...(req.complete ? { audit: { ok: false, problems, atMs: nowMs } } : {}),
   });

@@ -1,7 +1,8 @@
 import { TemporalFailure, isCancellation, patched, proxyLocalActivities } from '@temporalio/workflow';
 import { ActivityCancellationType } from '@temporalio/common';
-import type { PlannedToolCall, ToolActivityInput, ToolActivityResult } from '../core/session-contract.js';
-import { LOCAL_ACTIVITY_TIMEOUT_MS, toolActivityName } from '../core/session-contract.js';
+import type { PlannedToolCall } from '../core/session/tool-calls.js';
+import type { ToolActivityInput, ToolActivityResult } from '../core/session/tool-activity.js';
+import { LOCAL_ACTIVITY_TIMEOUT_MS, toolActivityName } from '../core/session/tool-activity.js';
 import type { ToolDeclaration } from '../core/tools/types.js';
 
 /**

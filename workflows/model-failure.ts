@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/common';
 import { GOAL_RETRYABLE_FAILURES } from '../core/goal/failure.js';
-import { BLOCKING_FAILURES, PAUSING_FAILURES, type TurnEnd } from '../core/session-contract.js';
+import { BLOCKING_FAILURES, PAUSING_FAILURES, type TurnEnd } from '../core/session/outcome.js';
 
 /** The part of a turn outcome a failed model step decides. */
 export type ModelFailureOutcome = Extract<TurnEnd, { kind: 'failed' | 'paused' | 'blocked' }>;

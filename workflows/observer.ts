@@ -1,6 +1,11 @@
 import { CancellationScope, condition, proxyActivities, sleep } from '@temporalio/workflow';
 import { observerStepOptions } from '../core/activity-policy.js';
-import type { BgCommandInput, BgCommandResult, BgObserverInput, SessionActivities } from '../core/session-contract.js';
+import type {
+  BgCommandInput,
+  BgCommandResult,
+  BgObserverInput,
+  SessionActivities,
+} from '../core/session/activities.js';
 import { onRoute, type RouteHost, type RouteOptions } from './route.js';
 
 /** `patched()` id of remote observers whose wait the workflow holds (issue 10): before it, one `bgCommand` activity ran the observer to its end. */

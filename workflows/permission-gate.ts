@@ -8,7 +8,8 @@ import { hasWorkdir, shownSubject, type ShownSubject } from '../core/permission/
 import { sha256Hex } from '../core/sha256.js';
 import { inertText } from '../core/terminal-text.js';
 import type { PermissionDecision } from '../core/permission/types.js';
-import type { PlannedToolCall, SessionActivities, SettledOutcome } from '../core/session-contract.js';
+import type { PlannedToolCall, SettledOutcome } from '../core/session/tool-calls.js';
+import type { SessionActivities } from '../core/session/activities.js';
 import type { ApprovalBook, ApprovalVerdict } from './approvals.js';
 import { onRoute, type RouteHost } from './route.js';
 import { markdownLiteral as md } from '../core/ui-text.js';

@@ -12,7 +12,7 @@ import {
   type SnoozeQuestionRequest,
   type SnoozeQuestionResult,
 } from '../core/question-contract.js';
-import type { SessionActivities } from '../core/session-contract.js';
+import type { SessionActivities } from '../core/session/activities.js';
 import { QuestionBook } from './questions.js';
 import { onRoute, type RouteHost } from './route.js';
 

@@ -16,13 +16,14 @@ import {
   type SnoozeQuestionResult,
   questionIdOf,
 } from '../core/question-contract.js';
+import type { ErrorCode } from '../core/error-codes.js';
 
 interface Applied {
   request: string;
   result: AnswerQuestionResult | SnoozeQuestionResult;
 }
 
-function fail(type: string, message: string): never {
+function fail(type: ErrorCode, message: string): never {
   throw ApplicationFailure.create({ type, message, nonRetryable: true });
 }
 

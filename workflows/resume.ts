@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/workflow';
-import type { SessionPhase } from '../core/session-contract.js';
+import type { SessionPhase } from '../core/session/state.js';
 
 /** The fields a `resume` payload may carry. */
 const RESUME_FIELDS = new Set(['route', 'provider', 'model', 'source']);

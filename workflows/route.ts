@@ -5,7 +5,8 @@ import {
   getCurrentDetails,
   setCurrentDetails,
 } from '@temporalio/workflow';
-import type { SessionMeta, SessionState } from '../core/session-contract.js';
+import type { SessionMeta } from '../core/session/meta.js';
+import type { SessionState } from '../core/session/state.js';
 import { statusLine } from './status-line.js';
 
 /**

@@ -18,26 +18,14 @@ import { ApprovalBook } from './approvals.js';
 import { answerText, type QuestionView } from '../core/question-contract.js';
 import { QuestionDesk, type QuestionHost } from './question-desk.js';
 import { approvalLine } from './permission-gate.js';
-import {
-  type AdmissionReceipt,
-  type AdmittedInput,
-  INTERRUPT_FORCE_AFTER_MS,
-  INTERRUPT_FORCE_AFTER_V1_MS,
-  type InterruptReceipt,
-  type InterruptRequest,
-  type ResumeReceipt,
-  type ResumeRequest,
-  type SessionActivities,
-  type SessionMeta,
-  type SessionPhase,
-  type SessionResult,
-  type SessionState,
-  type SessionWorkflowInput,
-  type SettledOutcome,
-  type TurnActivity,
-  type TurnOutcome,
-  type ZunoStatusValue,
-} from '../core/session-contract.js';
+import type { AdmissionReceipt, AdmittedInput } from '../core/session/inbox.js';
+import { INTERRUPT_FORCE_AFTER_MS, INTERRUPT_FORCE_AFTER_V1_MS } from '../core/session/interrupt.js';
+import type { InterruptReceipt, InterruptRequest, ResumeReceipt, ResumeRequest } from '../core/session/updates.js';
+import type { SessionActivities } from '../core/session/activities.js';
+import type { SessionMeta, SessionWorkflowInput } from '../core/session/meta.js';
+import type { SessionPhase, SessionState, TurnActivity, ZunoStatusValue } from '../core/session/state.js';
+import type { SessionResult, TurnOutcome } from '../core/session/outcome.js';
+import type { SettledOutcome } from '../core/session/tool-calls.js';
 import { utf8ByteLength } from '../core/utf8.js';
 import { escapeClosingTag } from '../core/terminal-text.js';
 import { admissionStatusOf, decideAdmission, type AdmissionView } from './admission.js';

@@ -6,8 +6,8 @@ import {
   defineUpdate,
   setHandler,
 } from '@temporalio/workflow';
+import type { AdmissionReceipt } from '../core/session/inbox.js';
 import {
-  type AdmissionReceipt,
   BG_SETTLED_SIGNAL,
   INTERRUPT_UPDATE,
   type InterruptReceipt,
@@ -15,13 +15,13 @@ import {
   RESUME_UPDATE,
   type ResumeReceipt,
   type ResumeRequest,
-  type SessionResult,
-  type SessionState,
-  type SessionWorkflowInput,
   STATE_QUERY,
   SUBMIT_INPUT_UPDATE,
   type SubmitInputRequest,
-} from '../core/session-contract.js';
+} from '../core/session/updates.js';
+import type { SessionResult } from '../core/session/outcome.js';
+import type { SessionState } from '../core/session/state.js';
+import type { SessionWorkflowInput } from '../core/session/meta.js';
 import { GOAL_DIRECTIVE_SIGNAL, type GoalDirective } from '../core/goal/contract.js';
 import {
   APPROVALS_QUERY,

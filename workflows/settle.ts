@@ -1,5 +1,5 @@
 import { ActivityFailure, ApplicationFailure, CancelledFailure, TimeoutFailure } from '@temporalio/workflow';
-import type { PlannedToolCall, SettledOutcome } from '../core/session-contract.js';
+import type { PlannedToolCall, SettledOutcome } from '../core/session/tool-calls.js';
 import type { ToolDeclaration } from '../core/tools/types.js';
 
 /**

@@ -10,7 +10,9 @@
  * reads replay unchanged. Knows no tool by name: a read is a call whose
  * result carries the `workState` fingerprint fact.
  */
-import type { PlannedToolCall, ToolActivityResult, TurnEnd } from '../core/session-contract.js';
+import type { PlannedToolCall } from '../core/session/tool-calls.js';
+import type { ToolActivityResult } from '../core/session/tool-activity.js';
+import type { TurnEnd } from '../core/session/outcome.js';
 import {
   FRESH_STAGNATION,
   observeStep,

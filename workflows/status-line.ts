@@ -1,4 +1,6 @@
-import type { PlannedToolCall, SessionRoute, TurnOutcome } from '../core/session-contract.js';
+import type { PlannedToolCall } from '../core/session/tool-calls.js';
+import type { SessionRoute } from '../core/session/meta.js';
+import type { TurnOutcome } from '../core/session/outcome.js';
 import { markdownLiteral as md } from '../core/ui-text.js';
 
 /**

@@ -6,20 +6,13 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { modelStepOptions, toolActivityOptions } from '../core/activity-policy.js';
-import {
-  type AdmittedInput,
-  type FinishSessionInput,
-  type PlannedToolCall,
-  type SessionActivities,
-  type SessionMeta,
-  type SettledOutcome,
-  type ToolActivityInput,
-  type ToolActivityResult,
-  type TurnActivity,
-  type TurnEnd,
-  type TurnOutcome,
-  toolActivityName,
-} from '../core/session-contract.js';
+import type { AdmittedInput } from '../core/session/inbox.js';
+import type { FinishSessionInput, SessionActivities } from '../core/session/activities.js';
+import type { PlannedToolCall, SettledOutcome } from '../core/session/tool-calls.js';
+import type { SessionMeta } from '../core/session/meta.js';
+import { type ToolActivityInput, type ToolActivityResult, toolActivityName } from '../core/session/tool-activity.js';
+import type { TurnActivity } from '../core/session/state.js';
+import type { TurnEnd, TurnOutcome } from '../core/session/outcome.js';
 import { requestTokens } from '../core/goal/usage.js';
 import { toolDeclarations } from '../core/tools/registry.js';
 import type { BackgroundTasks } from './background.js';

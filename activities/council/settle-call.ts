@@ -10,7 +10,7 @@
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { CouncilResult, SettleCouncilCallInput } from '../../core/council/contract.js';
-import type { ToolActivityResult } from '../../core/session-contract.js';
+import type { ToolActivityResult } from '../../core/session/tool-activity.js';
 import type { ProjectionStore } from '../projection/types.js';
 import { recordDelegatedCall } from '../delegation/record-call.js';
 

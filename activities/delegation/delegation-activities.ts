@@ -1,27 +1,15 @@
 import { Context } from '@temporalio/activity';
-import type {
-  OpenDelegationInput,
-  SettleDelegationInput,
-  SettleDelegationResult,
-} from '../../core/delegation/contract.js';
+import type { DelegationActivities } from '../../core/delegation/contract.js';
 import { taskReport } from '../../core/delegation/report.js';
 import { EV } from '../../core/events.js';
 import { sessionWorkflowId } from '../../core/ids.js';
-import type { ToolActivityResult } from '../../core/session-contract.js';
+import type { ToolActivityResult } from '../../core/session/tool-activity.js';
 import type { ProjectionStore } from '../projection/types.js';
 import { childEvidence } from './child-evidence.js';
 import { recordDelegatedCall, recordDelegatedStart } from './record-call.js';
 
 /** Longest report admitted to a parent's inbox (UTF-16 units); the job row and `job status` hold it whole. */
 export const INBOX_REPORT_MAX = 8_000;
-
-/** The activities of delegations (issue 12), bound to the projection. */
-export interface DelegationActivities {
-  /** A delegated call without a delegation row (`council_run`) is running: its row and `tool.started`. */
-  recordCallStarted(input: { sessionId: string; rowId: string }): Promise<void>;
-  openDelegation(input: OpenDelegationInput): Promise<ToolActivityResult | null>;
-  settleDelegation(input: SettleDelegationInput): Promise<SettleDelegationResult>;
-}
 
 /**
  * Builds the delegation activities (DC1–DC4, DC15–DC17):

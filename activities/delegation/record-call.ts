@@ -1,4 +1,4 @@
-import type { ToolActivityResult } from '../../core/session-contract.js';
+import type { ToolActivityResult } from '../../core/session/tool-activity.js';
 import type { ProjectionStore } from '../projection/types.js';
 import { recordCompleted, recordStarted, type ToolCallIdentity, type ToolCompletion } from '../session/tool-records.js';
 import { toolDeclarations } from '../../core/tools/registry.js';

@@ -1,7 +1,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { abandonedBy } from './tool-activity.js';
 import { backgroundCallArgs, recordBackgroundCompletion } from './bg-completed.js';
-import type { BgCommandInput, BgCommandResult } from '../../core/session-contract.js';
+import type { BgCommandInput, BgCommandResult } from '../../core/session/activities.js';
 import type { ProjectionStore } from '../projection/types.js';
 import { runBackground } from '../tools/bg/index.js';
 import { progressDetails, type ToolProgress } from '../tools/progress.js';

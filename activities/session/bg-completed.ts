@@ -1,5 +1,5 @@
 import { EV } from '../../core/events.js';
-import type { BgCommandInput, BgCommandResult } from '../../core/session-contract.js';
+import type { BgCommandInput, BgCommandResult } from '../../core/session/activities.js';
 import { validateToolCall } from '../../core/tools/registry.js';
 import type { ProjectionStore } from '../projection/types.js';
 import type { BgCompletion } from '../tools/bg/index.js';

@@ -3,12 +3,8 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Context } from '@temporalio/activity';
 import { sessionWorkflowId } from '../../core/ids.js';
-import {
-  BG_SETTLED_SIGNAL,
-  type BgCommandInput,
-  type BgObserverInput,
-  type BgObserverStep,
-} from '../../core/session-contract.js';
+import { BG_SETTLED_SIGNAL } from '../../core/session/updates.js';
+import type { BgCommandInput, BgObserverInput, BgObserverStep } from '../../core/session/activities.js';
 import type { ProjectionStore } from '../projection/types.js';
 import { COOPERATIVE_WINDOW_MS } from '../tools/shell/guard-run.js';
 import { getLiveTask, readStatus, runBackground, taskDir, viewTask, type BgCompletion } from '../tools/bg/index.js';

@@ -1,7 +1,7 @@
 import { turnWorkFacts } from './work-facts.js';
 import { Context } from '@temporalio/activity';
 import { TURN_END_EVENT } from '../../core/events.js';
-import type { FinishSessionInput, SessionActivities } from '../../core/session-contract.js';
+import type { FinishSessionInput, SessionActivities } from '../../core/session/activities.js';
 import type { InputState, ProjectionStore, ProjectionWrite } from '../projection/types.js';
 import { localHere, type Serves } from './local-guard.js';
 import { persistInputs, persistUnrunInputs } from './persist.js';

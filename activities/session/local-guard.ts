@@ -1,6 +1,6 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { ApplicationFailureCategory } from '@temporalio/common';
-import { LOCAL_ELSEWHERE } from '../../core/session-contract.js';
+import { LOCAL_ELSEWHERE } from '../../core/session/tool-activity.js';
 
 /** Which task queues' activities this worker process runs (worker/worker.ts). */
 export type Serves = (taskQueue: string) => boolean;

@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import { EV } from '../../core/events.js';
 import { assistantMessageId } from '../../core/ids.js';
 import type { ToolSpec } from '../../core/messages.js';
-import type { ModelStepInput, ModelStepResult } from '../../core/session-contract.js';
+import type { ModelStepInput, ModelStepResult } from '../../core/session/activities.js';
 import type { ProjectionStore, ProjectionWrite, StepDeletion } from '../projection/types.js';
 import type { ModelResponse } from '../providers/types.js';
 import { DeltaBuffer } from './delta-buffer.js';

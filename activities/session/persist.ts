@@ -3,7 +3,7 @@
  * user messages (SE2). Workflow-settled tool outcomes are tool-records.ts's.
  */
 import { partId, userMessageId } from '../../core/ids.js';
-import type { AdmittedInput } from '../../core/session-contract.js';
+import type { AdmittedInput } from '../../core/session/inbox.js';
 import type {
   InputRow,
   InputState,

@@ -9,7 +9,7 @@ import { DEFAULT_AGENT_NAME, rolePrompt } from '../../core/agents.js';
 import { roleOf } from '../../core/delegation/contract.js';
 import { GOAL_SEGMENT_ID, renderGoalContext } from '../../core/goal/context.js';
 import type { ModelMessage } from '../../core/messages.js';
-import type { ModelStepInput } from '../../core/session-contract.js';
+import type { ModelStepInput } from '../../core/session/activities.js';
 import type { ProjectionStore } from '../projection/types.js';
 import { adapterFor, type StreamModel } from './provider-call.js';
 import { BASE_SEGMENT_ID, systemMessages, systemPrompt } from './prompt.js';

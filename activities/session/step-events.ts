@@ -2,7 +2,7 @@
 import { DEFAULT_AGENT_NAME } from '../../core/agents.js';
 import { EV } from '../../core/events.js';
 import { userMessageId } from '../../core/ids.js';
-import type { ModelStepInput } from '../../core/session-contract.js';
+import type { ModelStepInput } from '../../core/session/activities.js';
 import type { ProjectionWrite, StepDeletion } from '../projection/types.js';
 
 /** `step.rollback`: an earlier attempt of this step was rolled back (PR4). */

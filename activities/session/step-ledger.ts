@@ -7,7 +7,7 @@ import { callSubject } from '../permission/subject.js';
 import { assistantMessageId, partId, toolCallRowId } from '../../core/ids.js';
 import { EV } from '../../core/events.js';
 import type { AssistantPart } from '../../core/messages.js';
-import { INLINE_ARGS_MAX_CHARS, type PlannedToolCall } from '../../core/session-contract.js';
+import { INLINE_ARGS_MAX_CHARS, type PlannedToolCall } from '../../core/session/tool-calls.js';
 import { shownSubject } from '../../core/permission/shown.js';
 import { sha256Hex } from '../../core/sha256.js';
 import { toolDeclarations, validateToolCall } from '../../core/tools/registry.js';

@@ -1,8 +1,13 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { ApplicationFailureCategory, CancelledFailure } from '@temporalio/common';
 import { backgroundTaskId } from '../../core/ids.js';
-import type { ToolActivityInput, ToolActivityResult } from '../../core/session-contract.js';
-import { INTERRUPT_COOPERATIVE_WINDOW_MS, toolActivityName } from '../../core/session-contract.js';
+import { INTERRUPT_COOPERATIVE_WINDOW_MS } from '../../core/session/interrupt.js';
+import {
+  type ToolActivities,
+  type ToolActivityInput,
+  type ToolActivityResult,
+  toolActivityName,
+} from '../../core/session/tool-activity.js';
 import { validateToolCall } from '../../core/tools/registry.js';
 import type { ToolResult } from '../../core/tools/types.js';
 import type { ProjectionStore } from '../projection/types.js';
@@ -51,8 +56,8 @@ export function createToolActivities(
   tools: Record<string, ToolImplementation>,
   store: ProjectionStore,
   serves: Serves,
-): Record<string, (input: ToolActivityInput) => Promise<ToolActivityResult>> {
-  const activities: Record<string, (input: ToolActivityInput) => Promise<ToolActivityResult>> = {};
+): ToolActivities {
+  const activities: ToolActivities = {};
   for (const [name, tool] of Object.entries(tools)) {
     // A delegation (task, council_run) is a child workflow the session workflow starts: no activity.
     if (tool.declaration.delegation) continue;

@@ -14,7 +14,7 @@
  */
 import { EV } from '../../core/events.js';
 import { partId } from '../../core/ids.js';
-import type { SettledOutcome, SettlementReconciliation } from '../../core/session-contract.js';
+import type { SettledOutcome, SettlementReconciliation } from '../../core/session/tool-calls.js';
 import type { BlockedCategory, ToolOutcome, ToolActivityFacts } from '../../core/tools/types.js';
 import type { ProjectionStore, ProjectionWrite, ProjectionWrites, ToolCallRow } from '../projection/types.js';
 

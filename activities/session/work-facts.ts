@@ -1,4 +1,4 @@
-import type { TurnWorkFacts } from '../../core/session-contract.js';
+import type { TurnWorkFacts } from '../../core/session/activities.js';
 import { decodePlan, decodeTodo } from '../../core/work/codec.js';
 import { planFinished } from '../../core/work/plan.js';
 import { readWorkState } from '../projection/work-state.js';

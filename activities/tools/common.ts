@@ -3,13 +3,14 @@
  */
 import type { ToolResult } from '../../core/tools/types.js';
 import { ZunoError } from '../../core/errors.js';
+import type { ErrorCode } from '../../core/error-codes.js';
 
 /** TD9 default caps, applied by tools that page or bound their own output. */
 export const OUTPUT_MAX_BYTES = 51_200;
 export const OUTPUT_MAX_LINES = 2_000;
 
 /** An `error` outcome with a stable code (ToolResult.isError). */
-export function errorResult(errorCode: string, output: string, data?: Record<string, unknown>): ToolResult {
+export function errorResult(errorCode: ErrorCode, output: string, data?: Record<string, unknown>): ToolResult {
   return data ? { output, isError: true, errorCode, data } : { output, isError: true, errorCode };
 }
 

@@ -9,6 +9,7 @@ import type { QuestionArgs } from '../../core/tools/question.js';
 import type { ToolResult } from '../../core/tools/types.js';
 import type { ToolContext } from './context.js';
 import type { ToolBody } from './tool-body.js';
+import { asErrorCode } from '../../core/error-codes.js';
 
 async function publish(args: QuestionArgs, ctx: ToolContext): Promise<ToolResult> {
   if (!ctx.questions)
@@ -31,7 +32,7 @@ async function publish(args: QuestionArgs, ctx: ToolContext): Promise<ToolResult
     return {
       output: `The question could not be published: ${cause?.message ?? (err as Error).message}`,
       isError: true,
-      errorCode: cause?.type ?? 'question_unavailable',
+      errorCode: asErrorCode(cause?.type) ?? 'question_unavailable',
     };
   }
 }

@@ -10,7 +10,8 @@ import { canGrantSession, grantWords, partsLine, subjectCell } from '../approval
 import { ZunoError } from '../../core/errors.js';
 import { decideApproval, findApproval } from '../approvals.js';
 import { connectTemporal, resolvePaths, type ZunoPaths } from '../context.js';
-import { processSink, type Sink } from '../render.js';
+import { processSink } from '../render.js';
+import type { Sink } from '../sink.js';
 import { checkSessionId } from '../session-start.js';
 import { openExistingStore } from '../session-target.js';
 import { textTable } from '../text-table.js';

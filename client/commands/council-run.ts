@@ -1,12 +1,13 @@
 import type { ProjectionStore } from '../../activities/projection/types.js';
 import type { CouncilWorkflowInput } from '../../core/council/contract.js';
 import { ZunoError } from '../../core/errors.js';
-import { DEFAULT_TASK_QUEUE } from '../../core/session-contract.js';
+import { DEFAULT_TASK_QUEUE } from '../../core/session/meta.js';
 import { connectTemporal, type Notify, openStore, resolvePaths } from '../context.js';
 import { newCouncilRunId, startCouncil } from '../council-start.js';
 import { checkGitRange, councilRunInput } from '../council-input.js';
 import { loadScript } from '../../local-provider/script.js';
-import { processSink, type Sink } from '../render.js';
+import { processSink } from '../render.js';
+import type { Sink } from '../sink.js';
 import { hostId } from '../routing.js';
 import { sessionMetaFor } from '../session-meta.js';
 import { modelFor } from '../scripted-provider.js';

@@ -4,7 +4,8 @@ import type { ProjectionStore } from '../../activities/projection/types.js';
 import { resolvePaths, type ZunoPaths } from '../context.js';
 import { attachFollower } from '../follower.js';
 import { followCouncil } from '../council-follow.js';
-import { processSink, type Sink } from '../render.js';
+import { processSink } from '../render.js';
+import type { Sink } from '../sink.js';
 import { openExistingStore } from '../session-target.js';
 import { renderCouncil } from './council-view.js';
 

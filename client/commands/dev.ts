@@ -1,7 +1,8 @@
 import { PACKAGE_ROOT, connectTemporal, resolvePaths } from '../context.js';
 import { pidAlive, readDevServerState, stopDevServer } from '../../worker/dev-server.js';
 import { devServerOwnership } from '../../worker/dev-server-probe.js';
-import { processSink, type Sink } from '../render.js';
+import { processSink } from '../render.js';
+import type { Sink } from '../sink.js';
 import { stopHostService } from '../host-service.js';
 import { hostId } from '../routing.js';
 import { readWorker } from '../worker-registry.js';

@@ -7,7 +7,8 @@ import { type GoalControlAsk, queryGoal, sendGoalControl } from '../goal-client.
 import { parseBudgetFlags, type GoalBudgetFlags } from '../goal-input.js';
 import { type GoalServing, serveRecordedRoute } from '../goal-serve.js';
 import { waitUntilQuiet } from '../goal-quiet.js';
-import { processSink, type Sink } from '../render.js';
+import { processSink } from '../render.js';
+import type { Sink } from '../sink.js';
 import { budgetLines } from './goal-show-view.js';
 import { connectGoal, type GoalTarget, openGoalTarget } from './goal-target.js';
 

@@ -5,7 +5,8 @@ import { GOAL_STATUSES, type GoalStatus } from '../../core/goal/status.js';
 import type { GoalRow } from '../../activities/projection/types.js';
 import { goalReason } from '../../activities/projection/rows.js';
 import { resolvePaths } from '../context.js';
-import { processSink, type Sink } from '../render.js';
+import { processSink } from '../render.js';
+import type { Sink } from '../sink.js';
 import { openExistingStore } from '../session-target.js';
 import { ago } from './session-list.js';
 

@@ -7,7 +7,7 @@ import { attachFollower } from '../follower.js';
 import { goalExit, goalFinalJsonLine } from '../goal-end.js';
 import { FOLLOWED_GOAL_STATUSES, followGoal } from '../goal-follow.js';
 import { pendingActivitiesOf } from '../live-progress.js';
-import type { Sink } from '../render.js';
+import type { Sink } from '../sink.js';
 import { sessionResultOf } from '../session-start.js';
 
 /**

@@ -1,5 +1,5 @@
 import { ZunoError } from '../../core/errors.js';
-import { DEFAULT_TASK_QUEUE } from '../../core/session-contract.js';
+import { DEFAULT_TASK_QUEUE } from '../../core/session/meta.js';
 import type { ProjectionStore } from '../../activities/projection/types.js';
 import { checkReceiptPlaceholders } from '../../local-provider/placeholders.js';
 import { loadScript } from '../../local-provider/script.js';
@@ -9,7 +9,8 @@ import { sendGoalControl } from '../goal-client.js';
 import { driveGoal } from '../goal-drive.js';
 import { goalStartInput, type GoalBudgetFlags, type GoalCheckFlag, withHostTokenBudget } from '../goal-input.js';
 import { newGoalId, startGoal, type GoalWorkflowStart, type StartedGoal } from '../goal-start.js';
-import { processSink, type Sink } from '../render.js';
+import { processSink } from '../render.js';
+import type { Sink } from '../sink.js';
 import { hostId } from '../routing.js';
 import { serveWork, workerMode } from '../serving.js';
 import { newSessionId, titleOf } from '../session-start.js';

@@ -1,6 +1,6 @@
 import { ZunoError } from '../../core/errors.js';
 import { TERMINAL_GOAL_STATUSES } from '../../core/goal/status.js';
-import { DEFAULT_TASK_QUEUE } from '../../core/session-contract.js';
+import { DEFAULT_TASK_QUEUE } from '../../core/session/meta.js';
 import type { GoalRow, ProjectionStore, SessionRow } from '../../activities/projection/types.js';
 import { connectTemporal, type Notify, type TemporalContext, type ZunoPaths } from '../context.js';
 import { goalWorkflowStatus } from '../goal-client.js';

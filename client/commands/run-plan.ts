@@ -7,7 +7,7 @@
  */
 import { realpathSync, statSync } from 'node:fs';
 import { ZunoError } from '../../core/errors.js';
-import type { SessionMeta } from '../../core/session-contract.js';
+import type { SessionMeta } from '../../core/session/meta.js';
 import type { ProjectionStore, SessionRow } from '../../activities/projection/types.js';
 import { loadScript, type Script } from '../../local-provider/script.js';
 import { runAgent } from '../agent-option.js';

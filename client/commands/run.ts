@@ -3,20 +3,17 @@ import { childSessionWords, DescendantApprovals, offerDescendantApprovals } from
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { sessionWorkflowId } from '../../core/ids.js';
 import { ZunoError } from '../../core/errors.js';
-import {
-  type AdmissionReceipt,
-  DEFAULT_TASK_QUEUE,
-  type InterruptReceipt,
-  type SessionMeta,
-  type SessionResult,
-  type SessionRoute,
-} from '../../core/session-contract.js';
+import type { AdmissionReceipt } from '../../core/session/inbox.js';
+import { DEFAULT_TASK_QUEUE, type SessionMeta, type SessionRoute } from '../../core/session/meta.js';
+import type { InterruptReceipt } from '../../core/session/updates.js';
+import type { SessionResult } from '../../core/session/outcome.js';
 import type { EventRow, ProjectionStore, SessionRow } from '../../activities/projection/types.js';
 import { modelFor } from '../scripted-provider.js';
 import { connectTemporal, type Notify, type TemporalContext } from '../context.js';
 import { EV } from '../../core/events.js';
 import { pendingActivitiesOf, type PendingActivitiesReader } from '../live-progress.js';
-import { eventToJsonLine, HumanRenderer, isTerminalEvent, processSink, sessionEndLine, type Sink } from '../render.js';
+import { eventToJsonLine, HumanRenderer, isTerminalEvent, processSink, sessionEndLine } from '../render.js';
+import type { Sink } from '../sink.js';
 import { hostWorkerGuard, serveOpenWork, serveWork } from '../serving.js';
 import {
   interruptSession,
@@ -31,6 +28,7 @@ import { sessionMetaFor } from '../session-meta.js';
 import { planRun, type RunOptions, type RunPlan } from './run-plan.js';
 import { probeOf, TemporalOutage } from '../temporal-outage.js';
 import { DEFAULT_AGENT_NAME } from '../../core/agents.js';
+import { asErrorCode } from '../../core/error-codes.js';
 
 /** Largest prompt read from standard input, in bytes (the session refuses more than 512 KiB anyway). */
 const STDIN_PROMPT_MAX_BYTES = 1024 * 1024;
@@ -538,7 +536,7 @@ async function admitRunInput(
   } catch (err) {
     if (err instanceof WorkflowUpdateFailedError) {
       const cause = err.cause as { type?: string; message?: string } | undefined;
-      const code = cause?.type && /^[a-z_]+$/.test(cause.type) ? cause.type : 'input_rejected';
+      const code = asErrorCode(cause?.type) ?? 'input_rejected';
       throw new ZunoError(code, `session ${meta.sessionId} refused the input: ${cause?.message ?? err.message}`);
     }
     throw err;

@@ -1,11 +1,9 @@
-import {
-  INTERRUPT_COOPERATIVE_WINDOW_MS,
-  INTERRUPT_FORCE_AFTER_MS,
-  type InterruptReceipt,
-  type TurnActivity,
-} from '../../core/session-contract.js';
+import { INTERRUPT_COOPERATIVE_WINDOW_MS, INTERRUPT_FORCE_AFTER_MS } from '../../core/session/interrupt.js';
+import type { InterruptReceipt } from '../../core/session/updates.js';
+import type { TurnActivity } from '../../core/session/state.js';
 import { connectTemporal, resolvePaths } from '../context.js';
-import { processSink, type Sink } from '../render.js';
+import { processSink } from '../render.js';
+import type { Sink } from '../sink.js';
 import { checkSessionId, interruptSession } from '../session-start.js';
 
 /**

@@ -4,7 +4,8 @@ import { realpathSync } from 'node:fs';
 import { ZunoError } from '../../core/errors.js';
 import type { SessionRow, SessionStatus } from '../../activities/projection/types.js';
 import { openStore, resolvePaths } from '../context.js';
-import { processSink, type Sink } from '../render.js';
+import { processSink } from '../render.js';
+import type { Sink } from '../sink.js';
 import { idCell, nestChildren } from './session-list-tree.js';
 import { withTemporalTruth } from '../session-reconcile.js';
 

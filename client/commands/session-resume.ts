@@ -2,25 +2,23 @@ import { WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle }
 import { DescendantApprovals, offerDescendantApprovals } from '../descendant-approvals.js';
 import { ZunoError } from '../../core/errors.js';
 import { sessionWorkflowId } from '../../core/ids.js';
-import {
-  DEFAULT_TASK_QUEUE,
-  RESUME_UPDATE,
-  type ResumeReceipt,
-  type ResumeRequest,
-  type SessionResult,
-} from '../../core/session-contract.js';
+import { DEFAULT_TASK_QUEUE } from '../../core/session/meta.js';
+import { RESUME_UPDATE, type ResumeReceipt, type ResumeRequest } from '../../core/session/updates.js';
+import type { SessionResult } from '../../core/session/outcome.js';
 import type { ProjectionStore, SessionRow } from '../../activities/projection/types.js';
 import { loadScript } from '../../local-provider/script.js';
 import { modelFor } from '../scripted-provider.js';
 import { connectTemporal, openStore, resolvePaths, type TemporalContext } from '../context.js';
 import { pendingActivitiesOf } from '../live-progress.js';
-import { processSink, type Sink } from '../render.js';
+import { processSink } from '../render.js';
+import type { Sink } from '../sink.js';
 import { hostId } from '../routing.js';
 import { keyAvailable, serveWork, workerMode } from '../serving.js';
 import { checkSessionId, sessionResultOf } from '../session-start.js';
 import { loadZunoConfig, resolveModel } from '../zuno-config.js';
 import { exitFor, followSession } from './run.js';
 import { probeOf, TemporalOutage } from '../temporal-outage.js';
+import { asErrorCode } from '../../core/error-codes.js';
 
 /** Options of `zuno session resume`. */
 export interface ResumeOptions {
@@ -138,7 +136,10 @@ async function sendResume(handle: WorkflowHandle, id: string, req: ResumeRequest
   } catch (err) {
     if (err instanceof WorkflowUpdateFailedError) {
       const cause = err.cause as { type?: string; message?: string } | undefined;
-      throw new ZunoError(cause?.type ?? 'session_not_paused', `session ${id}: ${cause?.message ?? err.message}`);
+      throw new ZunoError(
+        asErrorCode(cause?.type) ?? 'session_not_paused',
+        `session ${id}: ${cause?.message ?? err.message}`,
+      );
     }
     throw err;
   }

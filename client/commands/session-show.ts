@@ -1,7 +1,8 @@
 import { ZunoError } from '../../core/errors.js';
 import type { ProjectionStore, Transcript } from '../../activities/projection/types.js';
 import { openStore, resolvePaths } from '../context.js';
-import { processSink, type Sink } from '../render.js';
+import { processSink } from '../render.js';
+import type { Sink } from '../sink.js';
 import { checkSessionId } from '../session-id.js';
 import { withTemporalTruth } from '../session-reconcile.js';
 import { BUCKETS, type ContextUsageSnapshot, type CumulativeUsage } from '../../activities/session/usage.js';

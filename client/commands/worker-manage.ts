@@ -1,11 +1,12 @@
 import { createReadStream, existsSync, statSync, watch } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_TASK_QUEUE } from '../../core/session-contract.js';
+import { DEFAULT_TASK_QUEUE } from '../../core/session/meta.js';
 import { INSTALL_ROOT } from '../../worker/install-root.js';
 import { pidAlive } from '../../worker/process-info.js';
 import { connectTemporal, resolvePaths } from '../context.js';
 import { ensureHostService, logTail, serviceLogPath, stopHostService } from '../host-service.js';
-import { processSink, type Sink } from '../render.js';
+import { processSink } from '../render.js';
+import type { Sink } from '../sink.js';
 import { hostId } from '../routing.js';
 import { readWorker, type WorkerRecord } from '../worker-registry.js';
 

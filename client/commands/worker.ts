@@ -1,4 +1,4 @@
-import { DEFAULT_TASK_QUEUE } from '../../core/session-contract.js';
+import { DEFAULT_TASK_QUEUE } from '../../core/session/meta.js';
 import { createRoutedWorker } from '../../worker/worker.js';
 import { hostId, hostTaskQueue } from '../routing.js';
 import { connectTemporal, openStore, resolvePaths } from '../context.js';
@@ -8,7 +8,7 @@ import { projectionId, serviceLogPath } from '../host-service.js';
 import { ADOPT_EVERY_MS, RouteAdoption } from '../route-adoption.js';
 import { timestampStderr } from '../log-timestamps.js';
 import { pruneScripts } from '../../worker/scripted-models.js';
-import { zunoVersion } from '../cli.js';
+import { zunoVersion } from '../version.js';
 
 /** How often a running worker rewrites its record (status, sessions served, last error), in ms. */
 const RECORD_EVERY_MS = 5_000;

@@ -5,7 +5,8 @@
  * the Council's activities. Deterministic: shared by workflows, activities
  * and the CLI. Times are Unix ms of the workflow's clock; durations ms.
  */
-import type { SessionMeta, ToolActivityResult } from '../session-contract.js';
+import type { SessionMeta } from '../session/meta.js';
+import type { ToolActivityResult } from '../session/tool-activity.js';
 import type { ReportValidity } from './report.js';
 
 /** Workflow id of a Council: `council/<runId>`. */

@@ -5,8 +5,10 @@
  * activities that record it. Deterministic: shared by the session workflow,
  * the council workflow and the activities.
  */
-import type { SessionMeta, ToolActivityResult } from '../session-contract.js';
+import type { SessionMeta } from '../session/meta.js';
+import type { ToolActivityResult } from '../session/tool-activity.js';
 import { agentRole, catalogFor, DEFAULT_AGENT_NAME, type AgentRole } from '../agents.js';
+import type { DelegationLink } from './link.js';
 
 /**
  * Deepest a delegation may nest (DC22 SEED-GAP, decided): a session a
@@ -20,20 +22,15 @@ import { agentRole, catalogFor, DEFAULT_AGENT_NAME, type AgentRole } from '../ag
  */
 export const MAX_DELEGATION_DEPTH = 2;
 
-/** What links a child session to the session that delegated to it (carried in {@link SessionMeta.delegation}). */
-export interface DelegationLink {
-  /** The session whose call started this one. */
-  parentSessionId: string;
-  /** The session a person started, at the top of the tree. */
-  rootSessionId: string;
-  /** 1 for a child of a root session (see {@link MAX_DELEGATION_DEPTH}). */
-  depth: number;
-  /** The parent's tool-call row (`tc_…`) that delegated, when a `task` did. */
-  rowId?: string;
-  /** A background delegation's job id (`job_<turn>_<step>_<position>`). */
-  jobId?: string;
-  /** A Council seat: its run, place and attempt. */
-  seat?: { runId: string; index: number; of: number; attempt: number };
+/**
+ * The delegation activities (implemented in activities/delegation/), as the
+ * session workflow calls them (workflows/delegation.ts, council-call.ts).
+ */
+export interface DelegationActivities {
+  /** A delegated call without a delegation row (`council_run`) is running: its row and `tool.started`. */
+  recordCallStarted(input: { sessionId: string; rowId: string }): Promise<void>;
+  openDelegation(input: OpenDelegationInput): Promise<ToolActivityResult | null>;
+  settleDelegation(input: SettleDelegationInput): Promise<SettleDelegationResult>;
 }
 
 /** How a child session ended, as its parent's workflow saw it (from the child workflow's result or failure). */

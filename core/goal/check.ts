@@ -115,6 +115,6 @@ export function ambiguity(receiptId: string, r: GoalReceiptFacts): EvidenceProbl
 }
 
 /** The code a refusal reports: the first typed evidence code among `problems`, else `fallback`. */
-export function refusalCode(problems: EvidenceProblem[], fallback: string): string {
+export function refusalCode(problems: EvidenceProblem[], fallback: EvidenceCode): EvidenceCode {
   return problems.find((p) => p.code !== 'update_refused')?.code ?? fallback;
 }

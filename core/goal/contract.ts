@@ -1,7 +1,9 @@
 import type { ProviderConfig } from '../provider-config.js';
-import type { SessionMeta, SessionRoute, TurnOutcome } from '../session-contract.js';
+import type { SessionMeta, SessionRoute } from '../session/meta.js';
+import type { TurnOutcome } from '../session/outcome.js';
 import type { GoalBudgets } from './budgets.js';
 import type { GoalState } from './status.js';
+import type { ErrorCode } from '../error-codes.js';
 
 /**
  * The contract of the `goal` workflow (DESIGN.md §3 Goal row, SPEC-DIGEST
@@ -177,7 +179,7 @@ export interface GoalReceiptFacts {
 /** `goalUpdate` result: committed, or refused with every change rolled back. */
 export type GoalUpdateResult =
   | { ok: true; revision: number; status: GoalState['status']; criteria: GoalCriterion[] }
-  | { ok: false; code: string; problems: string[]; revision: number; status: GoalState['status'] };
+  | { ok: false; code: ErrorCode; problems: string[]; revision: number; status: GoalState['status'] };
 
 /** `goalRequestInput` argument (GL39): the question, bound to the revision the model observed. */
 export interface GoalRequestInputRequest {
@@ -190,7 +192,7 @@ export interface GoalRequestInputRequest {
 /** `goalRequestInput` result: the Goal now waits for the answer, or the request was refused. */
 export type GoalRequestInputResult =
   | { ok: true; requestId: string; revision: number }
-  | { ok: false; code: string; message: string; revision: number; status: GoalState['status'] };
+  | { ok: false; code: ErrorCode; message: string; revision: number; status: GoalState['status'] };
 
 /**
  * `goalControl` argument: what a person asks. Every request is bound to the
@@ -278,17 +280,4 @@ export interface GoalDirective {
   resumeSession?: boolean;
   /** GL39: the person's answer to the Goal's question, admitted to the session as their input. */
   answer?: { requestId: string; text: string };
-}
-
-/** What a Goal-bound session knows of its Goal (in {@link SessionMeta.goal}). */
-export interface SessionGoalBinding {
-  goalId: string;
-}
-
-/** What a Goal-bound session carries across continue-as-new about its Goal (workflows/goal-link.ts). */
-export interface CarriedGoalLink {
-  revision: number;
-  status: GoalState['status'];
-  toolsDisabled: boolean;
-  continuation: { continuationId: string; revision: number } | null;
 }

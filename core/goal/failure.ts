@@ -5,6 +5,7 @@
  * the turn's step limit. Everything else fails the turn for good: a Goal
  * then blocks (GL7) — a retry would meet the same failure. Pure.
  */
+import type { ErrorCode } from '../error-codes.js';
 export const GOAL_RETRYABLE_FAILURES: ReadonlySet<string> = new Set([
   'provider_rate_limited',
   'provider_unavailable',
@@ -14,4 +15,4 @@ export const GOAL_RETRYABLE_FAILURES: ReadonlySet<string> = new Set([
   'provider_retry_deadline',
   'model_step_timeout',
   'turn_step_limit',
-]);
+] satisfies ErrorCode[]);

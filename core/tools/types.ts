@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { ErrorCode } from '../error-codes.js';
 
 /** TD1 effect class. Default when undeclared: SideEffecting. */
 export type ToolEffect = 'ReadOnly' | 'UserMediated' | 'Delegating' | 'SideEffecting';
@@ -140,7 +141,7 @@ export interface ToolResult {
   output: string;
   isError: boolean;
   /** Stable code when isError (e.g. `rg_missing`, `invalid_arguments`, `not_found`). */
-  errorCode?: string;
+  errorCode?: ErrorCode;
   /**
    * The tool ran but could not settle what happened (SH5 a cancelled command
    * that had not exited, lost output capture): recorded as outcome

@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import type { EventRow } from '../../activities/projection/types.js';
 import { EV } from '../../core/events.js';
 import { toolDeclarations } from '../../core/tools/registry.js';
-import { HumanRenderer, type Sink } from '../../client/render.js';
+import { HumanRenderer } from '../../client/render.js';
+import type { Sink } from '../../client/sink.js';
 
 let seq = 0;
 function row(type: string, data: Record<string, unknown>): EventRow {

@@ -19,7 +19,8 @@ import {
   streamSink,
   type PendingActivity,
 } from '../../client/live-progress.js';
-import { HumanRenderer, sessionEndLine, type Sink } from '../../client/render.js';
+import { HumanRenderer, sessionEndLine } from '../../client/render.js';
+import type { Sink } from '../../client/sink.js';
 
 /** A sink that records every write in order; `tty` adds the status line. */
 function recordingSink(tty: boolean, columns = 80) {

@@ -5,7 +5,7 @@ import { newCouncilRunId } from '../../client/council-start.js';
 import { startLocalProvider } from '../../local-provider/server.js';
 import { newSessionId } from '../../client/session-start.js';
 import { type CouncilResult, type CouncilWorkflowInput, councilWorkflowId } from '../../core/council/contract.js';
-import type { SessionWorkflowInput } from '../../core/session-contract.js';
+import type { SessionWorkflowInput } from '../../core/session/meta.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { TEST_WORKFLOWS_PATH } from '../helpers/time-skipping.js';
 import { renderCouncil } from '../../client/commands/council-view.js';

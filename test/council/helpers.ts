@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { DEFAULT_ACTIVITY_DEFAULTS, type ActivityDefaults } from '../../core/activity-defaults.js';
 import type { CouncilResult, CouncilWorkflowInput } from '../../core/council/contract.js';
-import type { SessionMeta, SessionRoute } from '../../core/session-contract.js';
+import type { SessionMeta, SessionRoute } from '../../core/session/meta.js';
 import { newCouncilRunId, startCouncil } from '../../client/council-start.js';
 import { startLocalProvider, type CapturedRequest } from '../../local-provider/server.js';
 import type { Script, ScriptReply } from '../../local-provider/script.js';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { recordPlanned } from '../../activities/session/tool-records.js';
 import type { CouncilResult, SettleCouncilCallInput } from '../../core/council/contract.js';
 import { EV } from '../../core/events.js';
-import type { ToolActivityResult } from '../../core/session-contract.js';
+import type { ToolActivityResult } from '../../core/session/tool-activity.js';
 import { newSessionId } from '../../client/session-start.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { TEST_WORKFLOWS_PATH } from '../helpers/time-skipping.js';

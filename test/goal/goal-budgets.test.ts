@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { EV } from '../../core/events.js';
 import type { GoalBudgets } from '../../core/goal/budgets.js';
 import type { GoalDirective, GoalSnapshot } from '../../core/goal/contract.js';
-import type { SessionState } from '../../core/session-contract.js';
+import type { SessionState } from '../../core/session/state.js';
 import type { Script } from '../../local-provider/script.js';
 import { createHarness, type Harness, type StartedGoalRun } from '../helpers/harness.js';
 

@@ -19,7 +19,8 @@ import {
   goalWorkflowId,
 } from '../../core/goal/contract.js';
 import { ZunoGoalStatus, ZunoKind, ZunoSessionId } from '../../core/search-attributes.js';
-import type { SessionMeta, SessionRoute, SessionState } from '../../core/session-contract.js';
+import type { SessionMeta, SessionRoute } from '../../core/session/meta.js';
+import type { SessionState } from '../../core/session/state.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { useCleanups } from '../helpers/session.js';
 

@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { EV } from '../../core/events.js';
 import type { GoalSnapshot } from '../../core/goal/contract.js';
 import type { GoalState } from '../../core/goal/status.js';
-import type { SessionState } from '../../core/session-contract.js';
+import type { SessionState } from '../../core/session/state.js';
 import { submitInput } from '../../client/session-start.js';
 import type { Harness } from '../helpers/harness.js';
 import { startTimeSkippingServer, type TimeSkippingServer } from '../helpers/time-skipping.js';

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, inject } from 'vitest';
-import type { SessionResult } from '../../core/session-contract.js';
+import type { SessionResult } from '../../core/session/outcome.js';
 import { createHarness, type Harness, type StartedRun } from './harness.js';
 import { spawnWorker, type WorkerProcess, writeTestTemporalYaml } from './worker-process.js';
 

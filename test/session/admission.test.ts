@@ -5,7 +5,8 @@ import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { interruptSession, submitInput } from '../../client/session-start.js';
-import { INTERRUPT_UPDATE, type SessionState, STATE_QUERY, SUBMIT_INPUT_UPDATE } from '../../core/session-contract.js';
+import { INTERRUPT_UPDATE, STATE_QUERY, SUBMIT_INPUT_UPDATE } from '../../core/session/updates.js';
+import type { SessionState } from '../../core/session/state.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { waitFor } from '../helpers/worker-process.js';
 

@@ -3,13 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { submitInput } from '../../client/session-start.js';
-import {
-  type AdmissionReceipt,
-  type SessionState,
-  STATE_QUERY,
-  SUBMIT_INPUT_UPDATE,
-  type SubmitInputRequest,
-} from '../../core/session-contract.js';
+import type { AdmissionReceipt } from '../../core/session/inbox.js';
+import type { SessionState } from '../../core/session/state.js';
+import { STATE_QUERY, SUBMIT_INPUT_UPDATE, type SubmitInputRequest } from '../../core/session/updates.js';
 import { startTestDevServer } from '../helpers/dev-server.js';
 import { createHarness } from '../helpers/harness.js';
 import { useCleanups } from '../helpers/session.js';

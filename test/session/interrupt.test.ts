@@ -5,7 +5,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { DEFAULT_ACTIVITY_DEFAULTS } from '../../core/activity-defaults.js';
 import { interruptSession, submitInput } from '../../client/session-start.js';
 import { localProvider } from '../../client/zuno-config.js';
-import type { SessionMeta } from '../../core/session-contract.js';
+import type { SessionMeta } from '../../core/session/meta.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { alive, createProcessHarness, pidWritten, resultWithin, useCleanups } from '../helpers/session.js';
 import { waitFor } from '../helpers/worker-process.js';

@@ -5,7 +5,7 @@ import { Context } from '@temporalio/activity';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { recordPlanned } from '../../activities/session/tool-records.js';
 import { toolImplementations } from '../../activities/tools/index.js';
-import type { ToolActivityInput, ToolActivityResult } from '../../core/session-contract.js';
+import type { ToolActivityInput, ToolActivityResult } from '../../core/session/tool-activity.js';
 import { newSessionId } from '../../client/session-start.js';
 import { activityRuns } from '../helpers/history.js';
 import { createHarness, type Harness } from '../helpers/harness.js';

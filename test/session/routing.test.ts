@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import type { SessionState } from '../../core/session-contract.js';
+import type { SessionState } from '../../core/session/state.js';
 import { createHarness, startRouteWorker, type Harness } from '../helpers/harness.js';
 
 /**

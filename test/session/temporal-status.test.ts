@@ -6,7 +6,8 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { interruptSession } from '../../client/session-start.js';
-import type { SessionResult, ZunoStatusValue } from '../../core/session-contract.js';
+import type { SessionResult } from '../../core/session/outcome.js';
+import type { ZunoStatusValue } from '../../core/session/state.js';
 import { TEMPORAL_BIN } from '../helpers/dev-server.js';
 import { createHarness, type Harness, type StartedRun, waitForPhase } from '../helpers/harness.js';
 

@@ -9,7 +9,7 @@ import {
 } from '../../activities/session/tool-records.js';
 import { renderTranscript } from '../../client/commands/session-show.js';
 import { parseEvent } from '../../core/events.js';
-import type { SettledOutcome } from '../../core/session-contract.js';
+import type { SettledOutcome } from '../../core/session/tool-calls.js';
 import { BACKENDS, sessionRow, useTestStore } from '../projection/harness.js';
 
 const T0 = 1_700_000_000_000;

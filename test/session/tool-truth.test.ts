@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { defaultPayloadConverter } from '@temporalio/common';
-import type { ToolActivityResult } from '../../core/session-contract.js';
+import type { ToolActivityResult } from '../../core/session/tool-activity.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { useCleanups } from '../helpers/session.js';
 import { waitFor } from '../helpers/worker-process.js';

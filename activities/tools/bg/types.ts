@@ -6,6 +6,7 @@
 import type { ShellBackgroundPurpose } from '../../../core/tools/shell.js';
 import type { ReceiptBase } from '../shell/prepare.js';
 import type { UncertainCause, VerificationReceipt } from '../shell/types.js';
+import type { ErrorCode } from '../../../core/error-codes.js';
 
 /**
  * How a background task stands.
@@ -66,7 +67,7 @@ export interface BgStatusSettled extends BgStatusStart {
   outcome: BgCompletion['outcome'];
   uncertainCause?: BgUncertainCause;
   /** Stable code for `not_started`. */
-  errorCode?: string;
+  errorCode?: ErrorCode;
   /** The completion report (see {@link BgCompletion.report}). */
   report: string;
 }
@@ -95,7 +96,7 @@ export interface BgCompletion {
   outcome: 'ok' | 'uncertain' | 'error';
   uncertainCause?: BgUncertainCause;
   /** Stable code when `outcome` is `error` (`invalid_arguments`, `invalid_task_id`, `not_found`, …). */
-  errorCode?: string;
+  errorCode?: ErrorCode;
   /** Absolute path of the task's output file (every raw byte). */
   outputPath: string;
   backgroundPurpose?: ShellBackgroundPurpose;

@@ -20,6 +20,7 @@ import { planSandbox, type SandboxPlan } from './sandbox.js';
 import { parseCommand, type ParseResult } from './syntax.js';
 import type { CommandAnalysis, ShellOutcome, VerificationReceipt } from './types.js';
 import { programBase } from './words.js';
+import type { ErrorCode } from '../../../core/error-codes.js';
 
 /** The receipt fields known before anything runs. */
 export type ReceiptBase = Omit<VerificationReceipt, 'verdict' | 'authority' | 'limitations'>;
@@ -80,7 +81,7 @@ export function interpreterArgs(interpreter: string, policy: ShellExitPolicy, co
  *
  * @param started `performance.now()` when the call began (for `durationMs`).
  */
-export function notRun(errorCode: string, message: string, base: ReceiptBase, started: number): ShellOutcome {
+export function notRun(errorCode: ErrorCode, message: string, base: ReceiptBase, started: number): ShellOutcome {
   const receipt: VerificationReceipt = { ...base, verdict: 'unknown', authority: 'none', limitations: [] };
   return {
     outcome: 'error',
@@ -123,7 +124,7 @@ export async function prepareRun(
     interpreter: programBase(interpreter),
     exitPolicy,
   };
-  const fail = (code: string, message: string) => ({
+  const fail = (code: ErrorCode, message: string) => ({
     ok: false as const,
     outcome: notRun(code, message, base, started),
   });

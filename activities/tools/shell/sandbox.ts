@@ -9,9 +9,10 @@ import { DEFAULT_SANDBOX_POLICY, type SandboxFacts, type SandboxPolicy } from '.
 import { GUARD_PATH } from './guard-run.js';
 import { BWRAP_INSTALL_HINT, discoverBubblewrap } from './sandbox-probe.js';
 import { sandboxMounts } from './sandbox-mounts.js';
+import type { ErrorCode } from '../../../core/error-codes.js';
 
 /** Stable error code of a call refused because the required sandbox cannot be had. */
-export const SANDBOX_UNAVAILABLE = 'sandbox_unavailable';
+export const SANDBOX_UNAVAILABLE = 'sandbox_unavailable' satisfies ErrorCode;
 
 /** How one run is confined. */
 export interface SandboxPlan {
@@ -27,7 +28,7 @@ export interface SandboxPlan {
 }
 
 /** {@link planSandbox}'s answer. */
-export type SandboxDecision = { ok: true; plan: SandboxPlan } | { ok: false; errorCode: string; message: string };
+export type SandboxDecision = { ok: true; plan: SandboxPlan } | { ok: false; errorCode: ErrorCode; message: string };
 
 function facts(policy: SandboxPolicy, backend: SandboxFacts['backend']): SandboxFacts {
   return { backend, mode: policy.mode, network: policy.network };

@@ -5,6 +5,7 @@
  */
 import type { SandboxFacts } from '../../../core/sandbox.js';
 import type { ShellExitPolicy } from '../../../core/tools/shell.js';
+import type { ErrorCode } from '../../../core/error-codes.js';
 
 export type { SandboxFacts, ShellExitPolicy };
 
@@ -143,7 +144,7 @@ export type UncertainCause = 'guard_failed' | 'guard_lost' | 'cancelled' | 'time
 export interface ShellOutcome {
   outcome: 'ok' | 'error' | 'uncertain';
   /** Stable code when `outcome` is `error`: `invalid_arguments`, `path_outside_workspace`, `not_found`, `not_a_directory`, `cancelled`, `sandbox_unavailable`, `output_capture_failed`. */
-  errorCode?: string;
+  errorCode?: ErrorCode;
   uncertainCause?: UncertainCause;
   /** The model-visible text: a status line, the receipt, limitations, written paths, then the output or the withheld-output notice. */
   output: string;

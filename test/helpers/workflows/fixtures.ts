@@ -26,7 +26,7 @@ import {
   type CouncilWorkflowInput,
   type SettleCouncilCallInput,
 } from '../../../core/council/contract.js';
-import type { ToolActivityInput, ToolActivityResult } from '../../../core/session-contract.js';
+import type { ToolActivityInput, ToolActivityResult } from '../../../core/session/tool-activity.js';
 import { startCouncilChild } from '../../../workflows/council-start.js';
 
 /** What {@link sleepWorkflow} saw: workflow time (`Date.now()` in a workflow is the server's clock) before and after. */

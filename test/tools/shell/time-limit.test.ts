@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { toolImplementations } from '../../../activities/tools/index.js';
 import { toolRecordFacts } from '../../../client/commands/tool-record-view.js';
-import { HumanRenderer, type Sink } from '../../../client/render.js';
+import { HumanRenderer } from '../../../client/render.js';
+import type { Sink } from '../../../client/sink.js';
 import { EV } from '../../../core/events.js';
 import { workspace } from './helpers.js';
 

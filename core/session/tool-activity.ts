@@ -1,0 +1,73 @@
+import type { SandboxPolicy } from '../sandbox.js';
+import type { ToolActivityFacts, ToolOutcome } from '../tools/types.js';
+import type { PlannedToolCall } from './tool-calls.js';
+import type { ErrorCode } from '../error-codes.js';
+
+/**
+ * The tool activity's contract (`tool_<name>`, TD8, issue 13): its input and
+ * small result, its activity type name, and the local-activity rules.
+ */
+
+/** Input of a tool activity (`tool_<name>`). */
+export interface ToolActivityInput {
+  sessionId: string;
+  workspace: string;
+  turn: number;
+  step: number;
+  call: PlannedToolCall;
+  /** The Goal driving the session (goal tools reach it through its workflow). */
+  goalId?: string;
+  /** The session's sandbox policy (`SessionMeta.sandbox`; absent: the auto default). */
+  sandbox?: SandboxPolicy;
+  /**
+   * Set when the call runs as a local activity (issue 13): the task queue
+   * whose worker must run it — the session's route, or the workflow's own
+   * task queue for a session without one. A worker that does not serve it
+   * refuses with {@link LOCAL_ELSEWHERE} and the workflow schedules the
+   * regular activity on the route.
+   */
+  localOn?: string;
+}
+
+/**
+ * Longest a tool call runs as a local activity before the regular activity
+ * takes over, in ms (issue 13). Temporal keeps the workflow task open while
+ * its local activities run, so nothing reaches the workflow meanwhile — an
+ * interrupt (TD10), a steered input: kept within INTERRUPT_DELIVERY_MS.
+ */
+export const LOCAL_ACTIVITY_TIMEOUT_MS = 500;
+
+/** Failure type of a local activity refused by a worker that does not serve the session's route. */
+export const LOCAL_ELSEWHERE = 'local_elsewhere' satisfies ErrorCode;
+
+/** Output of a tool activity: small; the output text is in the projection. */
+export interface ToolActivityResult {
+  outcome: ToolOutcome;
+  errorCode?: string;
+  outputBytes: number;
+  /**
+   * What an operator reads first in the Temporal UI: `failed` when the
+   * outcome is error/uncertain or the tool's own facts say it failed (a
+   * shell exit ≠ 0). A tool failure is still a completed activity (TD8).
+   */
+  status?: 'ok' | 'failed';
+  /** Small outcome-deciding facts (exit code, receipt verdict, conflict kind…); never the output. */
+  facts?: ToolActivityFacts;
+  /** true when the workflow had already recorded the call (forced interrupt) and this result was only logged. */
+  late?: boolean;
+  /**
+   * Background-task facts the workflow acts on (BG6): `started` — a `shell`
+   * call with `background: true` handed out this taskID and the workflow now
+   * runs the command; `terminal` — a `bg` read observed the task's final
+   * state, which consumes its completion report.
+   */
+  background?: { taskID: string; started?: boolean; terminal?: boolean };
+}
+
+/** Activity type name of a tool's activity: `tool_<name>`. */
+export function toolActivityName(tool: string): `tool_${string}` {
+  return `tool_${tool}`;
+}
+
+/** The tool activities by activity type name ({@link toolActivityName}), as the session workflow calls them. */
+export type ToolActivities = Record<`tool_${string}`, (input: ToolActivityInput) => Promise<ToolActivityResult>>;
