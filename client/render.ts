@@ -82,25 +82,15 @@ export class HumanRenderer {
     if (!e) return;
     switch (e.type) {
       case EV.partDelta:
-        if (this.streamText) {
-          this.sink.out(inertBlock(e.data.text));
-          this.midLine = !e.data.text.endsWith('\n');
-          if (e.data.text !== '') this.streamedThisRequest = true;
-        }
+        this.streamed(e.data.text);
         break;
       case EV.providerRequest:
         this.streamedThisRequest = false;
         break;
-      case EV.providerRetry: {
-        const d = e.data;
-        this.lastRetry = d;
-        if (d.willRetry)
-          this.line(
-            `(retrying the model request (${attemptOf(d.attempt + 1, d.maxAttempts)}) in ${(d.delayMs / 1000).toFixed(1)} s after: ` +
-              `${oneLine(messageWithoutCode(d.diagnostic.reason, d.code))})`,
-          );
+      case EV.providerRetry:
+        this.lastRetry = e.data;
+        if (e.data.willRetry) this.line(retryLine(e.data));
         break;
-      }
       case EV.stepRollback:
         this.rollback(e.data);
         break;
@@ -108,52 +98,17 @@ export class HumanRenderer {
         this.line(`→ ${e.data.summary || e.data.tool}${e.data.attempt > 1 ? ` (attempt ${e.data.attempt})` : ''}`);
         this.live.started(e.data.rowId, e.data.tool, e.data.summary, e.data.attempt, row.atMs);
         break;
-      case EV.toolCompleted: {
-        const d = e.data;
-        this.live.ended(d.rowId);
-        if (d.facts?.child) {
-          this.line(delegationEndLine({ ...d, child: d.facts.child }));
-          break;
-        }
-        if (d.facts?.council) {
-          this.line(councilEndLine({ ...d, council: d.facts.council }));
-          break;
-        }
-        // A call that ran but did not do what it was asked (a shell exit ≠ 0) is a failure mark, whatever its outcome.
-        const failed = readsFailed(d.outcome, d.facts);
-        const mark = d.outcome === 'uncertain' ? '?' : failed ? '✗' : '✓';
-        const word = d.outcome === 'ok' && failed ? 'failed' : d.outcome;
-        const exit =
-          d.facts?.exitCode !== undefined
-            ? `, exit ${d.facts.exitCode}`
-            : d.facts?.timeLimitMs !== undefined
-              ? `, ${timedOutWords(d.facts.timeLimitMs)}`
-              : d.facts?.signal
-                ? `, killed by ${d.facts.signal}`
-                : '';
-        this.line(
-          `${mark} ${d.tool} ${word}${exit}` +
-            `${d.facts?.conflict ? ` (${d.facts.conflict})` : ''}` +
-            `${d.cause ? ` (${d.cause})` : ''}` +
-            `${d.errorCode && d.errorCode !== d.facts?.conflict ? ` (${d.errorCode})` : ''}${d.outputBytes !== undefined ? `, ${d.outputBytes} bytes` : ''}` +
-            `${d.durationMs !== undefined ? `, ${d.durationMs} ms` : ''}`,
-        );
+      case EV.toolCompleted:
+        this.live.ended(e.data.rowId);
+        this.line(toolCompletedLine(e.data));
         break;
-      }
       case EV.toolBlocked:
         this.live.ended(e.data.rowId);
         this.line(`✗ ${e.data.tool} blocked (${e.data.category}): ${plainTerminalLine(e.data.message)}`);
         break;
-      case EV.completed: {
-        this.live.stop();
-        if (this.midLine) this.sink.out('\n');
-        this.midLine = false;
-        if (!this.streamText) this.sink.out(`${inertBlock(e.data.text ?? '')}\n`);
-        const waiting = e.data.background;
-        const note = waiting.length > 0 ? this.backgroundNote(waiting) : null;
-        if (note) this.line(note);
+      case EV.completed:
+        this.answered(e.data.text ?? '', e.data.background);
         break;
-      }
       case EV.approvalRequested:
         this.line(
           `? ${e.data.tool} waits for your approval (${e.data.approvalId}): ${inertText(e.data.subjectText)} — ` +
@@ -166,10 +121,7 @@ export class HumanRenderer {
         );
         break;
       case EV.bgCompleted:
-        this.line(
-          `${e.data.outcome !== 'ok' ? '?' : e.data.exitCode !== null && e.data.exitCode !== 0 ? '✗' : '✓'} background ${e.data.taskID} ${e.data.state}` +
-            `${e.data.exitCode !== null ? ` exit ${e.data.exitCode}` : ''}, ${e.data.totalWritten} bytes`,
-        );
+        this.line(bgCompletedLine(e.data));
         break;
       case EV.failed:
       case EV.paused:
@@ -197,6 +149,24 @@ export class HumanRenderer {
       default:
         break;
     }
+  }
+
+  /** Streamed answer text, shown as it arrives when this renderer streams. */
+  private streamed(text: string): void {
+    if (!this.streamText) return;
+    this.sink.out(inertBlock(text));
+    this.midLine = !text.endsWith('\n');
+    if (text !== '') this.streamedThisRequest = true;
+  }
+
+  /** The turn's answer (unless it was streamed), then what keeps running in the background. */
+  private answered(text: string, background: string[]): void {
+    this.live.stop();
+    if (this.midLine) this.sink.out('\n');
+    this.midLine = false;
+    if (!this.streamText) this.sink.out(`${inertBlock(text)}\n`);
+    const note = background.length > 0 ? this.backgroundNote(background) : null;
+    if (note) this.line(note);
   }
 
   /**
@@ -267,4 +237,51 @@ export function sessionEndLine(
 /** true for the events that end a `zuno run`. */
 export function isTerminalEvent(type: string): boolean {
   return TURN_END_EVENTS.has(type);
+}
+
+type EventData<T extends TypedEvent['type']> = Extract<TypedEvent, { type: T }>['data'];
+
+/** `(retrying the model request (attempt 2 of 5) in 1.0 s after: …)` */
+function retryLine(d: EventData<typeof EV.providerRetry>): string {
+  return (
+    `(retrying the model request (${attemptOf(d.attempt + 1, d.maxAttempts)}) in ${(d.delayMs / 1000).toFixed(1)} s after: ` +
+    `${oneLine(messageWithoutCode(d.diagnostic.reason, d.code))})`
+  );
+}
+
+/**
+ * How a tool call ended, on one line: `✓ read ok, 120 bytes, 4 ms`, `✗ shell failed, exit 1, …`, `? … uncertain`;
+ * a delegation's or Council's end in their own words.
+ */
+function toolCompletedLine(d: EventData<typeof EV.toolCompleted>): string {
+  if (d.facts?.child) return delegationEndLine({ ...d, child: d.facts.child });
+  if (d.facts?.council) return councilEndLine({ ...d, council: d.facts.council });
+  // A call that ran but did not do what it was asked (a shell exit ≠ 0) is a failure mark, whatever its outcome.
+  const failed = readsFailed(d.outcome, d.facts);
+  const mark = d.outcome === 'uncertain' ? '?' : failed ? '✗' : '✓';
+  const word = d.outcome === 'ok' && failed ? 'failed' : d.outcome;
+  const exit =
+    d.facts?.exitCode !== undefined
+      ? `, exit ${d.facts.exitCode}`
+      : d.facts?.timeLimitMs !== undefined
+        ? `, ${timedOutWords(d.facts.timeLimitMs)}`
+        : d.facts?.signal
+          ? `, killed by ${d.facts.signal}`
+          : '';
+  return (
+    `${mark} ${d.tool} ${word}${exit}` +
+    `${d.facts?.conflict ? ` (${d.facts.conflict})` : ''}` +
+    `${d.cause ? ` (${d.cause})` : ''}` +
+    `${d.errorCode && d.errorCode !== d.facts?.conflict ? ` (${d.errorCode})` : ''}${d.outputBytes !== undefined ? `, ${d.outputBytes} bytes` : ''}` +
+    `${d.durationMs !== undefined ? `, ${d.durationMs} ms` : ''}`
+  );
+}
+
+/** `✓ background bg_1_0_0 exited exit 0, 12 bytes` */
+function bgCompletedLine(d: EventData<typeof EV.bgCompleted>): string {
+  const mark = d.outcome !== 'ok' ? '?' : d.exitCode !== null && d.exitCode !== 0 ? '✗' : '✓';
+  return (
+    `${mark} background ${d.taskID} ${d.state}` +
+    `${d.exitCode !== null ? ` exit ${d.exitCode}` : ''}, ${d.totalWritten} bytes`
+  );
 }

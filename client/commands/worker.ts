@@ -1,7 +1,8 @@
 import { DEFAULT_TASK_QUEUE } from '../../core/session/meta.js';
 import { createRoutedWorker } from '../../worker/worker.js';
 import { hostId, hostTaskQueue } from '../routing.js';
-import { connectTemporal, openStore, resolvePaths } from '../context.js';
+import { connectTemporal, openStore, resolvePaths, type TemporalContext } from '../context.js';
+import type { ProjectionStore } from '../../activities/projection/types.js';
 import { installRuntime } from '../runtime.js';
 import { registerWorker, unregisterWorker, updateWorker } from '../worker-registry.js';
 import { projectionId, serviceLogPath } from '../host-service.js';
@@ -38,8 +39,8 @@ export async function workerCommand(opts: WorkerRunOptions = {}): Promise<number
   const notify = (line: string) => process.stderr.write(`${line}\n`);
   const store = await openStore(paths);
   const temporal = await connectTemporal(paths, notify);
-  let lastError: { atMs: number; line: string } | undefined;
-  installRuntime('WARN', { onProblem: (line) => (lastError = { atMs: Date.now(), line: line.slice(0, 300) }) });
+  const problems: { last?: { atMs: number; line: string } } = {};
+  installRuntime('WARN', { onProblem: (line) => (problems.last = { atMs: Date.now(), line: line.slice(0, 300) }) });
   const taskQueue = temporal.cfg.taskQueue ?? DEFAULT_TASK_QUEUE;
   const host = hostId();
   const activityTaskQueue = hostTaskQueue(taskQueue, host);
@@ -59,7 +60,11 @@ export async function workerCommand(opts: WorkerRunOptions = {}): Promise<number
     ...(opts.service ? { service: true, logPath: serviceLogPath(paths.stateDir) } : {}),
   });
   const served = new Set<string>();
-  let worker: Awaited<ReturnType<typeof createRoutedWorker>>;
+  const disconnect = async () => {
+    await temporal.connection.close();
+    await store.close();
+  };
+  let worker: RoutedWorker;
   try {
     worker = await createRoutedWorker({
       address: temporal.address,
@@ -74,8 +79,7 @@ export async function workerCommand(opts: WorkerRunOptions = {}): Promise<number
     });
   } catch (err) {
     unregisterWorker(paths.stateDir, host, other);
-    await temporal.connection.close();
-    await store.close();
+    await disconnect();
     throw err;
   }
   if (other) {
@@ -88,37 +92,83 @@ export async function workerCommand(opts: WorkerRunOptions = {}): Promise<number
       if (gone.length > 0) notify(`zuno worker: removed ${gone.length} stored script(s) unused for 30 days`);
     });
   }
-  const adoption = new RouteAdoption({
-    store,
-    temporal,
-    baseQueue: taskQueue,
-    host,
-    serveQueue: (q) => worker.serveQueue(q),
-    log: notify,
-  });
   const running = worker.run();
   updateWorker(paths.stateDir, host, { readyAtMs: Date.now() });
   notify(
     `zuno worker ${process.pid} polling task queue ${taskQueue} (session workflows) and ${activityTaskQueue} (the work of sessions on host ${host}) on ${temporal.address} (${temporal.namespace})`,
   );
+  const upkeep = startUpkeep({ paths, store, temporal, taskQueue, host, worker, served, problems, notify });
+  stopOnSignals(worker, notify);
+  try {
+    await running;
+  } finally {
+    await upkeep.stop();
+    unregisterWorker(paths.stateDir, host, other);
+    await worker.close();
+    await disconnect();
+  }
+  return 0;
+}
+
+type RoutedWorker = Awaited<ReturnType<typeof createRoutedWorker>>;
+
+/**
+ * A running worker's upkeep: routes of dead commands adopted every
+ * {@link ADOPT_EVERY_MS}, its `worker.json` entry updated every
+ * {@link RECORD_EVERY_MS} (sessions served, adopted queues, last problem).
+ * `stop()` ends both and stops the adopted routes.
+ */
+function startUpkeep(u: {
+  paths: ReturnType<typeof resolvePaths>;
+  store: ProjectionStore;
+  temporal: TemporalContext;
+  taskQueue: string;
+  host: string;
+  worker: RoutedWorker;
+  served: Set<string>;
+  problems: { last?: { atMs: number; line: string } };
+  notify: (line: string) => void;
+}): { stop(): Promise<void> } {
+  const adoption = new RouteAdoption({
+    store: u.store,
+    temporal: u.temporal,
+    baseQueue: u.taskQueue,
+    host: u.host,
+    serveQueue: (q) => u.worker.serveQueue(q),
+    log: u.notify,
+  });
   const record = () =>
-    updateWorker(paths.stateDir, host, {
+    updateWorker(u.paths.stateDir, u.host, {
       updatedAtMs: Date.now(),
-      sessionsServed: served.size,
+      sessionsServed: u.served.size,
       adoptedQueues: adoption.queues(),
-      ...(lastError ? { lastError } : {}),
+      ...(u.problems.last ? { lastError: u.problems.last } : {}),
     });
   const scan = () =>
     adoption.scan().catch((err: Error) => {
-      notify(`zuno worker: looking for routes to serve: ${err.message}`);
+      u.notify(`zuno worker: looking for routes to serve: ${err.message}`);
     });
   let scanning: Promise<void> = scan();
   const adoptTimer = setInterval(() => {
     scanning = scanning.then(scan);
   }, ADOPT_EVERY_MS);
   const recordTimer = setInterval(record, RECORD_EVERY_MS);
-  // The runtime leaves signals to us: the first SIGINT/SIGTERM shuts down
-  // gracefully (running activities finish or are cancelled), a second one exits.
+  return {
+    async stop() {
+      clearInterval(adoptTimer);
+      clearInterval(recordTimer);
+      await scanning;
+      await adoption.stopAll();
+    },
+  };
+}
+
+/**
+ * The runtime leaves signals to us: the first SIGINT/SIGTERM shuts the
+ * worker down gracefully (running activities finish or are cancelled), a
+ * second one exits at once.
+ */
+function stopOnSignals(worker: RoutedWorker, notify: (line: string) => void): void {
   const stop = () => {
     notify('zuno worker: shutting down (signal again to exit at once)');
     worker.shutdown();
@@ -127,17 +177,4 @@ export async function workerCommand(opts: WorkerRunOptions = {}): Promise<number
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-  try {
-    await running;
-  } finally {
-    clearInterval(adoptTimer);
-    clearInterval(recordTimer);
-    await scanning;
-    await adoption.stopAll();
-    unregisterWorker(paths.stateDir, host, other);
-    await worker.close();
-    await temporal.connection.close();
-    await store.close();
-  }
-  return 0;
 }
