@@ -51,7 +51,15 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['./*', '../activities/**', '../worker/**', '!../worker/install-root.js'],
+              group: [
+                './*',
+                '../activities/**',
+                '../worker/**',
+                // gitignore rules: re-include the folder, exclude its other files, re-include the one module
+                '!../activities/infra',
+                '../activities/infra/*',
+                '!../activities/infra/install-root.js',
+              ],
               allowTypeImports: true,
               message: 'import command modules inside the action: `const { x } = await import(...)`',
             },

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { messageWithoutCode, ZunoError } from '../core/errors.js';
-import { INSTALL_ROOT } from '../worker/install-root.js';
+import { INSTALL_ROOT } from '../activities/infra/install-root.js';
 import { AGENT_ROLES, primaryAgents } from '../core/agents.js';
 import type { GoalCheckFlag } from './goal-input.js';
 

@@ -17,7 +17,7 @@ import { z } from 'zod';
 import type { ToolSpec } from '../../core/messages.js';
 import { declaredTools, type ToolArgs, type ToolName } from '../../core/tools/registry.js';
 import type { ToolDeclaration, ToolResult } from '../../core/tools/types.js';
-import { sourceRelative } from '../../worker/install-root.js';
+import { sourceRelative } from '../infra/install-root.js';
 import { applyPatchTool } from './apply-patch-tool.js';
 import { bgTool } from './bg/index.js';
 import type { ToolContext } from './context.js';

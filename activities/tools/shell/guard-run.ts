@@ -17,7 +17,7 @@
  */
 import { spawn } from 'node:child_process';
 import { writeSync } from 'node:fs';
-import { sourceRelative } from '../../../worker/install-root.js';
+import { sourceRelative } from '../../infra/install-root.js';
 import type { ShellStop } from './types.js';
 
 /** TD10: the cooperative window between SIGTERM and SIGKILL, in milliseconds. */
