@@ -53,9 +53,8 @@ export function createToolActivities(
   serves: Serves,
 ): Record<string, (input: ToolActivityInput) => Promise<ToolActivityResult>> {
   const activities: Record<string, (input: ToolActivityInput) => Promise<ToolActivityResult>> = {};
+  // `tools` holds activity tools only: a delegating tool (task, council_run) has no implementation (DC14).
   for (const [name, tool] of Object.entries(tools)) {
-    // A delegation (task, council_run) is a child workflow the session workflow starts: no activity.
-    if (tool.declaration.delegation) continue;
     activities[toolActivityName(name)] = (input) => runToolActivity(tool, store, serves, input);
   }
   return activities;
