@@ -3,57 +3,9 @@
  * becomes in a batch — its statement and its parameters in the statement's
  * column order. Pure.
  */
-import type {
-  InputRow,
-  InputState,
-  MessageRow,
-  NewEvent,
-  PartRow,
-  SessionRow,
-  SessionStatus,
-  ToolCallRow,
-} from '../types.js';
+import type { NewEvent, ProjectionWrite } from '../types.js';
 import type { SqlOp, SqlValue } from './runner.js';
 import { SESSION_TURN_COLUMNS, type StatementName } from './statements.js';
-
-/**
- * One write of a hot-path batch (ProjectionStore.writeBatch).
- *
- * - `toolCall` `plan`: a call the model asked for — identity, status, outcome,
- *   blocked category, output and error code are written (on conflict too);
- *   result, attempts and times are kept when the row exists.
- * - `toolCall` `running`: an attempt started — status `running`, attempts and
- *   start time; a completed row is left as it is.
- * - `toolCall` `complete`: the call's own result — written only while the row
- *   is not completed; otherwise the WHOLE batch is rolled back and
- *   writeBatch resolves false (the first record stands; the caller decides
- *   what the existing record means).
- * - `part`, `message`, `input`: upserts keyed by (sessionId, id), creation
- *   times set on insert only.
- * - `event`: insert-if-absent by (sessionId, id).
- * - `sessionTurn`: the session row at a turn's first step — inserted, or its
- *   route, provider, model, status and updatedAtMs updated; a stored title,
- *   the creation time, final text and error are kept.
- * - `sessionStatus`: a turn's end on an existing session row (`finalText`
- *   and `error` absent: the stored ones are kept).
- * - `inputState`: an existing input's SE2 state and updatedAtMs.
- */
-export type ProjectionWrite =
-  | { kind: 'toolCall'; mode: 'plan' | 'running' | 'complete'; row: ToolCallRow }
-  | { kind: 'part'; row: PartRow }
-  | { kind: 'message'; row: MessageRow }
-  | { kind: 'input'; row: InputRow }
-  | { kind: 'event'; event: NewEvent }
-  | { kind: 'sessionTurn'; row: SessionRow }
-  | {
-      kind: 'sessionStatus';
-      sessionId: string;
-      status: SessionStatus;
-      finalText?: string;
-      error?: string;
-      atMs: number;
-    }
-  | { kind: 'inputState'; sessionId: string; inputId: string; state: InputState; atMs: number };
 
 const TOOL_CALL_STATEMENT = {
   plan: 'toolCallPlan',

@@ -11,50 +11,25 @@
  * SH7 written paths are not reported for background commands.
  */
 import { randomBytes } from 'node:crypto';
-import type { SandboxPolicy } from '../../../core/sandbox.js';
 import { mkdir, open, stat, type FileHandle } from 'node:fs/promises';
 import { ensureRealDir } from '../state-dir.js';
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { guardLineMarker, type CommandStatus, type GuardedRun } from '../shell/guard-run.js';
+import { guardLineMarker, type GuardedRun } from '../shell/guard-run.js';
 import { notRun, prepareRun, startGuarded, type PreparedRun, type ReceiptBase } from '../shell/prepare.js';
 import { markUnsettled, receiptId, settleRun, type Settlement } from '../shell/receipt.js';
 import { statusLine } from '../shell/render.js';
 import { sealCapture } from '../shell/seal.js';
+import type { BackgroundContext } from './context.js';
 import { internalFailure, newestBytes, notStartedCompletion, settledState, settledStatus } from './completion.js';
 import { getLiveTask, registerLiveTask, startTail, unregisterLiveTask, type LiveTask, type Tail } from './live.js';
 import { buildReport } from './report.js';
 import { ByteRing } from './ring.js';
 import { isValidTaskId, sessionTasksDir, StatusWriter, taskDir, taskOutputPath, writeStatus } from './store.js';
 import type { BgCompletion, BgStatusStart } from './types.js';
-import { viewTask } from './view.js';
 
-/** Per-task context of {@link runBackground}. */
-export interface BackgroundContext {
-  /** Absolute workspace root. */
-  workspace: string;
-  sessionId: string;
-  /** The tool-call row of the shell call that started the task (`tc_<turn>_<step>_<position>`). */
-  rowId: string;
-  /** The shell call that started the task (receipt id = f(sessionId, rowId, callId), SH3). */
-  callId: string;
-  /** The task id the workflow derived (`bg_<turn>_<step>_<position>`); validated before use in a path. */
-  taskID: string;
-  /** Cancels the task (SH5): SIGTERM to the group, 2 s window, then SIGKILL. */
-  signal?: AbortSignal;
-  /** Called when the output grows and at least once a second while the command runs, with the byte count and the newest output line (heartbeat hook). */
-  onProgress?: (totalWritten: number, lastLine: string | undefined) => void;
-  /** Called once when the command has ended and its status is known. */
-  onCommandExit?: (status: CommandStatus) => void;
-  /** Host environment before `ZUNO_*` stripping (default `process.env`). */
-  env?: NodeJS.ProcessEnv;
-  /** SH6 host env hook, applied after stripping. */
-  envHook?: (env: Record<string, string>) => Record<string, string>;
-  /** Interpreter (default `bash`). */
-  interpreter?: string;
-  /** The session's sandbox policy (SH10; absent: the auto default), the same as for foreground calls. */
-  sandbox?: SandboxPolicy;
-}
+export type { BackgroundContext } from './context.js';
+import { viewTask } from './view.js';
 
 function withBackground(rawArgs: unknown): unknown {
   return rawArgs && typeof rawArgs === 'object' && !Array.isArray(rawArgs)
