@@ -3,7 +3,7 @@
  * becomes in a batch — its statement and its parameters in the statement's
  * column order. Pure.
  */
-import type { NewEvent, ProjectionWrite } from '../types.js';
+import type { InputRow, NewEvent, PartRow, ProjectionWrite, ToolCallRow } from '../types.js';
 import type { SqlOp, SqlValue } from './runner.js';
 import { SESSION_TURN_COLUMNS, type StatementName } from './statements.js';
 
@@ -19,48 +19,14 @@ const int = (n: number | null | undefined): number | null => (n == null ? null :
 /** The statement and parameters of one write. */
 export function toSqlOp(w: ProjectionWrite): SqlOp {
   switch (w.kind) {
-    case 'toolCall': {
-      const r = w.row;
-      const params: SqlValue[] = [
-        r.sessionId,
-        r.id,
-        r.turn,
-        r.step,
-        r.position,
-        r.callId,
-        r.tool,
-        r.argsJson,
-        r.status,
-        r.outcome ?? null,
-        r.blockedCategory ?? null,
-        r.output ?? null,
-        r.errorCode ?? null,
-        json(r.result),
-        r.attempts ?? null,
-        int(r.startedAtMs),
-        int(r.endedAtMs),
-      ];
-      return { stmt: TOOL_CALL_STATEMENT[w.mode], params, ...(w.mode === 'complete' ? { mustChange: true } : {}) };
-    }
-    case 'part': {
-      const p = w.row;
+    case 'toolCall':
       return {
-        stmt: 'part',
-        params: [
-          p.sessionId,
-          p.id,
-          p.messageId,
-          p.turn,
-          p.step,
-          p.position,
-          p.kind,
-          p.text ?? null,
-          p.toolCallId ?? null,
-          json(p.metadata),
-          int(p.createdAtMs),
-        ],
+        stmt: TOOL_CALL_STATEMENT[w.mode],
+        params: toolCallParams(w.row),
+        ...(w.mode === 'complete' ? { mustChange: true } : {}),
       };
-    }
+    case 'part':
+      return { stmt: 'part', params: partParams(w.row) };
     case 'message': {
       const m = w.row;
       return {
@@ -68,22 +34,8 @@ export function toSqlOp(w: ProjectionWrite): SqlOp {
         params: [m.sessionId, m.id, m.role, m.turn, m.step, m.inputId ?? null, int(m.createdAtMs)],
       };
     }
-    case 'input': {
-      const i = w.row;
-      return {
-        stmt: 'input',
-        params: [
-          i.sessionId,
-          i.id,
-          i.text,
-          i.clientMessageId ?? null,
-          i.admission,
-          i.state,
-          int(i.admittedAtMs),
-          int(i.updatedAtMs),
-        ],
-      };
-    }
+    case 'input':
+      return { stmt: 'input', params: inputParams(w.row) };
     case 'event':
       return { stmt: 'event', params: eventParams(w.event) };
     case 'sessionTurn': {
@@ -104,6 +56,60 @@ export function toSqlOp(w: ProjectionWrite): SqlOp {
     case 'inputState':
       return { stmt: 'inputState', params: [w.state, int(w.atMs), w.sessionId, w.inputId] };
   }
+}
+
+/** A tool-call row's parameters in the tool-call statements' column order. */
+function toolCallParams(r: ToolCallRow): SqlValue[] {
+  return [
+    r.sessionId,
+    r.id,
+    r.turn,
+    r.step,
+    r.position,
+    r.callId,
+    r.tool,
+    r.argsJson,
+    r.status,
+    r.outcome ?? null,
+    r.blockedCategory ?? null,
+    r.output ?? null,
+    r.errorCode ?? null,
+    json(r.result),
+    r.attempts ?? null,
+    int(r.startedAtMs),
+    int(r.endedAtMs),
+  ];
+}
+
+/** A part row's parameters in the `part` statement's column order. */
+function partParams(p: PartRow): SqlValue[] {
+  return [
+    p.sessionId,
+    p.id,
+    p.messageId,
+    p.turn,
+    p.step,
+    p.position,
+    p.kind,
+    p.text ?? null,
+    p.toolCallId ?? null,
+    json(p.metadata),
+    int(p.createdAtMs),
+  ];
+}
+
+/** An input row's parameters in the `input` statement's column order. */
+function inputParams(i: InputRow): SqlValue[] {
+  return [
+    i.sessionId,
+    i.id,
+    i.text,
+    i.clientMessageId ?? null,
+    i.admission,
+    i.state,
+    int(i.admittedAtMs),
+    int(i.updatedAtMs),
+  ];
 }
 
 /** An event's parameters in statements.ts EVENT_COLUMNS order. */
