@@ -52,7 +52,16 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['./*', '!./version.js', '../activities/**', '../worker/**', '!../worker/install-root.js'],
+              group: [
+                './*',
+                '!./version.js',
+                '../activities/**',
+                '../worker/**',
+                // gitignore rules: re-include the folder, exclude its other files, re-include the one module
+                '!../activities/infra',
+                '../activities/infra/*',
+                '!../activities/infra/install-root.js',
+              ],
               allowTypeImports: true,
               message: 'import command modules inside the action: `const { x } = await import(...)`',
             },

@@ -9,8 +9,8 @@ import type { ProjectionStore } from '../activities/projection/types.js';
 import { rememberTemporalAddress } from './temporal-outage.js';
 import { ensureDevServer } from '../worker/dev-server.js';
 import { loadTemporalConfig, type TemporalConfig } from '../worker/temporal-config.js';
-import { INSTALL_ROOT } from '../worker/install-root.js';
-import { findBinary } from '../worker/tool-binaries.js';
+import { INSTALL_ROOT } from '../activities/infra/install-root.js';
+import { findBinary } from '../activities/infra/tool-binaries.js';
 
 /** Root of the Zuno installation (where package.json, .tools/ and the default temporal.yaml live). */
 export const PACKAGE_ROOT = INSTALL_ROOT;

@@ -13,7 +13,7 @@
 // the one tsx depends on, resolved through tsx (not a dependency of its own).
 // Files read at runtime (tool descriptions, guard.mjs, migrations,
 // package.json, temporal.yaml) are not copied: the code finds them in the
-// source tree (worker/install-root.ts).
+// source tree (activities/infra/install-root.ts).
 //
 // Output goes to a temporary folder that replaces dist/ at the end, and the
 // freshness stamp (scripts/build-lib.mjs) records the inputs as they were

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { execa } from 'execa';
-import { INSTALL_ROOT as projectRoot } from './install-root.js';
+import { INSTALL_ROOT as projectRoot } from '../activities/infra/install-root.js';
 
 /**
  * Absolute path of the workflow entry module. Always the TypeScript source,

@@ -3,25 +3,14 @@ import {
   GOAL_QUERY,
   GOAL_REQUEST_INPUT_UPDATE,
   GOAL_UPDATE_UPDATE,
-  type GoalRequestInputResult,
   type GoalSnapshot,
   type GoalUpdateRequest,
   type GoalUpdateResult,
   goalWorkflowId,
 } from '../../core/goal/contract.js';
+import type { GoalPort } from '../infra/ports.js';
 import type { ProjectionStore } from '../projection/types.js';
 import { findReceipts } from './receipt-lookup.js';
-
-/** The session's Goal as a tool call reaches it (ToolContext.goal): through the `goal` workflow, which owns it. */
-export interface GoalPort {
-  goalId: string;
-  /** The Goal as its workflow holds it now (the `goal` Query). */
-  get(): Promise<GoalSnapshot>;
-  /** One atomic `goalUpdate` (GL30); receipts named in `settle` are looked up in the session first (GL32, ./receipt-lookup.ts). */
-  update(req: Omit<GoalUpdateRequest, 'receipts' | 'turn'>): Promise<GoalUpdateResult>;
-  /** The `goalRequestInput` Update (GL39). */
-  requestInput(expectedRevision: number, question: string): Promise<GoalRequestInputResult>;
-}
 
 /**
  * Builds the {@link GoalPort} of one tool call (`at.workspace`: the session's

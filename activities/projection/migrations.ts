@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ZunoError } from '../../core/errors.js';
-import { INSTALL_ROOT } from '../../worker/install-root.js';
+import { INSTALL_ROOT } from '../infra/install-root.js';
 
 /**
  * Migration runner, shared part. Why our own runner instead of

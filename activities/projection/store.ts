@@ -21,7 +21,7 @@ import {
 } from './rows.js';
 import { questionColumns, toQuestion } from './question-rows.js';
 import { councilColumns, delegationColumns, toCouncil, toDelegation } from './delegation-rows.js';
-import { eventParams, toSqlOp, type ProjectionWrite } from './sql/ops.js';
+import { eventParams, toSqlOp } from './sql/ops.js';
 import type { SqlRunner, SqlStats } from './sql/runner.js';
 import { TOOL_CALL_COLUMNS, type StatementName } from './sql/statements.js';
 import type {
@@ -33,6 +33,7 @@ import type {
   NewEvent,
   PartRow,
   ProjectionStore,
+  ProjectionWrite,
   ProjectionWrites,
   SessionRow,
   SessionStatus,

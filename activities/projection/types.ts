@@ -3,11 +3,48 @@ import type { GoalSnapshot } from '../../core/goal/contract.js';
 import type { EventData, EventType } from '../../core/events.js';
 import type { PartKind } from '../../core/ids.js';
 import type { BlockedCategory, ToolOutcome } from '../../core/tools/types.js';
-import type { ProjectionWrite } from './sql/ops.js';
 import type { SqlStats } from './sql/runner.js';
 
-export type { ProjectionWrite } from './sql/ops.js';
 export type { SqlStats } from './sql/runner.js';
+
+/**
+ * One write of a hot-path batch (ProjectionStore.writeBatch).
+ *
+ * - `toolCall` `plan`: a call the model asked for — identity, status, outcome,
+ *   blocked category, output and error code are written (on conflict too);
+ *   result, attempts and times are kept when the row exists.
+ * - `toolCall` `running`: an attempt started — status `running`, attempts and
+ *   start time; a completed row is left as it is.
+ * - `toolCall` `complete`: the call's own result — written only while the row
+ *   is not completed; otherwise the WHOLE batch is rolled back and
+ *   writeBatch resolves false (the first record stands; the caller decides
+ *   what the existing record means).
+ * - `part`, `message`, `input`: upserts keyed by (sessionId, id), creation
+ *   times set on insert only.
+ * - `event`: insert-if-absent by (sessionId, id).
+ * - `sessionTurn`: the session row at a turn's first step — inserted, or its
+ *   route, provider, model, status and updatedAtMs updated; a stored title,
+ *   the creation time, final text and error are kept.
+ * - `sessionStatus`: a turn's end on an existing session row (`finalText`
+ *   and `error` absent: the stored ones are kept).
+ * - `inputState`: an existing input's SE2 state and updatedAtMs.
+ */
+export type ProjectionWrite =
+  | { kind: 'toolCall'; mode: 'plan' | 'running' | 'complete'; row: ToolCallRow }
+  | { kind: 'part'; row: PartRow }
+  | { kind: 'message'; row: MessageRow }
+  | { kind: 'input'; row: InputRow }
+  | { kind: 'event'; event: NewEvent }
+  | { kind: 'sessionTurn'; row: SessionRow }
+  | {
+      kind: 'sessionStatus';
+      sessionId: string;
+      status: SessionStatus;
+      finalText?: string;
+      error?: string;
+      atMs: number;
+    }
+  | { kind: 'inputState'; sessionId: string; inputId: string; state: InputState; atMs: number };
 
 /** A model step's place in a session: (turn, step), ordered by turn then step. */
 export interface StepKey {

@@ -13,6 +13,7 @@
  * error body, redacted and cut to {@link MAX_REASON_CHARS} characters.
  */
 import { ZunoError } from '../../core/errors.js';
+import { redact } from '../infra/redact.js';
 import type { ProviderDiagnostic } from './types.js';
 
 /** Stable codes of provider failures. */
@@ -229,29 +230,6 @@ export function extractProviderError(body: unknown): ExtractedProviderError {
   }
   if (out.code === undefined && typeof b.code === 'string' && b.code !== '') out.code = b.code;
   return out;
-}
-
-/**
- * Redact secrets from a text (PR6): every occurrence of each given secret
- * (≥ 4 chars), `Authorization`/`Bearer` credentials, `sk-…`-style keys, URL
- * userinfo and URL query strings (`http://h/p?key=…` → `http://h/p?[redacted]`),
- * and `api_key=`/`token=`-style pairs. Control characters become spaces.
- */
-export function redact(text: string, secrets: readonly string[] = []): string {
-  let s = text;
-  for (const secret of secrets) {
-    if (secret.length >= 4) s = s.split(secret).join('[redacted]');
-  }
-  s = s
-    .replace(/(authorization\s*[:=]\s*)("?)[^\s",}]+(?:\s+[^\s",}]+)?/gi, '$1$2[redacted]')
-    .replace(/\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{4,}/gi, '$1 [redacted]')
-    .replace(/\b(sk|pk|rk|sess|key)-[A-Za-z0-9_-]{8,}/g, '$1-[redacted]')
-    .replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@?#]*@/gi, '$1[redacted]@')
-    .replace(/\b([a-z][a-z0-9+.-]*:\/\/[^\s?#"']*)\?[^\s#"']*/gi, '$1?[redacted]')
-    .replace(/\b((?:api[_-]?key|access[_-]?token|token|secret|password)\s*[=:]\s*)("?)[^\s&",}]+/gi, '$1$2[redacted]')
-    // eslint-disable-next-line no-control-regex
-    .replace(/[\u0000-\u001f\u007f]+/g, ' ');
-  return s;
 }
 
 /** Redact and cut a text to at most `max` characters (an ellipsis marks a cut). */

@@ -1,4 +1,4 @@
-import type { JobsPort } from '../tools/context.js';
+import type { JobsPort } from '../infra/ports.js';
 import type { ProjectionStore } from '../projection/types.js';
 
 /** The jobs port of a session's `job` calls (DC15): its background delegations as the projection records them. */

@@ -51,36 +51,82 @@ export interface ModelStepDeps {
  * `nextRetryDelay` from Retry-After (PR2).
  */
 export function createModelStep(deps: ModelStepDeps) {
-  const { store } = deps;
-  const ordinaryTools = deps.toolSpecs.filter((t) => !deps.goalOnly?.has(t.name));
-  const allNames = Object.keys(declaredTools);
-  /** The tools a session is offered: its catalog (DC2/DC9), without the Goal tools unless a Goal drives it. */
-  const offered = (meta: ModelStepInput['meta']): ToolSpec[] => {
-    if (!meta.tools && !meta.agent) return meta.goal ? deps.toolSpecs : ordinaryTools;
-    const catalog = new Set(sessionCatalog(meta, allNames));
-    return (meta.goal ? deps.toolSpecs : ordinaryTools).filter((t) => catalog.has(t.name));
+  const steps = new ModelSteps(deps);
+  return function modelStep(input: ModelStepInput): Promise<ModelStepResult> {
+    return steps.run(input);
   };
-  const transcripts = new TranscriptCache(store);
-  const requests = new RequestAssembler(store);
+}
 
-  return async function modelStep(input: ModelStepInput): Promise<ModelStepResult> {
+/** The step's place and attempt, as every helper of one modelStep run needs it. */
+interface StepAt {
+  input: ModelStepInput;
+  sessionId: string;
+  attempt: number;
+}
+
+/** What the request phase hands the stream phase: the request, and where the step's parts start. */
+interface Prepared {
+  request: AssembledRequest;
+  /** Position of the step's first part (after the inputs it carries). */
+  position: number;
+  reconciled: Awaited<ReturnType<typeof recordSettled>>;
+}
+
+/** The modelStep activity's worker-lifetime state (tool offer, transcript cache, request assembler) and its phases. */
+class ModelSteps {
+  private readonly store: ProjectionStore;
+  private readonly ordinaryTools: ToolSpec[];
+  private readonly allNames = Object.keys(declaredTools);
+  private readonly transcripts: TranscriptCache;
+  private readonly requests: RequestAssembler;
+
+  constructor(private readonly deps: ModelStepDeps) {
+    this.store = deps.store;
+    this.ordinaryTools = deps.toolSpecs.filter((t) => !deps.goalOnly?.has(t.name));
+    this.transcripts = new TranscriptCache(deps.store);
+    this.requests = new RequestAssembler(deps.store);
+  }
+
+  async run(input: ModelStepInput): Promise<ModelStepResult> {
     const ctx = Context.current();
-    const { meta, turn, step } = input;
-    const sessionId = meta.sessionId;
-    const attempt = ctx.info.attempt;
-    const now = () => Date.now();
+    const at: StepAt = { input, sessionId: input.meta.sessionId, attempt: ctx.info.attempt };
+    const prepared = await this.prepare(at, ctx);
+    const response = await this.streamAnswer(at, ctx, prepared.request);
+    const planned = await this.recordAnswer(at, prepared, response);
+    return {
+      finishReason: response.finishReason,
+      toolCalls: planned,
+      textLength: response.text.length,
+      ...(response.usage ? { usage: response.usage } : {}),
+      ...(prepared.reconciled.length ? { reconciled: prepared.reconciled } : {}),
+    };
+  }
 
+  /** The tools a session is offered: its catalog (DC2/DC9), without the Goal tools unless a Goal drives it. */
+  private offered(meta: ModelStepInput['meta']): ToolSpec[] {
+    if (!meta.tools && !meta.agent) return meta.goal ? this.deps.toolSpecs : this.ordinaryTools;
+    const catalog = new Set(sessionCatalog(meta, this.allNames));
+    return (meta.goal ? this.deps.toolSpecs : this.ordinaryTools).filter((t) => catalog.has(t.name));
+  }
+
+  /**
+   * Settles workflow-settled outcomes, rolls back an earlier attempt (PR4),
+   * assembles the request and writes, in one batch, what it carries (SE9).
+   */
+  private async prepare({ input, sessionId, attempt }: StepAt, ctx: Context): Promise<Prepared> {
+    const { store } = this;
+    const { meta, turn, step } = input;
+    const now = () => Date.now();
     const reconciled = input.settled.length ? await recordSettled(store, sessionId, input.settled, now()) : [];
     // The conversation so far: the steps before this one (issue 13: only what is new is read).
-    let earlier = await transcripts.before(sessionId, { turn, step });
+    let earlier = await this.transcripts.before(sessionId, { turn, step });
     // Rollback of what an earlier attempt of this step left (PR4): the step is written again below.
     let rolledBack: StepDeletion | undefined;
     if (attempt > 1 || earlier.rowsAtCurrent) {
       rolledBack = await store.deleteStep(sessionId, turn, step);
-      if (earlier.rowsAtCurrent) earlier = await transcripts.before(sessionId, { turn, step });
+      if (earlier.rowsAtCurrent) earlier = await this.transcripts.before(sessionId, { turn, step });
     }
     const carried = carriedInputs(sessionId, turn, step, input.newInputs, now());
-    const position = carried.nextPosition;
     // What the step carries is recorded even when its request cannot be assembled (SE27: an unreadable rule file).
     const carriedWrites: ProjectionWrite[] = [
       // Every turn's session row (a continued or resumed session may run on another route, provider or model).
@@ -91,12 +137,11 @@ export function createModelStep(deps: ModelStepDeps) {
     ];
     let request: AssembledRequest;
     try {
-      request = await requests.assemble(input, [...earlier.messages, ...stepsToMessages(carried.rows)], now());
+      request = await this.requests.assemble(input, [...earlier.messages, ...stepsToMessages(carried.rows)], now());
     } catch (err) {
       await store.writeBatch(sessionId, carriedWrites);
       throw err;
     }
-    const { stream, messages, requestChars } = request;
     // Before the request, one batch: what it carries (SE9: reconstructible from the projection once sent).
     await store.writeBatch(sessionId, [
       ...carriedWrites,
@@ -113,13 +158,24 @@ export function createModelStep(deps: ModelStepDeps) {
             provider: meta.provider.id,
             model: meta.model,
             surface: meta.provider.transport,
-            messages: messages.length,
+            messages: request.messages.length,
             ...request.counts,
           },
           atMs: now(),
         },
       },
     ]);
+    return { request, position: carried.nextPosition, reconciled };
+  }
+
+  /** Streams the provider's answer while heartbeating, emitting coalesced `message.part.delta` events. */
+  private async streamAnswer(
+    { input, sessionId, attempt }: StepAt,
+    ctx: Context,
+    request: AssembledRequest,
+  ): Promise<ModelResponse> {
+    const { store } = this;
+    const { meta, turn, step } = input;
     const messageId = assistantMessageId(turn, step);
     let deltas = 0;
     const buffer = new DeltaBuffer((text) =>
@@ -129,7 +185,7 @@ export function createModelStep(deps: ModelStepDeps) {
           sessionId,
           type: EV.partDelta,
           data: { messageId, text },
-          atMs: now(),
+          atMs: Date.now(),
         })
         .then(() => undefined),
     );
@@ -137,16 +193,17 @@ export function createModelStep(deps: ModelStepDeps) {
     // minutes before its first byte (PR5 header timeout 330 s), far beyond the
     // activity's heartbeat timeout; stalls inside the stream are the adapter's
     // chunk timeout's job.
+    const { stream } = request;
     const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_EVERY_MS);
-    let response: ModelResponse;
     try {
-      response = await stream(
+      const response = await stream(
         meta.provider,
         // GL36: a discussion turn offers no tools at all.
-        { model: meta.model, messages, tools: input.toolsDisabled ? [] : offered(meta) },
+        { model: meta.model, messages: request.messages, tools: input.toolsDisabled ? [] : this.offered(meta) },
         { signal: ctx.cancellationSignal, onTextDelta: (t) => buffer.push(t) },
       );
       await buffer.flush();
+      return response;
     } catch (err) {
       await buffer.flush().catch(() => undefined);
       throw await providerFailure(err, {
@@ -156,14 +213,29 @@ export function createModelStep(deps: ModelStepDeps) {
         step,
         attempt,
         retry: meta.provider.retry,
-        nowMs: now(),
+        nowMs: Date.now(),
       });
     } finally {
       clearInterval(beat);
     }
+  }
 
-    // After the answer, one batch: usage, the part ledger in provider order (PR9), calls validated and planned (TD8).
-    const usage = await usageEvent(store, { sessionId, turn, step, attempt, atMs: now() }, response, requestChars);
+  /** After the answer, one batch: usage, the part ledger in provider order (PR9), calls validated and planned (TD8). */
+  private async recordAnswer(
+    { input, sessionId, attempt }: StepAt,
+    { request, position }: Prepared,
+    response: ModelResponse,
+  ): Promise<ModelStepResult['toolCalls']> {
+    const { store } = this;
+    const { meta, turn, step } = input;
+    const messageId = assistantMessageId(turn, step);
+    const now = () => Date.now();
+    const usage = await usageEvent(
+      store,
+      { sessionId, turn, step, attempt, atMs: now() },
+      response,
+      request.requestChars,
+    );
     const ledger = await stepLedger(
       {
         sessionId,
@@ -174,7 +246,7 @@ export function createModelStep(deps: ModelStepDeps) {
         ...(input.toolsDisabled ? { toolsDisabled: true } : {}),
         ...(response.requestId ? { requestId: response.requestId } : {}),
         ...(meta.permission ? { subjectsIn: meta.workspace } : {}),
-        ...(meta.tools || meta.agent ? { catalog: sessionCatalog(meta, allNames) } : {}),
+        ...(meta.tools || meta.agent ? { catalog: sessionCatalog(meta, this.allNames) } : {}),
       },
       response.parts,
     );
@@ -200,12 +272,6 @@ export function createModelStep(deps: ModelStepDeps) {
         },
       },
     ]);
-    return {
-      finishReason: response.finishReason,
-      toolCalls: planned,
-      textLength: response.text.length,
-      ...(response.usage ? { usage: response.usage } : {}),
-      ...(reconciled.length ? { reconciled } : {}),
-    };
-  };
+    return planned;
+  }
 }

@@ -1,12 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { ASK_QUESTION_UPDATE, type AskQuestionReceipt, type AskQuestionRequest } from '../../core/question-contract.js';
+import type { QuestionPort } from '../infra/ports.js';
 import { sessionWorkflowId } from '../../core/ids.js';
-
-/** The session's questions as a tool call reaches them (ToolContext.questions): through the session workflow, which owns them. */
-export interface QuestionPort {
-  /** The `askQuestion` Update: publishes the question, returns its receipt (the same one when sent again). */
-  ask(req: Pick<AskQuestionRequest, 'header' | 'items'>): Promise<AskQuestionReceipt>;
-}
 
 /**
  * Builds the {@link QuestionPort} of one tool call (issue 11 item 5). The

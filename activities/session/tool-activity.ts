@@ -10,8 +10,8 @@ import {
 } from '../../core/session/tool-activity.js';
 import { validateToolCall } from '../../core/tools/registry.js';
 import type { ToolResult } from '../../core/tools/types.js';
-import type { ProjectionStore } from '../projection/types.js';
-import type { ToolImplementation } from '../tools/index.js';
+import type { ProjectionStore, ToolCallRow } from '../projection/types.js';
+import type { ToolContext, ToolImplementation } from '../tools/index.js';
 import { progressDetails, type ToolProgress } from '../tools/progress.js';
 import { sessionCredentials } from './credentials.js';
 import { goalPort } from '../goal/goal-port.js';
@@ -58,9 +58,8 @@ export function createToolActivities(
   serves: Serves,
 ): ToolActivities {
   const activities: ToolActivities = {};
+  // `tools` holds activity tools only: a delegating tool (task, council_run) has no implementation (DC14).
   for (const [name, tool] of Object.entries(tools)) {
-    // A delegation (task, council_run) is a child workflow the session workflow starts: no activity.
-    if (tool.declaration.delegation) continue;
     activities[toolActivityName(name)] = (input) => runToolActivity(tool, store, serves, input);
   }
   return activities;
@@ -73,90 +72,27 @@ async function runToolActivity(
   input: ToolActivityInput,
 ): Promise<ToolActivityResult> {
   const ctx = Context.current();
-  const { call, sessionId, turn, step } = input;
-  const name = tool.name;
+  const { call } = input;
   const local = localHere(serves, input.localOn);
   const attempt = ctx.info.attempt;
   const startedAtMs = Date.now();
-  // Large arguments travel by reference: re-read and re-validate them from the stored row.
-  const row = call.argsInProjection ? await store.getToolCall(sessionId, call.rowId) : null;
-  let args = call.args;
-  if (call.argsInProjection) {
-    const verdict = row ? validateToolCall(name, row.argsJson) : null;
-    if (!verdict?.ok) throw new Error(`tool call ${call.rowId}: stored arguments are missing or invalid`);
-    args = verdict.args;
-  }
+  const { row, args } = await callArgs(tool, store, input);
   const identity: ToolCallIdentity = {
     id: call.rowId,
-    sessionId,
-    turn,
-    step,
+    sessionId: input.sessionId,
+    turn: input.turn,
+    step: input.step,
     position: call.position,
     callId: call.callId,
-    tool: name,
+    tool: tool.name,
     // Written only if the row is missing; an existing row keeps the model's own argument bytes.
     argsJson: row?.argsJson ?? JSON.stringify(call.args ?? {}),
   };
   const summary = call.summary ?? tool.declaration.summarize(args as never);
   // A local attempt is short: its start is written with its result, in one transaction.
   if (!local) await recordStarted(store, identity, attempt, startedAtMs, summary);
-  // TD10: the cooperative window counts from the moment the cancellation reaches this call.
-  let cancelledAtMs: number | undefined;
-  ctx.cancellationSignal.addEventListener('abort', () => (cancelledAtMs = Date.now()), { once: true });
-  let progress: ToolProgress = { outputBytes: 0 };
-  const beat = local
-    ? undefined
-    : setInterval(() => ctx.heartbeat(progressDetails(progress, startedAtMs, Date.now())), HEARTBEAT_EVERY_MS);
-  let result: ToolResult;
-  try {
-    result = await tool.run(args, {
-      workspace: input.workspace,
-      signal: ctx.cancellationSignal,
-      sessionId,
-      rowId: call.rowId,
-      callId: call.callId,
-      backgroundTaskID: backgroundTaskId(turn, step, call.index ?? call.position),
-      onProgress: (p) => (progress = p),
-      ...(input.sandbox ? { sandbox: input.sandbox } : {}),
-      ...(tool.body.needsReadCredentials ? { credentials: await sessionCredentials(store, sessionId) } : {}),
-      ...(tool.body.needsGoal && input.goalId
-        ? {
-            goal: goalPort(store, ctx.client, {
-              sessionId,
-              rowId: call.rowId,
-              callId: call.callId,
-              goalId: input.goalId,
-              turn,
-              workspace: input.workspace,
-            }),
-          }
-        : {}),
-      ...(tool.body.needsQuestions
-        ? {
-            questions: questionPort(ctx.client, {
-              sessionId,
-              rowId: call.rowId,
-              callId: call.callId,
-              tool: name,
-              turn,
-              step,
-            }),
-          }
-        : {}),
-      ...(tool.body.needsWorkState
-        ? { workState: workStatePort(store, { sessionId, rowId: call.rowId, callId: call.callId, tool: name }) }
-        : {}),
-      ...(tool.body.needsJobs ? { jobs: jobsPort(store, sessionId) } : {}),
-    });
-  } catch (err) {
-    result = { output: `Tool ${name} failed: ${(err as Error).message}`, isError: true, errorCode: 'tool_failed' };
-  } finally {
-    clearInterval(beat);
-  }
-  const endedAtMs = Date.now();
-  if (cancelledAtMs !== undefined) result = labelCancellation(result, cancelledAtMs, endedAtMs);
+  const { result, endedAtMs } = await runBody(tool, store, input, args, { local, startedAtMs });
   const outcome = result.isError ? 'error' : result.uncertain ? 'uncertain' : 'ok';
-  const data = result.data ?? null;
   // Stopped by the worker shutting down (or the server losing track of the attempt), not by a
   // cancel request: nobody asked for this outcome, so none is recorded. Temporal retries a Safe
   // call elsewhere; a Never call is settled uncertain by the workflow. A local attempt that was
@@ -170,7 +106,7 @@ async function runToolActivity(
       outcome,
       output: result.output,
       errorCode: result.errorCode ?? null,
-      data,
+      data: result.data ?? null,
       attempt,
       startedAtMs,
       endedAtMs,
@@ -179,16 +115,7 @@ async function runToolActivity(
     { abandon: stopped !== undefined, ...(local ? { started: { summary } } : {}) },
   );
   if (recorded.kind === 'late') return { outcome: recorded.stands, outputBytes: 0, late: true };
-  if (recorded.kind === 'abandoned') {
-    // A cancel request answered as one: the workflow (or the evicted run) sees a cancellation.
-    if (local && ctx.cancellationDetails?.cancelRequested) throw new CancelledFailure(`${name}: ${stopped}`);
-    throw ApplicationFailure.create({
-      message: `${name} was stopped because ${stopped}; its partial result was not recorded`,
-      type: 'worker_shutdown',
-      // A local attempt past its short timeout is expected: the regular activity runs the call.
-      ...(local ? { category: ApplicationFailureCategory.BENIGN } : {}),
-    });
-  }
+  if (recorded.kind === 'abandoned') throw abandonedFailure(ctx, tool.name, local, stopped);
   const bg = result.isError ? undefined : tool.body.backgroundFacts?.(result);
   const stands = recorded.outcome;
   return {
@@ -199,6 +126,92 @@ async function runToolActivity(
     ...(Object.keys(facts).length ? { facts } : {}),
     ...(bg ? { background: bg } : {}),
   };
+}
+
+/** The call's arguments: as sent, or — large ones travel by reference — re-read and re-validated from the stored row. */
+async function callArgs(
+  tool: ToolImplementation,
+  store: ProjectionStore,
+  { call, sessionId }: ToolActivityInput,
+): Promise<{ row: ToolCallRow | null; args: unknown }> {
+  const row = call.argsInProjection ? await store.getToolCall(sessionId, call.rowId) : null;
+  if (!call.argsInProjection) return { row, args: call.args };
+  const verdict = row ? validateToolCall(tool.name, row.argsJson) : null;
+  if (!verdict?.ok) throw new Error(`tool call ${call.rowId}: stored arguments are missing or invalid`);
+  return { row, args: verdict.args };
+}
+
+/**
+ * Runs the tool's body with heartbeats of its progress (none for a local
+ * attempt); a throw is a `tool_failed` result, and a result a cancellation
+ * reached is labelled by when it settled (TD10).
+ */
+async function runBody(
+  tool: ToolImplementation,
+  store: ProjectionStore,
+  input: ToolActivityInput,
+  args: unknown,
+  at: { local: boolean; startedAtMs: number },
+): Promise<{ result: ToolResult; endedAtMs: number }> {
+  const ctx = Context.current();
+  // TD10: the cooperative window counts from the moment the cancellation reaches this call.
+  let cancelledAtMs: number | undefined;
+  ctx.cancellationSignal.addEventListener('abort', () => (cancelledAtMs = Date.now()), { once: true });
+  let progress: ToolProgress = { outputBytes: 0 };
+  const beat = at.local
+    ? undefined
+    : setInterval(() => ctx.heartbeat(progressDetails(progress, at.startedAtMs, Date.now())), HEARTBEAT_EVERY_MS);
+  let result: ToolResult;
+  try {
+    result = await tool.run(args, await toolContext(tool, store, input, (p) => (progress = p)));
+  } catch (err) {
+    result = { output: `Tool ${tool.name} failed: ${(err as Error).message}`, isError: true, errorCode: 'tool_failed' };
+  } finally {
+    clearInterval(beat);
+  }
+  const endedAtMs = Date.now();
+  if (cancelledAtMs !== undefined) result = labelCancellation(result, cancelledAtMs, endedAtMs);
+  return { result, endedAtMs };
+}
+
+/** The call's {@link ToolContext}: the ports its body declares it needs (credentials, Goal, questions, work state, jobs). */
+async function toolContext(
+  tool: ToolImplementation,
+  store: ProjectionStore,
+  input: ToolActivityInput,
+  onProgress: (p: ToolProgress) => void,
+): Promise<ToolContext> {
+  const ctx = Context.current();
+  const { call, sessionId, turn, step } = input;
+  const name = tool.name;
+  const at = { sessionId, rowId: call.rowId, callId: call.callId };
+  return {
+    workspace: input.workspace,
+    signal: ctx.cancellationSignal,
+    ...at,
+    backgroundTaskID: backgroundTaskId(turn, step, call.index ?? call.position),
+    onProgress,
+    ...(input.sandbox ? { sandbox: input.sandbox } : {}),
+    ...(tool.body.needsReadCredentials ? { credentials: await sessionCredentials(store, sessionId) } : {}),
+    ...(tool.body.needsGoal && input.goalId
+      ? { goal: goalPort(store, ctx.client, { ...at, goalId: input.goalId, turn, workspace: input.workspace }) }
+      : {}),
+    ...(tool.body.needsQuestions ? { questions: questionPort(ctx.client, { ...at, tool: name, turn, step }) } : {}),
+    ...(tool.body.needsWorkState ? { workState: workStatePort(store, { ...at, tool: name }) } : {}),
+    ...(tool.body.needsJobs ? { jobs: jobsPort(store, sessionId) } : {}),
+  };
+}
+
+/** The failure of an attempt whose result was not recorded (`stopped`: why it stopped). */
+function abandonedFailure(ctx: Context, name: string, local: boolean, stopped: string | undefined): Error {
+  // A cancel request answered as one: the workflow (or the evicted run) sees a cancellation.
+  if (local && ctx.cancellationDetails?.cancelRequested) return new CancelledFailure(`${name}: ${stopped}`);
+  return ApplicationFailure.create({
+    message: `${name} was stopped because ${stopped}; its partial result was not recorded`,
+    type: 'worker_shutdown',
+    // A local attempt past its short timeout is expected: the regular activity runs the call.
+    ...(local ? { category: ApplicationFailureCategory.BENIGN } : {}),
+  });
 }
 
 /**

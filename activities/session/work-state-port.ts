@@ -1,7 +1,7 @@
 import type { ToolResult } from '../../core/tools/types.js';
 import type { ProjectionStore } from '../projection/types.js';
 import { applyWorkUpdateOnce, readWorkState } from '../projection/work-state.js';
-import type { WorkStatePort } from '../tools/work-state.js';
+import type { WorkStatePort } from '../infra/ports.js';
 
 /** Which tool call a port serves. */
 export interface WorkCall {

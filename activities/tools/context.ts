@@ -3,20 +3,11 @@
  */
 import type { SandboxPolicy } from '../../core/sandbox.js';
 import type { ReadCredential } from '../../core/tools/read.js';
-import type { GoalPort } from '../goal/goal-port.js';
-import type { QuestionPort } from '../session/question-port.js';
+import type { GoalPort, JobsPort, QuestionPort, WorkStatePort } from '../infra/ports.js';
 import type { ToolProgress } from './progress.js';
 import type { RgLocator } from './rg.js';
-import type { WorkStatePort } from './work-state.js';
-import type { DelegationRow } from '../projection/types.js';
 
-/** The session's background delegations, read from the projection (`delegations` rows). */
-export interface JobsPort {
-  /** The session's jobs (background delegations), oldest first. */
-  list(): Promise<DelegationRow[]>;
-  /** One job by id, or null. */
-  get(jobId: string): Promise<DelegationRow | null>;
-}
+export type { GoalPort, JobsPort, QuestionPort, WorkStatePort } from '../infra/ports.js';
 
 /** Per-call context of a tool run. */
 export interface ToolContext {

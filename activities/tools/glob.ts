@@ -20,19 +20,15 @@ import type { ToolResult } from '../../core/tools/types.js';
 import {
   OUTPUT_MAX_BYTES,
   QUOTED_PATHS_NOTE,
-  cancelledResult,
   decodeUtf8Strict,
   displayPath,
   errorResult,
   joinRel,
   utf8Bytes,
-  zunoErrorResult,
 } from './common.js';
-import type { ToolContext } from './context.js';
-import { heldPath, openAuthorizedDirectory, withAuthorityScope, type AuthorityScope } from './path-authority.js';
+import { openAuthorizedDirectory, withAuthorityScope, type AuthorityScope } from './path-authority.js';
 import { authorizeForReading } from './paths.js';
-import { defaultRgLocator, type RgInfo } from './rg.js';
-import { abnormalRgExit, classifyRgFatal, runRg } from './rg-run.js';
+import { searchWithRg, type RgSearchContext, type RgSearchHooks } from './rg-search.js';
 import type { ToolBody } from './tool-body.js';
 import { runTool } from './wrapper.js';
 
@@ -42,16 +38,11 @@ export const NO_FILES_FOUND = 'No files found';
 /** Room kept for notices at the end of the listing, in bytes. */
 const FOOTER_RESERVE = 1024;
 
-/** Test observation points of {@link runGlob}. */
-export interface GlobHooks {
-  /** After the search directory is authorized and opened, just before rg is started. */
-  beforeSearch?: () => void | Promise<void>;
-}
+/** Test observation points of {@link runGlob} (`beforeSearch`: after the directory is authorized and opened, just before rg starts). */
+export type GlobHooks = RgSearchHooks;
 
-/** What `runGlob` needs: a {@link ToolContext}, plus test hooks. */
-export interface GlobContext extends ToolContext {
-  hooks?: GlobHooks;
-}
+/** What `runGlob` needs: a ToolContext, plus test hooks. */
+export type GlobContext = RgSearchContext;
 
 /**
  * Runs `glob`.
@@ -99,20 +90,11 @@ async function globIn(args: GlobArgs, ctx: GlobContext, scope: AuthorityScope): 
     });
   }
 
-  let rg: RgInfo;
-  try {
-    rg = await (ctx.rg ?? defaultRgLocator()).resolve();
-  } catch (err) {
-    return zunoErrorResult(err);
-  }
-  if (ctx.signal?.aborted) return cancelledResult('glob');
-
   const chunks: Buffer[] = [];
-  await ctx.hooks?.beforeSearch?.();
-  const run = await runRg({
-    bin: rg.path,
-    // rg's working directory is entered through the held descriptor (in the child, before exec).
-    cwd: heldPath(dirFd),
+  const failed = await searchWithRg({
+    tool: 'glob',
+    ctx,
+    cwdFd: dirFd,
     // --no-messages: per-path diagnostics (unreadable subdirectories) are suppressed (SR5).
     args: [
       '--files',
@@ -126,33 +108,20 @@ async function globIn(args: GlobArgs, ctx: GlobContext, scope: AuthorityScope): 
       '--glob',
       '!.git/**',
     ],
-    ...(ctx.signal ? { signal: ctx.signal } : {}),
     onStdout: (c) => chunks.push(c),
-  });
-  if (run.aborted) return cancelledResult('glob');
-  if (run.spawnError) return errorResult('rg_failed', `Could not start ${rg.path}: ${run.spawnError.message}`);
-  if (run.overLimit) {
-    return errorResult(
-      'output_too_large',
-      `rg listed more than ${RG_MAX_OUTPUT_BYTES / (1024 * 1024)} MiB of paths for ${JSON.stringify(args.pattern)}; no stable order can be given for part of a parallel traversal, so the call is rejected. Narrow the pattern or pass a more specific path.`,
-      { limitBytes: RG_MAX_OUTPUT_BYTES },
-    );
-  }
-  if (run.exitCode === 2 && run.stderr !== '') {
-    const kind = classifyRgFatal(run.stderr);
-    if (kind !== null) {
-      return errorResult('invalid_arguments', `Invalid glob pattern; ripgrep rejected it:\n${run.stderr}`, {
+    tooLarge: `rg listed more than ${RG_MAX_OUTPUT_BYTES / (1024 * 1024)} MiB of paths for ${JSON.stringify(args.pattern)}; no stable order can be given for part of a parallel traversal, so the call is rejected. Narrow the pattern or pass a more specific path.`,
+    invalidArgument: (_field, stderr) =>
+      errorResult('invalid_arguments', `Invalid glob pattern; ripgrep rejected it:\n${stderr}`, {
         field: 'pattern',
-        rgError: run.stderr,
-      });
-    }
-    return errorResult('rg_failed', `ripgrep failed:\n${run.stderr}`, { rgError: run.stderr });
-  }
-  const abnormal = abnormalRgExit(run);
-  if (abnormal) return abnormal;
-  // Exit 2 with empty stderr: only suppressed per-path errors (unreadable subdirectories) — they contribute nothing (SR5).
+        rgError: stderr,
+      }),
+  });
+  if (failed) return failed;
+  return listing(listedPaths(Buffer.concat(chunks), dir.rel));
+}
 
-  const all = Buffer.concat(chunks);
+/** The paths rg listed (NUL-separated names relative to `relDir`): workspace-relative, once each, sorted. */
+function listedPaths(all: Buffer, relDir: string): { paths: string[]; excludedNonUtf8: number } {
   const seen = new Set<string>();
   let excludedNonUtf8 = 0;
   let start = 0;
@@ -161,13 +130,17 @@ async function globIn(args: GlobArgs, ctx: GlobContext, scope: AuthorityScope): 
     if (end === -1) end = all.length;
     if (end > start) {
       const name = decodeUtf8Strict(all.subarray(start, end));
-      if (name === null) excludedNonUtf8++;
-      else seen.add(joinRel(dir.rel, name));
+      if (name === null)
+        excludedNonUtf8++; // SR3: a name that is not UTF-8 cannot be named
+      else seen.add(joinRel(relDir, name));
     }
     start = end + 1;
   }
-  const paths = [...seen].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return { paths: [...seen].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)), excludedNonUtf8 };
+}
 
+/** The model-facing listing of sorted paths: at most GLOB_MAX_RESULTS and the output budget, with its notes. */
+function listing({ paths, excludedNonUtf8 }: { paths: string[]; excludedNonUtf8: number }): ToolResult {
   const lines: string[] = [];
   const returned: string[] = [];
   let bytes = 0;
@@ -183,10 +156,20 @@ async function globIn(args: GlobArgs, ctx: GlobContext, scope: AuthorityScope): 
     quoted ||= d.quoted;
   }
   const truncated = returned.length < paths.length || excludedNonUtf8 > 0;
+  const notes = listingNotes(returned.length, paths.length, excludedNonUtf8, quoted);
+  const body = lines.length > 0 ? lines.join('\n') : NO_FILES_FOUND;
+  return {
+    output: notes.length > 0 ? `${body}\n\n${notes.join('\n')}` : body,
+    isError: false,
+    data: { count: paths.length, returned: returned.length, truncated, paths: returned, excludedNonUtf8 },
+  };
+}
+
+function listingNotes(returned: number, count: number, excludedNonUtf8: number, quoted: boolean): string[] {
   const notes: string[] = [];
-  if (returned.length < paths.length) {
+  if (returned < count) {
     notes.push(
-      `(Results truncated: showing the first ${returned.length} of ${paths.length} files, sorted by path. Use a more specific pattern or path to see the rest.)`,
+      `(Results truncated: showing the first ${returned} of ${count} files, sorted by path. Use a more specific pattern or path to see the rest.)`,
     );
   }
   if (excludedNonUtf8 > 0) {
@@ -195,13 +178,7 @@ async function globIn(args: GlobArgs, ctx: GlobContext, scope: AuthorityScope): 
     );
   }
   if (quoted) notes.push(`(${QUOTED_PATHS_NOTE})`);
-
-  const body = lines.length > 0 ? lines.join('\n') : NO_FILES_FOUND;
-  return {
-    output: notes.length > 0 ? `${body}\n\n${notes.join('\n')}` : body,
-    isError: false,
-    data: { count: paths.length, returned: returned.length, truncated, paths: returned, excludedNonUtf8 },
-  };
+  return notes;
 }
 
 /** The `glob` tool's body (activities/tools/index.ts wraps it: validation, TD9 caps). */

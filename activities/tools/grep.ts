@@ -34,20 +34,16 @@ import type { ToolResult } from '../../core/tools/types.js';
 import {
   OUTPUT_MAX_BYTES,
   QUOTED_PATHS_NOTE,
-  cancelledResult,
   capUnits,
   displayPath,
   errorResult,
   joinRel,
   utf8Bytes,
-  zunoErrorResult,
 } from './common.js';
-import type { ToolContext } from './context.js';
-import { heldPath, openAuthorizedDirectory, withAuthorityScope } from './path-authority.js';
+import { openAuthorizedDirectory, withAuthorityScope } from './path-authority.js';
 import type { AuthorityScope, AuthorizedExisting } from './path-authority.js';
 import { authorizeForReading } from './paths.js';
-import { defaultRgLocator, type RgInfo } from './rg.js';
-import { abnormalRgExit, classifyRgFatal, runRg } from './rg-run.js';
+import { searchWithRg, type RgFatalField, type RgSearchContext, type RgSearchHooks } from './rg-search.js';
 import { NO_FILES_FOUND } from './glob.js';
 import type { ToolBody } from './tool-body.js';
 import { runTool } from './wrapper.js';
@@ -117,16 +113,11 @@ class RecordSplitter {
   }
 }
 
-/** Test observation points of {@link runGrep}. */
-export interface GrepHooks {
-  /** After the path is authorized and opened, just before rg is started. */
-  beforeSearch?: () => void | Promise<void>;
-}
+/** Test observation points of {@link runGrep} (`beforeSearch`: after the path is authorized and opened, just before rg starts). */
+export type GrepHooks = RgSearchHooks;
 
-/** What `runGrep` needs: a {@link ToolContext}, plus test hooks. */
-export interface GrepContext extends ToolContext {
-  hooks?: GrepHooks;
-}
+/** What `runGrep` needs: a ToolContext, plus test hooks. */
+export type GrepContext = RgSearchContext;
 
 const errno = (err: unknown) => (err as NodeJS.ErrnoException).code ?? String(err);
 
@@ -217,61 +208,13 @@ async function grepIn(args: GrepArgs, ctx: GrepContext, scope: AuthorityScope): 
   // A directory is searched with cwd = that directory (so `include` is relative to it);
   // a file with cwd = its parent and the file name as the only path.
   const root = await openSearchRoot(scope, target);
-  if (!root.ok && root.code === 'not_a_file') {
-    return errorResult(
-      'not_a_file',
-      `grep searches regular files and directories; ${JSON.stringify(args.path ?? '.')} is a FIFO, socket or device. Nothing was searched.`,
-      { path: target.rel },
-    );
-  }
-  if (!root.ok) {
-    return errorResult(
-      'cannot_read',
-      `grep cannot read ${JSON.stringify(args.path ?? '.')} (${root.code}); this is a rejected call, not "no matches".`,
-      { path: target.rel, code: root.code },
-    );
-  }
-  const { relDir, pathArgs } = root;
+  if (!root.ok) return rootRefused(args, target, root.code);
 
-  let rg: RgInfo;
-  try {
-    rg = await (ctx.rg ?? defaultRgLocator()).resolve();
-  } catch (err) {
-    return zunoErrorResult(err);
-  }
-  if (ctx.signal?.aborted) return cancelledResult('grep');
-
-  const matches: Match[] = [];
-  let linesCut = 0;
-  let excludedNonUtf8 = 0;
-  let badRecords = 0;
-  const splitter = new RecordSplitter(GREP_MAX_RECORD_BYTES, (rec) => {
-    let r: RgMatchRecord;
-    try {
-      r = JSON.parse(rec.toString('utf8')) as RgMatchRecord;
-    } catch {
-      badRecords++;
-      return;
-    }
-    if (r.type !== 'match') return;
-    if (!('text' in r.data.path)) {
-      excludedNonUtf8++; // SR3: the name is not valid UTF-8, so it cannot be named
-      return;
-    }
-    let name = r.data.path.text;
-    if (name.startsWith('./')) name = name.slice(2);
-    const raw = 'text' in r.data.lines ? r.data.lines.text : Buffer.from(r.data.lines.bytes, 'base64').toString('utf8');
-    const line = raw.replace(/\r?\n$/, '');
-    const capped = capUnits(line, GREP_MAX_LINE_UNITS);
-    if (capped.cut) linesCut++;
-    matches.push({ path: joinRel(relDir, name), line: r.data.line_number ?? 0, text: capped.text, cut: capped.cut });
-  });
-
-  await ctx.hooks?.beforeSearch?.();
-  const run = await runRg({
-    bin: rg.path,
-    // rg's working directory is entered through the held descriptor (in the child, before exec).
-    cwd: heldPath(root.cwdFd),
+  const found = new MatchCollector(root.relDir);
+  const failed = await searchWithRg({
+    tool: 'grep',
+    ctx,
+    cwdFd: root.cwdFd,
     args: [
       '--json',
       '--hidden',
@@ -282,43 +225,14 @@ async function grepIn(args: GrepArgs, ctx: GrepContext, scope: AuthorityScope): 
       '--glob',
       '!.git',
       '--',
-      ...pathArgs,
+      ...root.pathArgs,
     ],
-    ...(ctx.signal ? { signal: ctx.signal } : {}),
-    onStdout: (c) => splitter.push(c),
+    onStdout: (c) => found.push(c),
+    tooLarge: `rg produced more than ${RG_MAX_OUTPUT_BYTES / (1024 * 1024)} MiB of output for ${JSON.stringify(args.pattern)}; no stable order can be given for part of a parallel search, so the call is rejected. Narrow the pattern, the path or the include glob.`,
+    invalidArgument: (field, stderr) => invalidArgument(args, field, stderr),
   });
-  if (run.aborted) return cancelledResult('grep');
-  if (run.spawnError) return errorResult('rg_failed', `Could not start ${rg.path}: ${run.spawnError.message}`);
-  if (run.overLimit) {
-    return errorResult(
-      'output_too_large',
-      `rg produced more than ${RG_MAX_OUTPUT_BYTES / (1024 * 1024)} MiB of output for ${JSON.stringify(args.pattern)}; no stable order can be given for part of a parallel search, so the call is rejected. Narrow the pattern, the path or the include glob.`,
-      { limitBytes: RG_MAX_OUTPUT_BYTES },
-    );
-  }
-  splitter.finish();
-  if (run.exitCode === 2 && run.stderr !== '') {
-    const field = classifyRgFatal(run.stderr);
-    if (field === 'include') {
-      return errorResult(
-        'invalid_arguments',
-        `Invalid include glob ${JSON.stringify(args.include)}; ripgrep rejected it:\n${run.stderr}`,
-        {
-          field,
-          rgError: run.stderr,
-        },
-      );
-    }
-    if (field === 'pattern') {
-      return errorResult('invalid_arguments', `Invalid regex pattern; ripgrep rejected it:\n${run.stderr}`, {
-        field,
-        rgError: run.stderr,
-      });
-    }
-    return errorResult('rg_failed', `ripgrep failed:\n${run.stderr}`, { rgError: run.stderr });
-  }
-  const abnormal = abnormalRgExit(run);
-  if (abnormal) return abnormal;
+  if (failed) return failed;
+  found.finish();
   if (root.file && !sameFile(target, root.file)) {
     // rg follows a symlink given as a path: a name swapped during the search may have led it anywhere.
     return errorResult(
@@ -327,10 +241,117 @@ async function grepIn(args: GrepArgs, ctx: GrepContext, scope: AuthorityScope): 
       { path: target.rel },
     );
   }
+  return report(found);
+}
 
+/** The error result for a search root that cannot be opened (`not_a_file`: a FIFO, socket or device). */
+function rootRefused(args: GrepArgs, target: AuthorizedExisting, code: string): ToolResult {
+  if (code === 'not_a_file') {
+    return errorResult(
+      'not_a_file',
+      `grep searches regular files and directories; ${JSON.stringify(args.path ?? '.')} is a FIFO, socket or device. Nothing was searched.`,
+      { path: target.rel },
+    );
+  }
+  return errorResult(
+    'cannot_read',
+    `grep cannot read ${JSON.stringify(args.path ?? '.')} (${code}); this is a rejected call, not "no matches".`,
+    { path: target.rel, code },
+  );
+}
+
+/** The `invalid_arguments` result for an rg fatal error about the include glob or the regex. */
+function invalidArgument(args: GrepArgs, field: RgFatalField, stderr: string): ToolResult {
+  if (field === 'include') {
+    return errorResult(
+      'invalid_arguments',
+      `Invalid include glob ${JSON.stringify(args.include)}; ripgrep rejected it:\n${stderr}`,
+      {
+        field,
+        rgError: stderr,
+      },
+    );
+  }
+  return errorResult('invalid_arguments', `Invalid regex pattern; ripgrep rejected it:\n${stderr}`, {
+    field,
+    rgError: stderr,
+  });
+}
+
+/** The matches of an `rg --json` stream (paths relative to `relDir`), with what was cut or left out. */
+class MatchCollector {
+  readonly matches: Match[] = [];
+  linesCut = 0;
+  excludedNonUtf8 = 0;
+  private badRecords = 0;
+  private readonly splitter = new RecordSplitter(GREP_MAX_RECORD_BYTES, (rec) => this.record(rec));
+
+  constructor(private readonly relDir: string) {}
+
+  push(chunk: Buffer): void {
+    this.splitter.push(chunk);
+  }
+
+  /** Ends the stream (its last record need not end with a newline). */
+  finish(): void {
+    this.splitter.finish();
+  }
+
+  /** Records over 1 MiB (SR4) and records that are not JSON. */
+  get recordsSkipped(): number {
+    return this.splitter.skipped + this.badRecords;
+  }
+
+  private record(rec: Buffer): void {
+    let r: RgMatchRecord;
+    try {
+      r = JSON.parse(rec.toString('utf8')) as RgMatchRecord;
+    } catch {
+      this.badRecords++;
+      return;
+    }
+    if (r.type !== 'match') return;
+    if (!('text' in r.data.path)) {
+      this.excludedNonUtf8++; // SR3: the name is not valid UTF-8, so it cannot be named
+      return;
+    }
+    let name = r.data.path.text;
+    if (name.startsWith('./')) name = name.slice(2);
+    const raw = 'text' in r.data.lines ? r.data.lines.text : Buffer.from(r.data.lines.bytes, 'base64').toString('utf8');
+    const line = raw.replace(/\r?\n$/, '');
+    const capped = capUnits(line, GREP_MAX_LINE_UNITS);
+    if (capped.cut) this.linesCut++;
+    this.matches.push({
+      path: joinRel(this.relDir, name),
+      line: r.data.line_number ?? 0,
+      text: capped.text,
+      cut: capped.cut,
+    });
+  }
+}
+
+/** The model-facing report: matches sorted by path then line, grouped by path, within the budgets, with notes. */
+function report(found: MatchCollector): ToolResult {
+  const { matches, linesCut, excludedNonUtf8, recordsSkipped } = found;
   matches.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line));
   const files = new Set(matches.map((m) => m.path)).size;
+  const { out, returned, quoted } = renderMatches(matches);
+  const truncated = returned < matches.length || linesCut > 0 || recordsSkipped > 0 || excludedNonUtf8 > 0;
+  const notes = reportNotes(found, returned, quoted);
+  const head =
+    matches.length > 0
+      ? `Found ${matches.length} match${matches.length === 1 ? '' : 'es'} in ${files} file${files === 1 ? '' : 's'}\n`
+      : '';
+  const body = out.length > 0 ? `${head}${out.join('\n')}` : NO_FILES_FOUND;
+  return {
+    output: notes.length > 0 ? `${body}\n\n${notes.join('\n')}` : body,
+    isError: false,
+    data: { matches: matches.length, files, returned, truncated, linesCut, recordsSkipped, excludedNonUtf8 },
+  };
+}
 
+/** Output lines of sorted matches: at most GREP_MAX_MATCHES and the output budget. */
+function renderMatches(matches: readonly Match[]): { out: string[]; returned: number; quoted: boolean } {
   const out: string[] = [];
   let bytes = 0;
   let returned = 0;
@@ -352,9 +373,11 @@ async function grepIn(args: GrepArgs, ctx: GrepContext, scope: AuthorityScope): 
     current = m.path;
     returned++;
   }
+  return { out, returned, quoted };
+}
 
-  const recordsSkipped = splitter.skipped + badRecords;
-  const truncated = returned < matches.length || linesCut > 0 || recordsSkipped > 0 || excludedNonUtf8 > 0;
+function reportNotes(found: MatchCollector, returned: number, quoted: boolean): string[] {
+  const { matches, linesCut, excludedNonUtf8, recordsSkipped } = found;
   const notes: string[] = [];
   if (returned < matches.length) {
     notes.push(
@@ -374,17 +397,7 @@ async function grepIn(args: GrepArgs, ctx: GrepContext, scope: AuthorityScope): 
       `(Results truncated: ${excludedNonUtf8} match${excludedNonUtf8 === 1 ? '' : 'es'} in files whose names are not valid UTF-8 ${excludedNonUtf8 === 1 ? 'was' : 'were'} left out.)`,
     );
   if (quoted) notes.push(`(${QUOTED_PATHS_NOTE})`);
-
-  const head =
-    matches.length > 0
-      ? `Found ${matches.length} match${matches.length === 1 ? '' : 'es'} in ${files} file${files === 1 ? '' : 's'}\n`
-      : '';
-  const body = out.length > 0 ? `${head}${out.join('\n')}` : NO_FILES_FOUND;
-  return {
-    output: notes.length > 0 ? `${body}\n\n${notes.join('\n')}` : body,
-    isError: false,
-    data: { matches: matches.length, files, returned, truncated, linesCut, recordsSkipped, excludedNonUtf8 },
-  };
+  return notes;
 }
 
 /** The `grep` tool's body (activities/tools/index.ts wraps it: validation, TD9 caps). */

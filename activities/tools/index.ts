@@ -1,10 +1,13 @@
 /**
  * Activity-side tool registry, generated from THE tool list
- * (core/tools/registry.ts `declaredTools`): for each declared tool its
- * declaration, model-facing description (the sibling `<name>.txt`), JSON
- * Schema (from zod) and its body ({@link ToolBody}: execute + declared
- * special behaviour). A declared tool without a body here, or a body
- * without a declaration, fails to compile.
+ * (core/tools/registry.ts `declaredTools`). Every declared tool gets a
+ * catalogue entry: its declaration, model-facing description (the sibling
+ * `<name>.txt`) and JSON Schema (from zod). Each activity tool also has a
+ * body ({@link ToolBody}: execute + declared special behaviour); a
+ * delegating tool (`task`, `council_run`, declared with a `delegation`
+ * kind, DC14) has none — the session workflow runs it as a child workflow.
+ * An activity tool without a body here, a body for a delegating tool, or a
+ * body without a declaration fails to compile.
  *
  * The shared wrapper ({@link defineTool}) does once, for every tool, what
  * tools used to repeat: argument validation against the declaration (TD8:
@@ -15,9 +18,9 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { ToolSpec } from '../../core/messages.js';
-import { declaredTools, type ToolArgs, type ToolName } from '../../core/tools/registry.js';
+import { declaredTools, type ActivityToolName, type ToolArgs, type ToolName } from '../../core/tools/registry.js';
 import type { ToolDeclaration, ToolResult } from '../../core/tools/types.js';
-import { sourceRelative } from '../../worker/install-root.js';
+import { sourceRelative } from '../infra/install-root.js';
 import { applyPatchTool } from './apply-patch-tool.js';
 import { bgTool } from './bg/index.js';
 import type { ToolContext } from './context.js';
@@ -32,7 +35,6 @@ import { shellTool } from './shell/index.js';
 import { todoGetTool } from './todo-get.js';
 import { todoUpdateTool } from './todo-update.js';
 import { questionAsyncTool, questionTool } from './question-tools.js';
-import { councilRunTool, taskTool } from './delegated.js';
 import { jobTool } from './job.js';
 import type { ToolBody } from './tool-body.js';
 import { writeTool } from './write.js';
@@ -41,14 +43,18 @@ import { runTool } from './wrapper.js';
 export type { ToolContext } from './context.js';
 export type { ToolActivityFacts, ToolBody, ToolOutputCap } from './tool-body.js';
 
-/** One executable tool: its declaration and body behind the shared wrapper. */
-export interface ToolImplementation {
+/** One declared tool as providers see it: declaration, description and JSON Schema. */
+export interface ToolEntry {
   name: string;
   declaration: ToolDeclaration;
   /** Model-facing description, loaded from `activities/tools/<name>.txt`. */
   description: string;
   /** JSON Schema (draft 2020-12, no `$schema` key) of the arguments, from `z.toJSONSchema`. */
   jsonSchema: Record<string, unknown>;
+}
+
+/** One executable (activity) tool: its catalogue entry and body behind the shared wrapper. */
+export interface ToolImplementation extends ToolEntry {
   /** The body's declared behaviour (credentials, output cap, background and activity facts). */
   body: Omit<ToolBody<never>, 'run'>;
   /**
@@ -70,21 +76,28 @@ export function argsJsonSchema(schema: z.ZodType): Record<string, unknown> {
   return rest;
 }
 
+/** The catalogue entry of a declaration (`wire`: the provider-facing schema when it is not the declaration's). */
+function describeTool(declaration: ToolDeclaration, wire?: z.ZodType): ToolEntry {
+  return {
+    name: declaration.name,
+    declaration,
+    description: description(declaration.name),
+    jsonSchema: argsJsonSchema(wire ?? declaration.args),
+  };
+}
+
 /** The shared wrapper: one declaration + one body → an implementation. */
 export function defineTool<Args>(declaration: ToolDeclaration<Args>, body: ToolBody<Args>): ToolImplementation {
   const { run, ...declared } = body;
   return {
-    name: declaration.name,
-    declaration: declaration as ToolDeclaration,
-    description: description(declaration.name),
-    jsonSchema: argsJsonSchema(body.wire ?? declaration.args),
+    ...describeTool(declaration as ToolDeclaration, body.wire),
     body: declared,
     run: (raw, ctx) => runTool(declaration, { run, ...declared }, raw, ctx),
   };
 }
 
-/** Every tool's body, by declared name (the compiler checks the two lists are the same). */
-const bodies: { [N in ToolName]: ToolBody<ToolArgs<N>> } = {
+/** Every activity tool's body, by declared name (the compiler checks the two lists are the same). */
+const bodies: { [N in ActivityToolName]: ToolBody<ToolArgs<N>> } = {
   read: readTool,
   glob: globTool,
   grep: grepTool,
@@ -102,29 +115,41 @@ const bodies: { [N in ToolName]: ToolBody<ToolArgs<N>> } = {
   todo_update: todoUpdateTool,
   question: questionTool,
   question_async: questionAsyncTool,
-  task: taskTool,
   job: jobTool,
-  council_run: councilRunTool,
 };
 
-function implement<N extends ToolName>(name: N): ToolImplementation {
+function isActivityTool(name: ToolName): name is ActivityToolName {
+  return declaredTools[name].delegation === undefined;
+}
+
+function implement<N extends ActivityToolName>(name: N): ToolImplementation {
   return defineTool(declaredTools[name] as ToolDeclaration<ToolArgs<N>>, bodies[name]);
 }
 
-/** Implemented tools by name: generated from the declaration list. */
+const declaredNames = Object.keys(declaredTools) as ToolName[];
+
+/** Implemented (activity) tools by name, in declaration order; delegating tools have none. */
 export const toolImplementations: Record<string, ToolImplementation> = Object.fromEntries(
-  (Object.keys(declaredTools) as ToolName[]).map((name) => [name, implement(name)]),
+  declaredNames.filter(isActivityTool).map((name) => [name, implement(name)]),
 );
 
-/** The tool specs offered to the model (name, description, JSON Schema), for the given names or all. */
+/** Every declared tool's catalogue entry by name, in declaration order (activity and delegating tools). */
+export const toolCatalogue: Record<string, ToolEntry> = Object.fromEntries(
+  declaredNames.map((name) => [
+    name,
+    toolImplementations[name] ?? describeTool(declaredTools[name] as ToolDeclaration),
+  ]),
+);
+
 /** Names of the tools that work only in a session a Goal drives (their bodies declare `needsGoal`). */
 export function goalOnlyTools(): ReadonlySet<string> {
   return new Set(Object.values(toolImplementations).flatMap((t) => (t.body.needsGoal ? [t.name] : [])));
 }
 
-export function toolSpecs(names: readonly string[] = Object.keys(toolImplementations)): ToolSpec[] {
+/** The tool specs offered to the model (name, description, JSON Schema), for the given names or all declared tools. */
+export function toolSpecs(names: readonly string[] = Object.keys(toolCatalogue)): ToolSpec[] {
   return names.flatMap((n) => {
-    const t = toolImplementations[n];
+    const t = toolCatalogue[n];
     return t ? [{ name: t.name, description: t.description, parameters: t.jsonSchema }] : [];
   });
 }

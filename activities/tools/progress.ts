@@ -6,7 +6,7 @@
  */
 import { open } from 'node:fs/promises';
 import { plainTerminalLine } from '../../core/terminal-text.js';
-import { redact } from '../providers/errors.js';
+import { redact } from '../infra/redact.js';
 
 /** What a tool reports while it runs. */
 export interface ToolProgress {

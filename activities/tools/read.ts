@@ -91,6 +91,108 @@ interface FileScan {
   linesCut: number;
 }
 
+/**
+ * The numbered lines of one page, fed decoded text in order: lines from
+ * `offset`, at most `maxLines` and the output budget, each cut at
+ * READ_MAX_LINE_LENGTH characters; counts every line of the file.
+ */
+class PageCollector {
+  readonly shown: string[] = [];
+  lastShown: number;
+  linesCut = 0;
+  /** Number of the line being read (1-based); after {@link finish}, one more than the file's line count. */
+  lineNo = 1;
+  private shownBytes = 0;
+  private stopped = false;
+  private cur = '';
+  private curCut = false;
+  private curHasContent = false;
+  private readonly budget = OUTPUT_MAX_BYTES - FOOTER_RESERVE;
+
+  constructor(
+    private readonly offset: number,
+    private readonly maxLines: number,
+  ) {
+    this.lastShown = offset - 1;
+  }
+
+  feed(text: string): void {
+    let i = 0;
+    for (;;) {
+      const nl = text.indexOf('\n', i);
+      const end = nl === -1 ? text.length : nl;
+      if (end > i) {
+        this.curHasContent = true;
+        if (this.collecting() && !this.curCut) {
+          const room = READ_MAX_LINE_LENGTH - this.cur.length;
+          if (end - i > room) {
+            this.cur = capUnits(this.cur + text.slice(i, i + room + 1), READ_MAX_LINE_LENGTH).text;
+            this.curCut = true;
+          } else {
+            this.cur += text.slice(i, end);
+          }
+        }
+      }
+      if (nl === -1) return;
+      this.endLine();
+      i = nl + 1;
+    }
+  }
+
+  /** Ends the text: a last line without a newline still counts. */
+  finish(): void {
+    if (this.curHasContent) this.endLine();
+  }
+
+  private collecting(): boolean {
+    return !this.stopped && this.lineNo >= this.offset && this.lineNo < this.offset + this.maxLines;
+  }
+
+  private endLine(): void {
+    if (this.collecting()) {
+      let text = this.cur;
+      if (!this.curCut && text.endsWith('\r')) text = text.slice(0, -1);
+      const line = numbered(
+        this.lineNo,
+        this.curCut ? `${text} … [line cut at ${READ_MAX_LINE_LENGTH} characters]` : text,
+      );
+      const size = utf8Bytes(line) + 1;
+      if (this.shownBytes + size > this.budget && this.shown.length > 0) {
+        this.stopped = true;
+      } else {
+        this.shown.push(line);
+        this.shownBytes += size;
+        this.lastShown = this.lineNo;
+        if (this.curCut) this.linesCut++;
+      }
+    }
+    this.lineNo++;
+    this.cur = '';
+    this.curCut = false;
+    this.curHasContent = false;
+  }
+}
+
+/** UTF-8 decoding of a byte stream: lossy text for the page, and whether the bytes are valid UTF-8. */
+class Utf8Check {
+  invalid = false;
+  private readonly lossy = new TextDecoder('utf-8');
+  private readonly strict = new TextDecoder('utf-8', { fatal: true });
+
+  /** The chunk's text (the end of the stream when `chunk` is absent). */
+  decode(chunk?: Buffer): string {
+    if (!this.invalid) {
+      try {
+        if (chunk) this.strict.decode(chunk, { stream: true });
+        else this.strict.decode();
+      } catch {
+        this.invalid = true;
+      }
+    }
+    return chunk ? this.lossy.decode(chunk, { stream: true }) : this.lossy.decode();
+  }
+}
+
 async function scanFile(
   target: AuthorizedExisting,
   offset: number,
@@ -103,68 +205,10 @@ async function scanFile(
     if (!st.isFile()) throw new NotAFile();
     const hash = createHash('sha256');
     const buf = Buffer.allocUnsafe(CHUNK);
-    const lossy = new TextDecoder('utf-8');
-    const strict = new TextDecoder('utf-8', { fatal: true });
-    let invalidUtf8 = false;
+    const utf8 = new Utf8Check();
+    const page = new PageCollector(offset, Math.min(limit, PAGE_MAX_LINES));
     let binary = false;
     let total = 0;
-
-    const maxLines = Math.min(limit, PAGE_MAX_LINES);
-    const budget = OUTPUT_MAX_BYTES - FOOTER_RESERVE;
-    const shown: string[] = [];
-    let shownBytes = 0;
-    let stopped = false;
-    let lastShown = offset - 1;
-    let linesCut = 0;
-    let lineNo = 1;
-    let cur = '';
-    let curCut = false;
-    let curHasContent = false;
-
-    const collecting = () => !stopped && lineNo >= offset && lineNo < offset + maxLines;
-    const endLine = () => {
-      if (collecting()) {
-        let text = cur;
-        if (!curCut && text.endsWith('\r')) text = text.slice(0, -1);
-        const line = numbered(lineNo, curCut ? `${text} … [line cut at ${READ_MAX_LINE_LENGTH} characters]` : text);
-        const size = utf8Bytes(line) + 1;
-        if (shownBytes + size > budget && shown.length > 0) {
-          stopped = true;
-        } else {
-          shown.push(line);
-          shownBytes += size;
-          lastShown = lineNo;
-          if (curCut) linesCut++;
-        }
-      }
-      lineNo++;
-      cur = '';
-      curCut = false;
-      curHasContent = false;
-    };
-    const feed = (text: string) => {
-      let i = 0;
-      for (;;) {
-        const nl = text.indexOf('\n', i);
-        const end = nl === -1 ? text.length : nl;
-        if (end > i) {
-          curHasContent = true;
-          if (collecting() && !curCut) {
-            const room = READ_MAX_LINE_LENGTH - cur.length;
-            if (end - i > room) {
-              cur = capUnits(cur + text.slice(i, i + room + 1), READ_MAX_LINE_LENGTH).text;
-              curCut = true;
-            } else {
-              cur += text.slice(i, end);
-            }
-          }
-        }
-        if (nl === -1) return;
-        endLine();
-        i = nl + 1;
-      }
-    };
-
     for (;;) {
       if (signal?.aborted) throw new Cancelled();
       const { bytesRead } = await fh.read(buf, 0, CHUNK, null);
@@ -177,35 +221,21 @@ async function scanFile(
       }
       total += bytesRead;
       if (binary) continue; // keep hashing for the credential, stop decoding
-      if (!invalidUtf8) {
-        try {
-          strict.decode(chunk, { stream: true });
-        } catch {
-          invalidUtf8 = true;
-        }
-      }
-      feed(lossy.decode(chunk, { stream: true }));
+      page.feed(utf8.decode(chunk));
     }
     if (!binary) {
-      if (!invalidUtf8) {
-        try {
-          strict.decode();
-        } catch {
-          invalidUtf8 = true;
-        }
-      }
-      feed(lossy.decode());
-      if (curHasContent) endLine();
+      page.feed(utf8.decode());
+      page.finish();
     }
     return {
       credential: { path: target.rel, sha256: hash.digest('hex'), bytes: total, mtimeMs: st.mtimeMs },
       binary,
-      invalidUtf8,
-      totalLines: lineNo - 1,
-      shown,
+      invalidUtf8: utf8.invalid,
+      totalLines: page.lineNo - 1,
+      shown: page.shown,
       firstShown: offset,
-      lastShown,
-      linesCut,
+      lastShown: page.lastShown,
+      linesCut: page.linesCut,
     };
   } finally {
     await fh.close();

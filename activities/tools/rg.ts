@@ -12,8 +12,8 @@
  */
 import { execFile } from 'node:child_process';
 import { ZunoError } from '../../core/errors.js';
-import { INSTALL_ROOT } from '../../worker/install-root.js';
-import { findBinaryDetailed, type BinarySource } from '../../worker/tool-binaries.js';
+import { INSTALL_ROOT } from '../infra/install-root.js';
+import { findBinaryDetailed, type BinarySource } from '../infra/tool-binaries.js';
 
 /** Minimum supported ripgrep major version (SR1). */
 export const MIN_RG_MAJOR = 14;

@@ -8,26 +8,10 @@ import { createHash } from 'node:crypto';
 import type { PlanState } from '../../core/work/plan.js';
 import type { TodoState } from '../../core/work/todo.js';
 import type { ToolActivityFacts, ToolResult } from '../../core/tools/types.js';
-import type { WorkDecision, WorkStateColumns } from '../projection/work-state.js';
+import type { WorkStateColumns } from '../projection/work-state.js';
 import { errorResult } from './common.js';
 
 export type { WorkDecision, WorkStateColumns } from '../projection/work-state.js';
-
-/**
- * The session's stored work state as one tool call sees it (built by the
- * tool activity for bodies that declare `needsWorkState`;
- * activities/session/work-state-port.ts).
- */
-export interface WorkStatePort {
-  /** The committed state columns now. */
-  read(): Promise<WorkStateColumns>;
-  /**
-   * Decides and applies this call's update exactly once: a second run of
-   * the same call returns the recorded result without calling `decide`
-   * (see activities/projection/work-state.ts `applyWorkUpdateOnce`).
-   */
-  updateOnce(decide: (current: WorkStateColumns) => WorkDecision<ToolResult>): Promise<ToolResult>;
-}
 
 /** Hex digits of a work-state fingerprint. */
 const FINGERPRINT_HEX = 16;

@@ -27,7 +27,7 @@ import { sha256Hex, sha256HexPaced } from './apply-patch/digest.js';
 import { loadDiskState, type DiskState } from './apply-patch/fs-state.js';
 import { workspaceMutationLock, type MutationLock } from './apply-patch/lock.js';
 import { Pacer } from './apply-patch/pace.js';
-import { resolvePatchPath } from './apply-patch/paths.js';
+import { resolvePatchPath, type PatchPath } from './apply-patch/paths.js';
 import type { PublishPlan, Slot } from './apply-patch/precheck.js';
 import { publish, type PublishHooks } from './apply-patch/publish.js';
 import type { ConflictDetail, FileChange } from './apply-patch/result.js';
@@ -171,6 +171,52 @@ async function writeLocked(
   ctx: WriteContext,
   scope: AuthorityScope,
 ): Promise<ToolResult> {
+  /** Big content is hashed, decoded and diffed in paced slices so the activity's heartbeat timer keeps firing. */
+  const pace = new Pacer();
+  const loaded = await loadTarget(args, root, ctx, scope, pace);
+  if ('isError' in loaded) return loaded;
+  const { target, original } = loaded;
+  const rel = target.rel;
+  const bytes = Buffer.from(args.content, 'utf8');
+  const sha256 = await sha256HexPaced(bytes, pace);
+  const digest = writeOperationDigest(rel, sha256);
+  const w: WriteFacts = {
+    rel,
+    bytes,
+    sha256,
+    digest,
+    original,
+    base: { resource: rel, operationDigest: digest, currentDigest: original.kind === 'file' ? original.sha256 : null },
+  };
+  if (original.kind === 'file') {
+    const stop = existingFileStop(w, original, ctx);
+    if (stop) return stop;
+  }
+  if (ctx.signal?.aborted) return cancelled();
+
+  const diff = await writeDiff(rel, original, bytes, pace);
+  const published = await publish(writePlan(w, target, diff), ctx.hooks);
+  return publishedResult(w, published, diff);
+}
+
+/** What one write is: its path, new content and digests, the file's state before and the conflict base. */
+interface WriteFacts {
+  rel: string;
+  bytes: Buffer;
+  sha256: string;
+  digest: string;
+  original: DiskState;
+  base: ConflictBase;
+}
+
+/** The authorized target and its current state, or the error result (nothing written). */
+async function loadTarget(
+  args: WriteArgs,
+  root: string,
+  ctx: WriteContext,
+  scope: AuthorityScope,
+  pace: Pacer,
+): Promise<{ target: PatchPath; original: DiskState } | ToolResult> {
   const resolved = await resolvePatchPath(scope, root, args.path, ctx.workspace);
   if (!resolved.ok) {
     const { code, message, path } = resolved.refusal;
@@ -178,8 +224,6 @@ async function writeLocked(
   }
   const target = resolved.path;
   const rel = target.rel;
-  /** Big content is hashed, decoded and diffed in paced slices so the activity's heartbeat timer keeps firing. */
-  const pace = new Pacer();
   let original: DiskState;
   try {
     original = await loadDiskState(target.authority.target, pace);
@@ -194,41 +238,41 @@ async function writeLocked(
       { path: rel },
     );
   }
-  const bytes = Buffer.from(args.content, 'utf8');
-  const sha256 = await sha256HexPaced(bytes, pace);
-  const digest = writeOperationDigest(rel, sha256);
-  const base: ConflictBase = {
-    resource: rel,
-    operationDigest: digest,
-    currentDigest: original.kind === 'file' ? original.sha256 : null,
+  return { target, original };
+}
+
+/** For an existing file: the FT2/FT3 conflict (no or stale credential), or `unchanged` when it already has the content. */
+function existingFileStop(
+  w: WriteFacts,
+  original: Extract<DiskState, { kind: 'file' }>,
+  ctx: WriteContext,
+): ToolResult | undefined {
+  const { rel, bytes, sha256 } = w;
+  const cred = ctx.credentials?.(rel);
+  if (!cred) return conflictResult(writeConflict(w.base, undefined));
+  if (cred.sha256 !== original.sha256) return conflictResult(writeConflict(w.base, cred.sha256));
+  if (!original.bytes.equals(bytes)) return undefined;
+  const credential: ReadCredential = { path: rel, sha256, bytes: bytes.length, mtimeMs: original.mtimeMs };
+  return {
+    output: `${rel} already has exactly this content (${bytes.length} bytes); nothing was written.`,
+    isError: false,
+    data: {
+      path: rel,
+      op: 'unchanged',
+      bytes: bytes.length,
+      sha256,
+      credential,
+      operationDigest: w.digest,
+      changedPaths: [],
+      writtenPaths: [],
+      diff: '',
+    },
   };
+}
 
-  if (original.kind === 'file') {
-    const cred = ctx.credentials?.(rel);
-    if (!cred) return conflictResult(writeConflict(base, undefined));
-    if (cred.sha256 !== original.sha256) return conflictResult(writeConflict(base, cred.sha256));
-    if (original.bytes.equals(bytes)) {
-      const credential: ReadCredential = { path: rel, sha256, bytes: bytes.length, mtimeMs: original.mtimeMs };
-      return {
-        output: `${rel} already has exactly this content (${bytes.length} bytes); nothing was written.`,
-        isError: false,
-        data: {
-          path: rel,
-          op: 'unchanged',
-          bytes: bytes.length,
-          sha256,
-          credential,
-          operationDigest: digest,
-          changedPaths: [],
-          writtenPaths: [],
-          diff: '',
-        },
-      };
-    }
-  }
-  if (ctx.signal?.aborted) return cancelled();
-
-  const diff = await writeDiff(rel, original, bytes, pace);
+/** The one-file publish plan of a write (apply_patch's publisher; an existing file keeps its mode). */
+function writePlan(w: WriteFacts, target: PatchPath, diff: string | undefined): PublishPlan {
+  const { original, bytes, digest } = w;
   const mode = original.kind === 'file' ? original.mode : undefined;
   const slot: Slot = {
     path: target,
@@ -239,51 +283,36 @@ async function writeLocked(
     last: { digest, change: 0 },
   };
   const change: FileChange = {
-    path: rel,
+    path: w.rel,
     op: original.kind === 'file' ? 'update' : 'add',
     diff: diff ?? '',
-    newSha256: sha256,
+    newSha256: w.sha256,
     operationDigest: digest,
     fuzz: 0,
   };
-  const plan: PublishPlan = {
+  return {
     slots: [slot],
     writes: [mode === undefined ? { slot, bytes } : { slot, bytes, mode }],
     unlinks: [],
     changes: [change],
   };
-  const published = await publish(plan, ctx.hooks);
+}
+
+/** The tool result of a publish outcome. */
+function publishedResult(
+  w: WriteFacts,
+  published: Awaited<ReturnType<typeof publish>>,
+  diff: string | undefined,
+): ToolResult {
+  const { rel, original } = w;
   switch (published.status) {
-    case 'applied': {
-      const issued = published.changes[0]?.credential;
-      const credential: ReadCredential | undefined = issued
-        ? { path: issued.path, sha256: issued.sha256, bytes: issued.bytes, mtimeMs: issued.mtimeMs }
-        : undefined;
-      const was = original.kind === 'file' ? original.bytes.length : undefined;
-      const replaced = was !== undefined;
-      return {
-        output: replaced
-          ? `Replaced ${rel} (${bytes.length} bytes; was ${was} bytes).`
-          : `Created ${rel} (${bytes.length} bytes).`,
-        isError: false,
-        data: {
-          path: rel,
-          op: replaced ? 'replace' : 'create',
-          bytes: bytes.length,
-          sha256,
-          credential,
-          operationDigest: digest,
-          changedPaths: [rel],
-          writtenPaths: [rel],
-          ...diffData(diff),
-        },
-      };
-    }
+    case 'applied':
+      return appliedResult(w, published.changes[0]?.credential, diff);
     case 'conflict':
       // the file appeared or changed on disk between the check and the rename (another process)
       return conflictResult(
         writeConflict(
-          { ...base, currentDigest: published.currentDigest },
+          { ...w.base, currentDigest: published.currentDigest },
           original.kind === 'file' ? original.sha256 : undefined,
         ),
       );
@@ -298,6 +327,32 @@ async function writeLocked(
       );
     }
   }
+}
+
+function appliedResult(w: WriteFacts, issued: FileChange['credential'], diff: string | undefined): ToolResult {
+  const { rel, bytes, original } = w;
+  const credential: ReadCredential | undefined = issued
+    ? { path: issued.path, sha256: issued.sha256, bytes: issued.bytes, mtimeMs: issued.mtimeMs }
+    : undefined;
+  const was = original.kind === 'file' ? original.bytes.length : undefined;
+  const replaced = was !== undefined;
+  return {
+    output: replaced
+      ? `Replaced ${rel} (${bytes.length} bytes; was ${was} bytes).`
+      : `Created ${rel} (${bytes.length} bytes).`,
+    isError: false,
+    data: {
+      path: rel,
+      op: replaced ? 'replace' : 'create',
+      bytes: bytes.length,
+      sha256: w.sha256,
+      credential,
+      operationDigest: w.digest,
+      changedPaths: [rel],
+      writtenPaths: [rel],
+      ...diffData(diff),
+    },
+  };
 }
 
 /** The `write` tool's body (activities/tools/index.ts wraps it: validation, TD9 caps); it proves prior reads with the session's read credentials (FT2). */

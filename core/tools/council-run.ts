@@ -8,7 +8,7 @@
  * saying so, and nothing starts. Deterministic.
  */
 import { z } from 'zod';
-import type { ToolDeclaration } from './types.js';
+import type { DelegatingToolDeclaration } from './types.js';
 import { summaryLine } from './summary.js';
 
 /** Keys a model might use to override the frozen preset (answered with a note, DC23). */
@@ -49,7 +49,7 @@ export const councilRunArgs = z.strictObject({
 });
 export type CouncilRunArgs = z.infer<typeof councilRunArgs>;
 
-export const councilRunDeclaration: ToolDeclaration<CouncilRunArgs> = {
+export const councilRunDeclaration: DelegatingToolDeclaration<CouncilRunArgs> = {
   name: 'council_run',
   effect: 'Delegating',
   replay: 'Never',

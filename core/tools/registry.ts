@@ -6,7 +6,7 @@
  */
 import { goalGetDeclaration, goalRequestInputDeclaration, goalUpdateDeclaration } from './goal.js';
 import type { z } from 'zod';
-import type { BlockedCategory, ToolDeclaration } from './types.js';
+import type { BlockedCategory, DelegationKind, ToolDeclaration } from './types.js';
 import { readDeclaration } from './read.js';
 import { globDeclaration } from './glob.js';
 import { grepDeclaration } from './grep.js';
@@ -56,6 +56,13 @@ export const declaredTools = {
 export type ToolName = keyof typeof declaredTools;
 /** The argument type of a declared tool. */
 export type ToolArgs<N extends ToolName> = (typeof declaredTools)[N] extends ToolDeclaration<infer A> ? A : never;
+
+/** Names of the delegating tools: declared with a `delegation` kind (DC14), run as child workflows, no activity body. */
+export type DelegatingToolName = {
+  [N in ToolName]: (typeof declaredTools)[N] extends { delegation: DelegationKind } ? N : never;
+}[ToolName];
+/** Names of the tools whose calls run as `tool_<name>` activities (every declared tool that does not delegate). */
+export type ActivityToolName = Exclude<ToolName, DelegatingToolName>;
 
 /** Declarations of the tools implemented so far, keyed by tool name (for lookups by a model-sent name). */
 export const toolDeclarations: Record<string, ToolDeclaration> = declaredTools as unknown as Record<

@@ -14,7 +14,7 @@ import { NO_PRINTABLE } from './printable.js';
 import { z } from 'zod';
 import { agentRole, delegableAgents } from '../agents.js';
 import { utf8ByteLength } from '../utf8.js';
-import type { ToolDeclaration } from './types.js';
+import type { DelegatingToolDeclaration } from './types.js';
 import { summaryLine } from './summary.js';
 
 /** The five contract fields, in the order the model is told about them (DC1). */
@@ -121,7 +121,7 @@ export function taskArgumentNotes(
  * DC13: its workflow is started once, by id); ParallelSafe (several
  * background children may be started in one step, DC11).
  */
-export const taskDeclaration: ToolDeclaration<TaskArgs> = {
+export const taskDeclaration: DelegatingToolDeclaration<TaskArgs> = {
   name: 'task',
   effect: 'Delegating',
   replay: 'Never',

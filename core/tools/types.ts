@@ -66,8 +66,9 @@ export interface ToolDeclaration<Args = unknown> {
    * The call is not an activity: the session workflow runs it as a child
    * workflow (workflows/delegation.ts) — `task`: a child `session`;
    * `council`: a `council` workflow (DC14). Absent: a `tool_<name>` activity.
+   * A tool that sets it is declared as a {@link DelegatingToolDeclaration}.
    */
-  delegation?: 'task' | 'council';
+  delegation?: DelegationKind;
   /**
    * Extra notes for the model when the arguments fail validation (DC10):
    * given the raw arguments and the schema's issues, at most a few short
@@ -87,6 +88,17 @@ export interface ToolDeclaration<Args = unknown> {
    */
   runsLocally?(args: Args): boolean;
 }
+
+/** How a delegating tool's calls run (see {@link ToolDeclaration.delegation}). */
+export type DelegationKind = 'task' | 'council';
+
+/**
+ * The declaration of a delegating tool (DC14: `task`, `council_run`), a kind
+ * of its own: `delegation` is required, and the activity-side registry
+ * (activities/tools/index.ts) gives such a tool a description and JSON
+ * Schema but no body — no `tool_<name>` activity exists for it.
+ */
+export type DelegatingToolDeclaration<Args = unknown> = ToolDeclaration<Args> & { delegation: DelegationKind };
 
 /**
  * The raw material of a call's permission subject (see

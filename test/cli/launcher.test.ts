@@ -105,7 +105,7 @@ describe('launcher (bin/zuno.mjs)', () => {
 
     const probe = `
       const dist = ${JSON.stringify(join(root, 'dist'))};
-      const { INSTALL_ROOT } = await import(dist + '/worker/install-root.js');
+      const { INSTALL_ROOT } = await import(dist + '/activities/infra/install-root.js');
       const { toolImplementations } = await import(dist + '/activities/tools/index.js');
       const { GUARD_PATH } = await import(dist + '/activities/tools/shell/guard-run.js');
       const { localMigrations } = await import(dist + '/activities/projection/migrations.js');

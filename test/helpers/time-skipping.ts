@@ -34,7 +34,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { installRuntime } from '../../client/runtime.js';
 import { INDEXED } from '../../worker/connection.js';
 import { REQUIRED_SEARCH_ATTRIBUTES } from '../../worker/temporal-config.js';
-import { findBinary } from '../../worker/tool-binaries.js';
+import { findBinary } from '../../activities/infra/tool-binaries.js';
 import { ROOT } from './dev-server.js';
 import { createHarness, type Harness } from './harness.js';
 

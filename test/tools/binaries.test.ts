@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findBinary, findBinaryDetailed } from '../../worker/tool-binaries.js';
+import { findBinary, findBinaryDetailed } from '../../activities/infra/tool-binaries.js';
 import { tempDir, writeScript } from './helpers.js';
 
 describe('findBinary (pure filesystem discovery)', () => {

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { afterEach } from 'vitest';
 import type { ToolContext } from '../../activities/tools/context.js';
 import { createRgLocator, ZUNO_PROJECT_ROOT } from '../../activities/tools/rg.js';
-import { findBinary } from '../../worker/tool-binaries.js';
+import { findBinary } from '../../activities/infra/tool-binaries.js';
 
 /** The real pinned rg (installed by `node scripts/setup-tools.mjs`). */
 export const REAL_RG = (() => {

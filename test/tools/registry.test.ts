@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { toolDeclarations, validateToolCall } from '../../core/tools/registry.js';
-import { toolImplementations, toolSpecs } from '../../activities/tools/index.js';
+import { toolCatalogue, toolImplementations, toolSpecs } from '../../activities/tools/index.js';
 
 describe('tool declarations and validateToolCall (TD1, TD3, TD8)', () => {
   it('read/glob/grep are ReadOnly, replay Safe, ParallelSafe', () => {
@@ -57,14 +57,15 @@ describe('tool declarations and validateToolCall (TD1, TD3, TD8)', () => {
     expect(validateToolCall('grep', '')).toMatchObject({ ok: false, category: 'invalid_arguments' });
   });
 
-  it('the activity registry carries declaration, description from .txt, JSON Schema and run', () => {
+  it('the activity registry carries declaration, description from .txt, JSON Schema, and run for activity tools', () => {
     for (const name of Object.keys(toolDeclarations)) {
-      const t = toolImplementations[name]!;
+      const t = toolCatalogue[name]!;
       expect(t.declaration).toBe(toolDeclarations[name]);
       expect(t.description.length).toBeGreaterThan(100);
       expect(t.jsonSchema).toMatchObject({ type: 'object', additionalProperties: false });
       expect(t.jsonSchema).not.toHaveProperty('$schema');
-      expect(typeof t.run).toBe('function');
+      if (toolDeclarations[name]!.delegation) expect(toolImplementations[name]).toBeUndefined();
+      else expect(typeof toolImplementations[name]!.run).toBe('function');
     }
     expect(toolImplementations.grep!.jsonSchema).toMatchObject({ required: ['pattern'] });
     expect(toolSpecs().map((s) => s.name)).toEqual([
@@ -89,6 +90,12 @@ describe('tool declarations and validateToolCall (TD1, TD3, TD8)', () => {
       'job',
       'council_run',
     ]);
-    expect(Object.keys(toolImplementations)).toEqual(Object.keys(toolDeclarations));
+    expect(Object.keys(toolCatalogue)).toEqual(Object.keys(toolDeclarations));
+    // Delegating tools are a declared kind of their own: child workflows, no activity body (DC14).
+    const delegating = Object.keys(toolDeclarations).filter((n) => toolDeclarations[n]!.delegation);
+    expect(delegating).toEqual(['task', 'council_run']);
+    expect(Object.keys(toolImplementations)).toEqual(
+      Object.keys(toolDeclarations).filter((n) => !delegating.includes(n)),
+    );
   });
 });

@@ -3,57 +3,9 @@
  * becomes in a batch — its statement and its parameters in the statement's
  * column order. Pure.
  */
-import type {
-  InputRow,
-  InputState,
-  MessageRow,
-  NewEvent,
-  PartRow,
-  SessionRow,
-  SessionStatus,
-  ToolCallRow,
-} from '../types.js';
+import type { InputRow, NewEvent, PartRow, ProjectionWrite, ToolCallRow } from '../types.js';
 import type { SqlOp, SqlValue } from './runner.js';
 import { SESSION_TURN_COLUMNS, type StatementName } from './statements.js';
-
-/**
- * One write of a hot-path batch (ProjectionStore.writeBatch).
- *
- * - `toolCall` `plan`: a call the model asked for — identity, status, outcome,
- *   blocked category, output and error code are written (on conflict too);
- *   result, attempts and times are kept when the row exists.
- * - `toolCall` `running`: an attempt started — status `running`, attempts and
- *   start time; a completed row is left as it is.
- * - `toolCall` `complete`: the call's own result — written only while the row
- *   is not completed; otherwise the WHOLE batch is rolled back and
- *   writeBatch resolves false (the first record stands; the caller decides
- *   what the existing record means).
- * - `part`, `message`, `input`: upserts keyed by (sessionId, id), creation
- *   times set on insert only.
- * - `event`: insert-if-absent by (sessionId, id).
- * - `sessionTurn`: the session row at a turn's first step — inserted, or its
- *   route, provider, model, status and updatedAtMs updated; a stored title,
- *   the creation time, final text and error are kept.
- * - `sessionStatus`: a turn's end on an existing session row (`finalText`
- *   and `error` absent: the stored ones are kept).
- * - `inputState`: an existing input's SE2 state and updatedAtMs.
- */
-export type ProjectionWrite =
-  | { kind: 'toolCall'; mode: 'plan' | 'running' | 'complete'; row: ToolCallRow }
-  | { kind: 'part'; row: PartRow }
-  | { kind: 'message'; row: MessageRow }
-  | { kind: 'input'; row: InputRow }
-  | { kind: 'event'; event: NewEvent }
-  | { kind: 'sessionTurn'; row: SessionRow }
-  | {
-      kind: 'sessionStatus';
-      sessionId: string;
-      status: SessionStatus;
-      finalText?: string;
-      error?: string;
-      atMs: number;
-    }
-  | { kind: 'inputState'; sessionId: string; inputId: string; state: InputState; atMs: number };
 
 const TOOL_CALL_STATEMENT = {
   plan: 'toolCallPlan',
@@ -67,48 +19,14 @@ const int = (n: number | null | undefined): number | null => (n == null ? null :
 /** The statement and parameters of one write. */
 export function toSqlOp(w: ProjectionWrite): SqlOp {
   switch (w.kind) {
-    case 'toolCall': {
-      const r = w.row;
-      const params: SqlValue[] = [
-        r.sessionId,
-        r.id,
-        r.turn,
-        r.step,
-        r.position,
-        r.callId,
-        r.tool,
-        r.argsJson,
-        r.status,
-        r.outcome ?? null,
-        r.blockedCategory ?? null,
-        r.output ?? null,
-        r.errorCode ?? null,
-        json(r.result),
-        r.attempts ?? null,
-        int(r.startedAtMs),
-        int(r.endedAtMs),
-      ];
-      return { stmt: TOOL_CALL_STATEMENT[w.mode], params, ...(w.mode === 'complete' ? { mustChange: true } : {}) };
-    }
-    case 'part': {
-      const p = w.row;
+    case 'toolCall':
       return {
-        stmt: 'part',
-        params: [
-          p.sessionId,
-          p.id,
-          p.messageId,
-          p.turn,
-          p.step,
-          p.position,
-          p.kind,
-          p.text ?? null,
-          p.toolCallId ?? null,
-          json(p.metadata),
-          int(p.createdAtMs),
-        ],
+        stmt: TOOL_CALL_STATEMENT[w.mode],
+        params: toolCallParams(w.row),
+        ...(w.mode === 'complete' ? { mustChange: true } : {}),
       };
-    }
+    case 'part':
+      return { stmt: 'part', params: partParams(w.row) };
     case 'message': {
       const m = w.row;
       return {
@@ -116,22 +34,8 @@ export function toSqlOp(w: ProjectionWrite): SqlOp {
         params: [m.sessionId, m.id, m.role, m.turn, m.step, m.inputId ?? null, int(m.createdAtMs)],
       };
     }
-    case 'input': {
-      const i = w.row;
-      return {
-        stmt: 'input',
-        params: [
-          i.sessionId,
-          i.id,
-          i.text,
-          i.clientMessageId ?? null,
-          i.admission,
-          i.state,
-          int(i.admittedAtMs),
-          int(i.updatedAtMs),
-        ],
-      };
-    }
+    case 'input':
+      return { stmt: 'input', params: inputParams(w.row) };
     case 'event':
       return { stmt: 'event', params: eventParams(w.event) };
     case 'sessionTurn': {
@@ -152,6 +56,60 @@ export function toSqlOp(w: ProjectionWrite): SqlOp {
     case 'inputState':
       return { stmt: 'inputState', params: [w.state, int(w.atMs), w.sessionId, w.inputId] };
   }
+}
+
+/** A tool-call row's parameters in the tool-call statements' column order. */
+function toolCallParams(r: ToolCallRow): SqlValue[] {
+  return [
+    r.sessionId,
+    r.id,
+    r.turn,
+    r.step,
+    r.position,
+    r.callId,
+    r.tool,
+    r.argsJson,
+    r.status,
+    r.outcome ?? null,
+    r.blockedCategory ?? null,
+    r.output ?? null,
+    r.errorCode ?? null,
+    json(r.result),
+    r.attempts ?? null,
+    int(r.startedAtMs),
+    int(r.endedAtMs),
+  ];
+}
+
+/** A part row's parameters in the `part` statement's column order. */
+function partParams(p: PartRow): SqlValue[] {
+  return [
+    p.sessionId,
+    p.id,
+    p.messageId,
+    p.turn,
+    p.step,
+    p.position,
+    p.kind,
+    p.text ?? null,
+    p.toolCallId ?? null,
+    json(p.metadata),
+    int(p.createdAtMs),
+  ];
+}
+
+/** An input row's parameters in the `input` statement's column order. */
+function inputParams(i: InputRow): SqlValue[] {
+  return [
+    i.sessionId,
+    i.id,
+    i.text,
+    i.clientMessageId ?? null,
+    i.admission,
+    i.state,
+    int(i.admittedAtMs),
+    int(i.updatedAtMs),
+  ];
 }
 
 /** An event's parameters in statements.ts EVENT_COLUMNS order. */

@@ -58,7 +58,9 @@ export type HunkResult =
   | { ok: true; lines: string[]; endings?: Eol[]; replacements: Replacement[]; fuzz: Fuzz }
   | { ok: false; mismatch: HunkMismatch };
 
-function mismatch(chunk: PatchChunk, k: number, reason: HunkMismatch['reason'], candidates?: number[]): HunkResult {
+type HunkFailed = Extract<HunkResult, { ok: false }>;
+
+function mismatch(chunk: PatchChunk, k: number, reason: HunkMismatch['reason'], candidates?: number[]): HunkFailed {
   const m: HunkMismatch = { index: k + 1, patchLine: chunk.line, reason };
   if (chunk.header !== undefined) m.header = chunk.header;
   if (candidates) m.candidates = candidates.slice(0, 5).map((p) => p + 1);
@@ -117,6 +119,24 @@ export async function applyChunks(
   eol: Eol = '\n',
   pace: Pacer = new Pacer(),
 ): Promise<HunkResult> {
+  const located = await locateChunks(lines, chunks, pace);
+  if ('mismatch' in located) return located;
+  const sorted = located.reps.map((r, i) => ({ r, i })).sort((a, b) => a.r.start - b.r.start || a.i - b.i);
+  const overlap = sorted.find(({ r }, j) => j > 0 && r.start < sorted[j - 1]!.r.start + sorted[j - 1]!.r.oldLen);
+  if (overlap) return mismatch(chunks[overlap.r.chunk]!, overlap.r.chunk, 'overlap');
+  const replacements = sorted.map((s) => s.r);
+  const { out, carried } = await splice(lines, replacements, endings, pace);
+  const fuzz = located.fuzz;
+  if (!endings) return { ok: true, lines: out, replacements, fuzz };
+  return { ok: true, lines: out, endings: await resolveEndings(carried, eol, pace), replacements, fuzz };
+}
+
+/** Where each hunk applies, in patch order (each searched from where the one before ended), or the first that does not. */
+async function locateChunks(
+  lines: string[],
+  chunks: PatchChunk[],
+  pace: Pacer,
+): Promise<{ reps: Replacement[]; fuzz: Fuzz } | HunkFailed> {
   const index = new LineIndex(lines, pace);
   const reps: Replacement[] = [];
   let cursor = 0;
@@ -138,38 +158,62 @@ export async function applyChunks(
       if (headers) cursor = at;
       continue;
     }
-    let pattern = chunk.oldLines;
-    let repl = chunk.newLines;
-    let contextOf = chunk.contextOf;
-    const seek = (p: string[]) => (chunk.startOfFile ? seekAtStart : seekLines)(index, p, from, chunk.endOfFile);
-    let found = await seek(pattern);
-    if (!found && pattern[pattern.length - 1] === '') {
-      pattern = pattern.slice(0, -1);
-      if (repl[repl.length - 1] === '') {
-        repl = repl.slice(0, -1);
-        contextOf = contextOf.slice(0, -1);
-      }
-      found = await seek(pattern);
-    }
-    if (!found) return mismatch(chunk, k, 'context_not_found');
-    const ambiguous = headers ? scopesHit(headers, found.positions) > 1 : found.positions.length > 1;
-    if (ambiguous) return mismatch(chunk, k, 'ambiguous', found.positions);
-    const at = found.positions[0]!;
-    fuzz = Math.max(fuzz, found.fuzz) as Fuzz;
-    const newLines = repl.map((text, j) => {
-      const i = contextOf[j]!;
-      return i >= 0 && i < pattern.length ? lines[at + i]! : text;
-    });
-    reps.push({
-      start: at,
-      oldLen: pattern.length,
-      newLines,
-      origins: pairOrigins(contextOf, pattern.length),
-      chunk: k,
-    });
-    cursor = at + pattern.length;
+    const hit = await locateChunk(index, lines, chunk, k, from, headers);
+    if ('mismatch' in hit) return hit;
+    fuzz = Math.max(fuzz, hit.fuzz) as Fuzz;
+    reps.push(hit.rep);
+    cursor = hit.rep.start + hit.rep.oldLen;
   }
-  const sorted = reps.map((r, i) => ({ r, i })).sort((a, b) => a.r.start - b.r.start || a.i - b.i);
+  return { reps, fuzz };
+}
+
+/** Where one hunk with old lines applies (searched from `from`), retried without a trailing empty line. */
+async function locateChunk(
+  index: LineIndex,
+  lines: string[],
+  chunk: PatchChunk,
+  k: number,
+  from: number,
+  headers: number[] | undefined,
+): Promise<{ rep: Replacement; fuzz: Fuzz } | HunkFailed> {
+  let pattern = chunk.oldLines;
+  let repl = chunk.newLines;
+  let contextOf = chunk.contextOf;
+  const seek = (p: string[]) => (chunk.startOfFile ? seekAtStart : seekLines)(index, p, from, chunk.endOfFile);
+  let found = await seek(pattern);
+  if (!found && pattern[pattern.length - 1] === '') {
+    pattern = pattern.slice(0, -1);
+    if (repl[repl.length - 1] === '') {
+      repl = repl.slice(0, -1);
+      contextOf = contextOf.slice(0, -1);
+    }
+    found = await seek(pattern);
+  }
+  if (!found) return mismatch(chunk, k, 'context_not_found');
+  const ambiguous = headers ? scopesHit(headers, found.positions) > 1 : found.positions.length > 1;
+  if (ambiguous) return mismatch(chunk, k, 'ambiguous', found.positions);
+  const at = found.positions[0]!;
+  const newLines = repl.map((text, j) => {
+    const i = contextOf[j]!;
+    return i >= 0 && i < pattern.length ? lines[at + i]! : text;
+  });
+  const rep = {
+    start: at,
+    oldLen: pattern.length,
+    newLines,
+    origins: pairOrigins(contextOf, pattern.length),
+    chunk: k,
+  };
+  return { rep, fuzz: found.fuzz };
+}
+
+/** `lines` with the sorted, non-overlapping replacements made, and the line ending each output line carries over. */
+async function splice(
+  lines: string[],
+  sorted: Replacement[],
+  endings: Eol[] | undefined,
+  pace: Pacer,
+): Promise<{ out: string[]; carried: Array<Eol | undefined> }> {
   const out: string[] = [];
   const carried: Array<Eol | undefined> = [];
   let pos = 0;
@@ -180,17 +224,14 @@ export async function applyChunks(
       carried.push(endings?.[i]);
     }
   };
-  for (const { r } of sorted) {
-    if (r.start < pos) return mismatch(chunks[r.chunk]!, r.chunk, 'overlap');
+  for (const r of sorted) {
     await keep(r.start);
     for (const l of r.newLines) out.push(l);
     for (const o of r.origins) carried.push(o >= 0 ? endings?.[r.start + o] : undefined);
     pos = r.start + r.oldLen;
   }
   await keep(lines.length);
-  const replacements = sorted.map((s) => s.r);
-  if (!endings) return { ok: true, lines: out, replacements, fuzz };
-  return { ok: true, lines: out, endings: await resolveEndings(carried, eol, pace), replacements, fuzz };
+  return { out, carried };
 }
 
 /** The hunks with old and new swapped (the patch undone). */

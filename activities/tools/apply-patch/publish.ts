@@ -24,7 +24,7 @@ import { removeCreatedDirs, type CreatedDir } from '../path-authority.js';
 import { staleRead, readRequired } from './conflicts.js';
 import { loadDiskState, statChanged, type DiskState } from './fs-state.js';
 import type { PublishPlan, Slot } from './precheck.js';
-import type { PatchApplied, PatchConflictResult, PatchFailed, PatchUncertain } from './result.js';
+import type { FileChange, PatchApplied, PatchConflictResult, PatchFailed, PatchUncertain } from './result.js';
 import { holdTemp, sweepStaleTemps, type HeldTemp } from './temp-files.js';
 
 /**
@@ -81,45 +81,75 @@ export async function publish(
   plan: PublishPlan,
   hooks: PublishHooks = {},
 ): Promise<PatchApplied | PatchFailed | PatchConflictResult | PatchUncertain> {
-  /** Temp files, as paths through their held parent directory descriptor, and their holds. */
-  const temps = new Map<Slot, string>();
-  const holds: HeldTemp[] = [];
-  const createdDirs: CreatedDir[] = [];
-  const release = () => {
-    for (const h of holds.splice(0)) h.release();
-  };
-  const cleanup = async () => {
-    for (const t of temps.values()) await unlink(t).catch(() => undefined);
-    temps.clear();
-    release();
-    removeCreatedDirs(createdDirs);
-  };
+  const temps = new Temps();
+  const notPrepared = await prepareTemps(plan, temps, hooks);
+  if (notPrepared) return notPrepared;
+  const conflict = await changedSincePrecheck(plan);
+  if (conflict) {
+    await temps.cleanup();
+    return conflict;
+  }
+  const unsettled = await publishSteps(plan, temps, hooks);
+  if (unsettled) return unsettled;
+  temps.release();
+  return { status: 'applied', changes: await withCredentials(plan) };
+}
+
+/** The temp files of one publish, as paths through their held parent directory descriptor, and their holds. */
+class Temps {
+  readonly paths = new Map<Slot, string>();
+  readonly holds: HeldTemp[] = [];
+  readonly createdDirs: CreatedDir[] = [];
+
+  release(): void {
+    for (const h of this.holds.splice(0)) h.release();
+  }
+
+  /** Removes the temp files left (never a published file), drops the holds and the directories created for them. */
+  async cleanup(): Promise<void> {
+    await this.removeFiles();
+    this.paths.clear();
+    this.release();
+    removeCreatedDirs(this.createdDirs);
+  }
+
+  async removeFiles(): Promise<void> {
+    for (const t of this.paths.values()) await unlink(t).catch(() => undefined);
+  }
+}
+
+/** Writes every new content to a held temp file beside its target; `write_failed` (nothing changed) when one fails. */
+async function prepareTemps(plan: PublishPlan, temps: Temps, hooks: PublishHooks): Promise<PatchFailed | undefined> {
   try {
     const swept = new Set<string>();
     for (const w of plan.writes) {
       const authority = w.slot.path.authority;
-      authority.ensureParent(createdDirs);
+      authority.ensureParent(temps.createdDirs);
       const dir = authority.inParent('.');
       await sweepStaleTemps(dir, Date.now(), swept);
       const hold = await holdTemp(dir, authority.name);
-      holds.push(hold);
+      temps.holds.push(hold);
       const tmp = authority.inParent(hold.name);
-      temps.set(w.slot, tmp);
+      temps.paths.set(w.slot, tmp);
       await writeTemp(tmp, w.bytes, w.mode);
     }
     await hooks.afterPrepare?.();
+    return undefined;
   } catch (err) {
-    await cleanup();
+    await temps.cleanup();
     return {
       status: 'failed',
       code: 'write_failed',
       message: `Writing failed before any file was changed (${errCode(err)}); nothing was changed.`,
     };
   }
+}
+
+/** The conflict for the first touched path whose disk state changed since the pre-check, if any. */
+async function changedSincePrecheck(plan: PublishPlan): Promise<PatchConflictResult | undefined> {
   for (const s of plan.slots) {
     const { same, now } = await sameAsBefore(s);
     if (same) continue;
-    await cleanup();
     const b = {
       resource: s.path.rel,
       operationDigest: s.firstDigest ?? '',
@@ -128,10 +158,15 @@ export async function publish(
     const c = s.original.kind === 'file' ? staleRead(b, s.original.sha256) : readRequired(b, 'writes');
     return { status: 'conflict', ...c, others: [] };
   }
+  return undefined;
+}
+
+/** Renames every temp file over its target, then removes deleted files; `uncertain` when a step fails midway. */
+async function publishSteps(plan: PublishPlan, temps: Temps, hooks: PublishHooks): Promise<PatchUncertain | undefined> {
   const steps: Array<{ slot: Slot; run: () => Promise<void> }> = [
     ...plan.writes.map((w) => ({
       slot: w.slot,
-      run: () => rename(temps.get(w.slot)!, w.slot.path.authority.inParent(w.slot.path.authority.name)),
+      run: () => rename(temps.paths.get(w.slot)!, w.slot.path.authority.inParent(w.slot.path.authority.name)),
     })),
     ...plan.unlinks.map((slot) => ({ slot, run: () => unlink(slot.path.authority.target) })),
   ];
@@ -140,10 +175,10 @@ export async function publish(
     try {
       await hooks.beforePublishStep?.(i, step.slot.path.rel);
       await step.run();
-      temps.delete(step.slot);
+      temps.paths.delete(step.slot);
     } catch (err) {
-      for (const t of temps.values()) await unlink(t).catch(() => undefined);
-      release();
+      await temps.removeFiles();
+      temps.release();
       const changedPaths = await observeChanged(plan.slots);
       const cause = `${errCode(err)} while publishing ${step.slot.path.rel} (step ${i + 1} of ${steps.length})`;
       return {
@@ -153,7 +188,11 @@ export async function publish(
       };
     }
   }
-  release();
+  return undefined;
+}
+
+/** The plan's changes, with a fresh credential on the last change of each path that still exists. */
+async function withCredentials(plan: PublishPlan): Promise<FileChange[]> {
   const changes = plan.changes.map((c) => ({ ...c }));
   for (const s of plan.slots) {
     if (!s.last || s.view.kind !== 'file') continue;
@@ -167,5 +206,5 @@ export async function publish(
       operationDigest: s.last.digest,
     };
   }
-  return { status: 'applied', changes };
+  return changes;
 }

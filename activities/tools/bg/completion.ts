@@ -11,7 +11,7 @@ import { receiptId, type RunEnding } from '../shell/receipt.js';
 import type { ShellOutcome } from '../shell/types.js';
 import { buildReport, REPORT_TAIL_BYTES } from './report.js';
 import type { ByteRing } from './ring.js';
-import type { BackgroundContext } from './run.js';
+import type { BackgroundContext } from './context.js';
 import type { BgCompletion, BgSettledState, BgStatusSettled, BgStatusStart } from './types.js';
 import { readFileRange } from './window.js';
 

@@ -11,50 +11,25 @@
  * SH7 written paths are not reported for background commands.
  */
 import { randomBytes } from 'node:crypto';
-import type { SandboxPolicy } from '../../../core/sandbox.js';
 import { mkdir, open, stat, type FileHandle } from 'node:fs/promises';
 import { ensureRealDir } from '../state-dir.js';
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { guardLineMarker, type CommandStatus, type GuardedRun } from '../shell/guard-run.js';
+import { guardLineMarker, type GuardedRun } from '../shell/guard-run.js';
 import { notRun, prepareRun, startGuarded, type PreparedRun, type ReceiptBase } from '../shell/prepare.js';
 import { markUnsettled, receiptId, settleRun, type Settlement } from '../shell/receipt.js';
 import { statusLine } from '../shell/render.js';
 import { sealCapture } from '../shell/seal.js';
+import type { BackgroundContext } from './context.js';
 import { internalFailure, newestBytes, notStartedCompletion, settledState, settledStatus } from './completion.js';
 import { getLiveTask, registerLiveTask, startTail, unregisterLiveTask, type LiveTask, type Tail } from './live.js';
 import { buildReport } from './report.js';
 import { ByteRing } from './ring.js';
 import { isValidTaskId, sessionTasksDir, StatusWriter, taskDir, taskOutputPath, writeStatus } from './store.js';
 import type { BgCompletion, BgStatusStart } from './types.js';
-import { viewTask } from './view.js';
 
-/** Per-task context of {@link runBackground}. */
-export interface BackgroundContext {
-  /** Absolute workspace root. */
-  workspace: string;
-  sessionId: string;
-  /** The tool-call row of the shell call that started the task (`tc_<turn>_<step>_<position>`). */
-  rowId: string;
-  /** The shell call that started the task (receipt id = f(sessionId, rowId, callId), SH3). */
-  callId: string;
-  /** The task id the workflow derived (`bg_<turn>_<step>_<position>`); validated before use in a path. */
-  taskID: string;
-  /** Cancels the task (SH5): SIGTERM to the group, 2 s window, then SIGKILL. */
-  signal?: AbortSignal;
-  /** Called when the output grows and at least once a second while the command runs, with the byte count and the newest output line (heartbeat hook). */
-  onProgress?: (totalWritten: number, lastLine: string | undefined) => void;
-  /** Called once when the command has ended and its status is known. */
-  onCommandExit?: (status: CommandStatus) => void;
-  /** Host environment before `ZUNO_*` stripping (default `process.env`). */
-  env?: NodeJS.ProcessEnv;
-  /** SH6 host env hook, applied after stripping. */
-  envHook?: (env: Record<string, string>) => Record<string, string>;
-  /** Interpreter (default `bash`). */
-  interpreter?: string;
-  /** The session's sandbox policy (SH10; absent: the auto default), the same as for foreground calls. */
-  sandbox?: SandboxPolicy;
-}
+export type { BackgroundContext } from './context.js';
+import { viewTask } from './view.js';
 
 function withBackground(rawArgs: unknown): unknown {
   return rawArgs && typeof rawArgs === 'object' && !Array.isArray(rawArgs)
@@ -119,6 +94,31 @@ async function execute(
     workerPid: process.pid,
   };
   const statuses = new StatusWriter(paths.dir);
+  const storage = await openStorage(ctx, prep, paths, task, start, statuses, started);
+  if ('state' in storage) return storage;
+  const nonce = randomBytes(16).toString('hex');
+  const { run, endBytes } = await runInTask(ctx, prep, task, storage.out, nonce, start, statuses);
+  await storage.tail.stop(endBytes);
+  const settled = await settleTask(prep, paths, run, endBytes ?? task.ring.end, endBytes, nonce);
+  const completion = await completionOf(ctx, prep, paths, task, run, settled, started);
+  await statuses.write(settledStatus(start, completion, Date.now()));
+  return completion;
+}
+
+/**
+ * Creates the task's output file, writes its `running` status and starts the
+ * live tail; the `task_storage_failed` completion (nothing ran) when any of
+ * them fails.
+ */
+async function openStorage(
+  ctx: BackgroundContext,
+  prep: PreparedRun,
+  paths: TaskPaths,
+  task: TaskHandle,
+  start: BgStatusStart,
+  statuses: StatusWriter,
+  started: number,
+): Promise<{ out: FileHandle; tail: Tail } | BgCompletion> {
   const storageFailed = (why: string) =>
     notStartedCompletion(
       ctx,
@@ -129,9 +129,8 @@ async function execute(
         started,
       ),
       paths.outputPath,
-      purpose,
+      prep.args.backgroundPurpose,
     );
-
   let out: FileHandle;
   try {
     out = await open(paths.outputPath, 'wx', 0o600);
@@ -154,12 +153,21 @@ async function execute(
     await statuses.write(settledStatus(start, c, Date.now()));
     return c;
   }
+  return { out, tail };
+}
 
-  const nonce = randomBytes(16).toString('hex');
-  let run: GuardedRun;
-  let endBytes: number | undefined;
+/** Runs the command under the guard into `out` (closed after); `endBytes`: the file's size when the command ended. */
+async function runInTask(
+  ctx: BackgroundContext,
+  prep: PreparedRun,
+  task: TaskHandle,
+  out: FileHandle,
+  nonce: string,
+  start: BgStatusStart,
+  statuses: StatusWriter,
+): Promise<{ run: GuardedRun; endBytes: number | undefined }> {
   try {
-    run = await startGuarded(
+    const run = await startGuarded(
       prep,
       {
         ...(ctx.env ? { env: ctx.env } : {}),
@@ -177,38 +185,67 @@ async function execute(
       },
     );
     // The task's output is what the file held when the command ended; an escaped process may append more.
-    endBytes = (await out.stat().catch(() => undefined))?.size;
+    const endBytes = (await out.stat().catch(() => undefined))?.size;
+    return { run, endBytes };
   } finally {
     await out.close().catch(() => {});
   }
-  await tail.stop(endBytes);
+}
 
+/** How the task's run settled: its receipt, the output size, and why reading the output failed (if it did). */
+interface TaskSettled {
+  settlement: Settlement;
+  totalWritten: number;
+  captureError?: string;
+}
+
+/** Seals the output in place at the size it had when the command ended and settles the run (SH4 guard line). */
+async function settleTask(
+  prep: PreparedRun,
+  paths: TaskPaths,
+  run: GuardedRun,
+  written: number,
+  endBytes: number | undefined,
+  nonce: string,
+): Promise<TaskSettled> {
   const settleInput = {
     ...prep.base,
     analysis: prep.analysis,
     status: run.status,
     ...(run.stop ? { stop: run.stop } : {}),
   };
-  let totalWritten = endBytes ?? task.ring.end;
-  let settlement: Settlement;
-  let captureError: string | undefined;
+  let totalWritten = written;
   try {
     totalWritten = endBytes ??= (await stat(paths.outputPath)).size;
     // Sealed in place: readers of the output path get exactly these bytes from now on (a finished task's output never changes).
     const { stats } = await sealCapture(paths.outputPath, endBytes, guardLineMarker(nonce), { inPlace: true });
-    settlement = settleRun({ ...settleInput, guardLineSeen: stats.markerSeen });
+    return { settlement: settleRun({ ...settleInput, guardLineSeen: stats.markerSeen }), totalWritten };
   } catch (err) {
-    captureError = err instanceof Error ? err.message : String(err);
-    settlement = settleRun({ ...settleInput, guardLineSeen: false });
+    const captureError = err instanceof Error ? err.message : String(err);
+    const settlement = settleRun({ ...settleInput, guardLineSeen: false });
     markUnsettled(settlement.receipt, captureError);
     settlement.uncertainCause = 'capture_failed';
+    return { settlement, totalWritten, captureError };
   }
+}
+
+/** The task's completion record, with its short report (the newest output bytes as its tail). */
+async function completionOf(
+  ctx: BackgroundContext,
+  prep: PreparedRun,
+  paths: TaskPaths,
+  task: TaskHandle,
+  run: GuardedRun,
+  { settlement, totalWritten, captureError }: TaskSettled,
+  started: number,
+): Promise<BgCompletion> {
+  const purpose = prep.args.backgroundPurpose;
   const { ending, receipt, uncertainCause } = settlement;
   const state = captureError === undefined ? settledState(ending) : 'failed';
   const status = run.status;
   const durationMs = Math.round(performance.now() - started);
   const tailBytes = await newestBytes(task.ring, paths.outputPath, totalWritten);
-  const completion: BgCompletion = {
+  return {
     taskID: ctx.taskID,
     state,
     ...(status && status.kind !== 'signaled' ? { exitCode: status.code } : {}),
@@ -235,8 +272,6 @@ async function execute(
       remoteObserver: purpose === 'remoteObserver',
     }),
   };
-  await statuses.write(settledStatus(start, completion, Date.now()));
-  return completion;
 }
 
 /** Claims the task directory, prepares the call and runs it. */

@@ -15,9 +15,9 @@
  * command with it), losing the cooperative window and the command's own
  * status. The group id is the guard's pid, read from bwrap's info fd.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { writeSync } from 'node:fs';
-import { sourceRelative } from '../../../worker/install-root.js';
+import { sourceRelative } from '../../infra/install-root.js';
 import type { ShellStop } from './types.js';
 
 /** TD10: the cooperative window between SIGTERM and SIGKILL, in milliseconds. */
@@ -122,135 +122,165 @@ function killGroup(pgid: number, signal: NodeJS.Signals): void {
  * line into the capture file and is reported as a 125 guard failure.
  */
 export function runGuarded(spec: GuardedSpec): Promise<GuardedRun> {
-  return new Promise((resolve) => {
-    let status: CommandStatus | null = null;
-    let stop: ShellStop | undefined;
-    let killTimer: NodeJS.Timeout | undefined;
-    let settled = false;
+  return new Promise((resolve) => new GuardRun(spec, resolve).start());
+}
 
-    const guardFailedToStart = (message: string): void => {
-      if (settled) return;
-      settled = true;
-      try {
-        writeSync(spec.outFd, `${guardLineMarker(spec.nonce)} ${message}\n`);
-      } catch {
-        // the capture file is unusable; the status still says what happened
-      }
-      cleanup();
-      resolve({ status: { kind: 'guard_failed', code: 125, message }, ...(stop ? { stop } : {}) });
-    };
+/** Starts the guard process (inside bubblewrap when sandboxed): stdio 3 the status channel, 4 bwrap's info fd. */
+function spawnGuard(spec: GuardedSpec): ChildProcess {
+  const box = spec.sandbox;
+  return box
+    ? spawn(box.bwrap, [...box.args, '--info-fd', '4', '--', process.execPath, GUARD_PATH], {
+        cwd: spec.cwd,
+        detached: true,
+        env: {},
+        stdio: ['pipe', spec.outFd, spec.outFd, 'pipe', 'pipe'],
+      })
+    : spawn(process.execPath, [GUARD_PATH], {
+        cwd: spec.cwd,
+        detached: true,
+        env: {},
+        stdio: ['pipe', spec.outFd, spec.outFd, 'pipe'],
+      });
+}
 
-    let child: ReturnType<typeof spawn>;
+/** One guarded run, from spawning the guard to its `close`: the command's status, the stop asked for, the timers. */
+class GuardRun {
+  private status: CommandStatus | null = null;
+  private stop: ShellStop | undefined;
+  private killTimer: NodeJS.Timeout | undefined;
+  private timeoutTimer: NodeJS.Timeout | undefined;
+  private settled = false;
+  private child!: ChildProcess;
+  /** The command's process group: the guard's pid (sandboxed: once bwrap's info fd names it). */
+  private group: number | undefined;
+  /** A signal asked for before the group was known (bwrap still setting up, a matter of milliseconds). */
+  private pending: NodeJS.Signals | undefined;
+  /** Sandboxed: the pid bwrap's info fd names, known before that process has called setsid. */
+  private sandboxPid: number | undefined;
+  private readonly onAbort = (): void => this.requestStop('cancelled');
+
+  constructor(
+    private readonly spec: GuardedSpec,
+    private readonly resolve: (run: GuardedRun) => void,
+  ) {}
+
+  start(): void {
+    const { spec } = this;
     const box = spec.sandbox;
     try {
-      child = box
-        ? spawn(box.bwrap, [...box.args, '--info-fd', '4', '--', process.execPath, GUARD_PATH], {
-            cwd: spec.cwd,
-            detached: true,
-            env: {},
-            stdio: ['pipe', spec.outFd, spec.outFd, 'pipe', 'pipe'],
-          })
-        : spawn(process.execPath, [GUARD_PATH], {
-            cwd: spec.cwd,
-            detached: true,
-            env: {},
-            stdio: ['pipe', spec.outFd, spec.outFd, 'pipe'],
-          });
+      this.child = spawnGuard(spec);
     } catch (err) {
-      guardFailedToStart(
+      this.guardFailedToStart(
         `could not start the ${box ? 'sandbox' : 'guard'}: ${err instanceof Error ? err.message : String(err)}`,
       );
       return;
     }
-    // The command's process group: the guard's pid (sandboxed: once bwrap's info fd names it).
-    let group = box ? undefined : child.pid;
-    let pending: NodeJS.Signals | undefined;
-    const signalGroup = (signal: NodeJS.Signals): void => {
-      if (group !== undefined) return killGroup(group, signal);
-      // Not known yet (bwrap is still setting up, a matter of milliseconds): sent as soon as it is.
-      pending = signal;
-    };
-    if (group !== undefined) spec.onStart?.(group);
-    // Sandboxed: the pid bwrap's info fd names, known before that process has called setsid.
-    let sandboxPid: number | undefined;
-    const announce = (pid: number): void => {
-      if (group !== undefined) return;
-      group = pid;
-      spec.onStart?.(pid);
-      if (pending) killGroup(pid, pending);
-    };
-    // bwrap writes the info fd before its child calls setsid (`--new-session`); until then a signal to the group
-    // fails with ESRCH and would be lost, so the group is announced once it exists (a few milliseconds).
-    const whenGroupExists = (pid: number): void => {
-      if (settled || group !== undefined) return;
-      if (groupExists(pid)) return announce(pid);
-      setTimeout(() => whenGroupExists(pid), GROUP_POLL_MS);
-    };
-    if (box) {
-      let info = '';
-      const infoFd = child.stdio[4];
-      infoFd?.on('data', (chunk: Buffer) => {
-        if (sandboxPid !== undefined) return;
-        info += chunk.toString('utf8');
-        sandboxPid = childPidOf(info);
-        if (sandboxPid !== undefined) whenGroupExists(sandboxPid);
-      });
-      infoFd?.on('error', () => {});
+    this.group = box ? undefined : this.child.pid;
+    if (this.group !== undefined) spec.onStart?.(this.group);
+    if (box) this.watchInfoFd();
+    this.timeoutTimer = setTimeout(() => this.requestStop('timeout'), spec.timeoutMs);
+    spec.signal?.addEventListener('abort', this.onAbort, { once: true });
+    this.watchStatus();
+    this.child.stdin?.on('error', () => {}); // EPIPE when the guard is already gone
+    this.child.on('error', (err) => this.guardFailedToStart(`could not start the guard: ${err.message}`));
+    this.child.on('close', (code) => this.closed(code));
+    if (spec.signal?.aborted) this.requestStop('cancelled');
+    this.child.stdin?.write(
+      `${JSON.stringify({ file: spec.file, args: spec.args, cwd: spec.cwd, env: spec.env, nonce: spec.nonce })}\n`,
+    );
+  }
+
+  private guardFailedToStart(message: string): void {
+    if (this.settled) return;
+    this.settled = true;
+    try {
+      writeSync(this.spec.outFd, `${guardLineMarker(this.spec.nonce)} ${message}\n`);
+    } catch {
+      // the capture file is unusable; the status still says what happened
     }
+    this.cleanup();
+    const stop = this.stop;
+    this.resolve({ status: { kind: 'guard_failed', code: 125, message }, ...(stop ? { stop } : {}) });
+  }
 
-    const requestStop = (reason: ShellStop['reason']): void => {
-      if (stop || settled) return;
-      stop = { reason, mode: 'cooperative', commandHadExited: status !== null };
-      if (status !== null || child.pid === undefined) return; // the guard is already taking the group down
-      signalGroup('SIGTERM');
-      killTimer = setTimeout(() => {
-        if (stop) stop.mode = 'forced';
-        signalGroup('SIGKILL');
-      }, COOPERATIVE_WINDOW_MS);
-    };
-    const onAbort = (): void => requestStop('cancelled');
-    const timeoutTimer = setTimeout(() => requestStop('timeout'), spec.timeoutMs);
-    spec.signal?.addEventListener('abort', onAbort, { once: true });
+  private signalGroup(signal: NodeJS.Signals): void {
+    if (this.group !== undefined) return killGroup(this.group, signal);
+    // Not known yet (bwrap is still setting up, a matter of milliseconds): sent as soon as it is.
+    this.pending = signal;
+  }
 
-    function cleanup(): void {
-      clearTimeout(timeoutTimer);
-      if (killTimer) clearTimeout(killTimer);
-      spec.signal?.removeEventListener('abort', onAbort);
-    }
+  private announce(pid: number): void {
+    if (this.group !== undefined) return;
+    this.group = pid;
+    this.spec.onStart?.(pid);
+    if (this.pending) killGroup(pid, this.pending);
+  }
 
+  // bwrap writes the info fd before its child calls setsid (`--new-session`); until then a signal to the group
+  // fails with ESRCH and would be lost, so the group is announced once it exists (a few milliseconds).
+  private whenGroupExists(pid: number): void {
+    if (this.settled || this.group !== undefined) return;
+    if (groupExists(pid)) return this.announce(pid);
+    setTimeout(() => this.whenGroupExists(pid), GROUP_POLL_MS);
+  }
+
+  private watchInfoFd(): void {
+    let info = '';
+    const infoFd = this.child.stdio[4];
+    infoFd?.on('data', (chunk: Buffer) => {
+      if (this.sandboxPid !== undefined) return;
+      info += chunk.toString('utf8');
+      this.sandboxPid = childPidOf(info);
+      if (this.sandboxPid !== undefined) this.whenGroupExists(this.sandboxPid);
+    });
+    infoFd?.on('error', () => {});
+  }
+
+  private requestStop(reason: ShellStop['reason']): void {
+    if (this.stop || this.settled) return;
+    this.stop = { reason, mode: 'cooperative', commandHadExited: this.status !== null };
+    if (this.status !== null || this.child.pid === undefined) return; // the guard is already taking the group down
+    this.signalGroup('SIGTERM');
+    this.killTimer = setTimeout(() => {
+      if (this.stop) this.stop.mode = 'forced';
+      this.signalGroup('SIGKILL');
+    }, COOPERATIVE_WINDOW_MS);
+  }
+
+  private cleanup(): void {
+    clearTimeout(this.timeoutTimer);
+    if (this.killTimer) clearTimeout(this.killTimer);
+    this.spec.signal?.removeEventListener('abort', this.onAbort);
+  }
+
+  private watchStatus(): void {
     let statusText = '';
-    const channel = child.stdio[3];
+    const channel = this.child.stdio[3];
     channel?.on('data', (chunk: Buffer) => {
-      if (status !== null) return;
+      if (this.status !== null) return;
       statusText += chunk.toString('utf8');
       const nl = statusText.indexOf('\n');
       if (nl < 0) return;
-      status = parseStatus(statusText.slice(0, nl));
-      if (status !== null) spec.onCommandExit?.(status);
+      this.status = parseStatus(statusText.slice(0, nl));
+      if (this.status !== null) this.spec.onCommandExit?.(this.status);
     });
     channel?.on('error', () => {});
-    child.stdin?.on('error', () => {}); // EPIPE when the guard is already gone
+  }
 
-    child.on('error', (err) => guardFailedToStart(`could not start the guard: ${err.message}`));
-    child.on('close', (code) => {
-      if (settled) return;
-      // bwrap ended before it started the guard (a mount it could not make): the guard's own failure, 125.
-      if (box && sandboxPid === undefined && status === null)
-        return guardFailedToStart(
-          `the sandbox (bubblewrap) could not start the command (bwrap exit ${code ?? 'signal'})`,
-        );
-      settled = true;
-      cleanup();
-      // A guard that died without reporting may leave the command running in
-      // its group (which keeps the group id alive): stop it.
-      const lastGroup = group ?? sandboxPid;
-      if (status === null && lastGroup !== undefined) killGroup(lastGroup, 'SIGKILL');
-      resolve(stop ? { status, stop } : { status });
-    });
-
-    if (spec.signal?.aborted) requestStop('cancelled');
-    child.stdin?.write(
-      `${JSON.stringify({ file: spec.file, args: spec.args, cwd: spec.cwd, env: spec.env, nonce: spec.nonce })}\n`,
-    );
-  });
+  private closed(code: number | null): void {
+    if (this.settled) return;
+    const { status, stop } = this;
+    // bwrap ended before it started the guard (a mount it could not make): the guard's own failure, 125.
+    if (this.spec.sandbox && this.sandboxPid === undefined && status === null)
+      return this.guardFailedToStart(
+        `the sandbox (bubblewrap) could not start the command (bwrap exit ${code ?? 'signal'})`,
+      );
+    this.settled = true;
+    this.cleanup();
+    // A guard that died without reporting may leave the command running in
+    // its group (which keeps the group id alive): stop it.
+    const lastGroup = this.group ?? this.sandboxPid;
+    if (status === null && lastGroup !== undefined) killGroup(lastGroup, 'SIGKILL');
+    this.resolve(stop ? { status, stop } : { status });
+  }
 }

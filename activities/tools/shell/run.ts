@@ -13,9 +13,9 @@ import { join, relative, resolve } from 'node:path';
 import { ensureRealDir } from '../state-dir.js';
 import { OUTPUT_MAX_BYTES, OUTPUT_MAX_LINES } from '../common.js';
 import { openCapture, type Capture } from './capture.js';
-import { guardLineMarker, type CommandStatus } from './guard-run.js';
+import { guardLineMarker, type CommandStatus, type GuardedRun } from './guard-run.js';
 import { presentOutput, type PresentedOutput } from './output.js';
-import { notRun, prepareRun, startGuarded } from './prepare.js';
+import { notRun, prepareRun, startGuarded, type PreparedRun } from './prepare.js';
 import { markUnsettled, settleRun, type Settlement } from './receipt.js';
 import { renderResult } from './render.js';
 import { sealCapture } from './seal.js';
@@ -82,7 +82,7 @@ export async function runShell(rawArgs: unknown, ctx: ShellRunContext): Promise<
   const prepared = await prepareRun(rawArgs, ctx, started);
   if (!prepared.ok) return prepared.outcome;
   const { prep } = prepared;
-  const { args, base, analysis, parsed, timeoutMs } = prep;
+  const { args, base, parsed } = prep;
   if (args.background === true)
     return notRun(
       'background_not_routed',
@@ -95,60 +95,94 @@ export async function runShell(rawArgs: unknown, ctx: ShellRunContext): Promise<
     prep.cwd,
     parsed.ok ? staticPaths(parsed.root) : [],
   );
-
-  let capture: Capture;
-  try {
-    // Inside the workspace the artifact directory must be a real one (a symlinked .zuno would hide the output).
-    const inside = !relative(resolve(ctx.workspace), resolve(ctx.artifactDir)).startsWith('..');
-    if (inside) await ensureRealDir(resolve(ctx.workspace), resolve(ctx.artifactDir));
-    capture = await openCapture(ctx.artifactDir, ctx.sessionId, ctx.callId);
-  } catch (err) {
-    const why = err instanceof Error ? err.message : String(err);
+  const capture = await captureFile(ctx);
+  if (typeof capture === 'string') {
     return notRun(
       'output_capture_failed',
-      `Could not create the output capture file in ${ctx.artifactDir} (${why}); nothing ran.`,
+      `Could not create the output capture file in ${ctx.artifactDir} (${capture}); nothing ran.`,
       base,
       started,
     );
   }
-
   const nonce = randomBytes(16).toString('hex');
-  let run;
-  let endBytes: number | undefined;
+  const { run, endBytes } = await runCaptured(prep, ctx, capture, nonce);
+  const read = await readBack(prep, ctx, capture.path, endBytes, nonce, run);
+  const writtenPaths = await changedPaths(snapshot);
+  return shellOutcome(prep, run, read, writtenPaths, started);
+}
+
+/** The call's output capture file (inside the workspace its directory must be a real one), or why it cannot be made. */
+async function captureFile(ctx: ShellRunContext): Promise<Capture | string> {
   try {
-    run = await watchFileProgress(
+    // Inside the workspace the artifact directory must be a real one (a symlinked .zuno would hide the output).
+    const inside = !relative(resolve(ctx.workspace), resolve(ctx.artifactDir)).startsWith('..');
+    if (inside) await ensureRealDir(resolve(ctx.workspace), resolve(ctx.artifactDir));
+    return await openCapture(ctx.artifactDir, ctx.sessionId, ctx.callId);
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
+}
+
+/** Runs the command under the guard with its output in the capture file; `endBytes`: the file's size when it ended. */
+async function runCaptured(
+  prep: PreparedRun,
+  ctx: ShellRunContext,
+  capture: Capture,
+  nonce: string,
+): Promise<{ run: GuardedRun; endBytes: number | undefined }> {
+  try {
+    const run = await watchFileProgress(
       capture.path,
       ctx.onProgress,
       PROGRESS_EVERY_MS,
       startGuarded(prep, ctx, { outFd: capture.handle.fd, nonce }),
     );
     // What the call produced is what the file held when it ended; an escaped process may append more.
-    endBytes = (await capture.handle.stat().catch(() => undefined))?.size;
+    const endBytes = (await capture.handle.stat().catch(() => undefined))?.size;
+    return { run, endBytes };
   } finally {
     await capture.handle.close().catch(() => {});
   }
+}
 
+/** What reading the output back settled: the receipt, the model-facing output, its size, or why it failed. */
+interface ReadBack {
+  settlement: Settlement;
+  presented: PresentedOutput;
+  bytes: number;
+  lines: number;
+  captureError?: string;
+}
+
+/** Seals the capture at `endBytes`, settles the run (SH4 guard line) and presents its output within the caps. */
+async function readBack(
+  prep: PreparedRun,
+  ctx: ShellRunContext,
+  capturePath: string,
+  endBytes: number | undefined,
+  nonce: string,
+  run: GuardedRun,
+): Promise<ReadBack> {
+  const settle = (guardLineSeen: boolean) =>
+    settleRun({
+      ...prep.base,
+      analysis: prep.analysis,
+      status: run.status,
+      ...(run.stop ? { stop: run.stop } : {}),
+      guardLineSeen,
+    });
   let settlement: Settlement | undefined;
-  let presented: PresentedOutput;
   let bytes = 0;
   let lines = 0;
-  let captureError: string | undefined;
-  let rawPath = capture.path;
+  let rawPath = capturePath;
   try {
-    endBytes ??= (await stat(capture.path)).size;
-    const sealed = await sealCapture(capture.path, endBytes, guardLineMarker(nonce));
+    const sealed = await sealCapture(capturePath, endBytes ?? (await stat(capturePath)).size, guardLineMarker(nonce));
     rawPath = sealed.path;
     const { stats } = sealed;
     bytes = stats.bytes;
     lines = stats.lines;
-    settlement = settleRun({
-      ...base,
-      analysis,
-      status: run.status,
-      ...(run.stop ? { stop: run.stop } : {}),
-      guardLineSeen: stats.markerSeen,
-    });
-    presented = await presentOutput({
+    settlement = settle(stats.markerSeen);
+    const presented = await presentOutput({
       capturePath: sealed.path,
       stats,
       artifactDir: ctx.artifactDir,
@@ -156,26 +190,31 @@ export async function runShell(rawArgs: unknown, ctx: ShellRunContext): Promise<
       callId: ctx.callId,
       maxBytes: ctx.maxBytes ?? OUTPUT_MAX_BYTES,
       maxLines: ctx.maxLines ?? OUTPUT_MAX_LINES,
-      acceptLarge: args.accept_large_output === true,
+      acceptLarge: prep.args.accept_large_output === true,
     });
+    return { settlement, presented, bytes, lines };
   } catch (err) {
-    captureError = err instanceof Error ? err.message : String(err);
-    presented = {
+    const captureError = err instanceof Error ? err.message : String(err);
+    const presented = {
       body: `(the output could not be read back: ${captureError}; the raw capture file is ${rawPath})`,
       outputPaths: [rawPath],
     };
+    return { settlement: settlement ?? settle(false), presented, bytes, lines, captureError };
   }
-  settlement ??= settleRun({
-    ...base,
-    analysis,
-    status: run.status,
-    ...(run.stop ? { stop: run.stop } : {}),
-    guardLineSeen: false,
-  });
-  const writtenPaths = await changedPaths(snapshot);
+}
 
-  const { ending, receipt } = settlement;
-  let { uncertainCause } = settlement;
+/** The call's settled outcome: `uncertain` when the run or the read-back could not settle it. */
+function shellOutcome(
+  prep: PreparedRun,
+  run: GuardedRun,
+  read: ReadBack,
+  writtenPaths: string[],
+  started: number,
+): ShellOutcome {
+  const { timeoutMs } = prep;
+  const { presented, captureError } = read;
+  const { ending, receipt } = read.settlement;
+  let { uncertainCause } = read.settlement;
   if (captureError !== undefined) {
     markUnsettled(receipt, captureError);
     uncertainCause = 'capture_failed';
@@ -203,8 +242,8 @@ export async function runShell(rawArgs: unknown, ctx: ShellRunContext): Promise<
     ...(run.stop ? { stop: run.stop } : {}),
     ...(ending.kind === 'stopped' && ending.stop.reason === 'timeout' ? { timeLimitMs: timeoutMs } : {}),
     writtenPaths,
-    outputBytes: bytes,
-    outputLines: lines,
+    outputBytes: read.bytes,
+    outputLines: read.lines,
     outputPaths: presented.outputPaths,
     ...(presented.withheldOutput ? { withheldOutput: presented.withheldOutput } : {}),
     ...(presented.binaryOutput ? { binaryOutput: presented.binaryOutput } : {}),

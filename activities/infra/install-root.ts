@@ -22,10 +22,10 @@ export const RUNNING_COMPILED = here.endsWith('.js');
 
 /**
  * Root of the Zuno installation: the folder with package.json, temporal.yaml,
- * `.tools/` and the sources. This module is `<root>/worker/install-root.ts`
- * or `<root>/dist/worker/install-root.js`.
+ * `.tools/` and the sources. This module is `<root>/activities/infra/install-root.ts`
+ * or `<root>/dist/activities/infra/install-root.js`.
  */
-export const INSTALL_ROOT = RUNNING_COMPILED ? join(dirname(here), '..', '..') : join(dirname(here), '..');
+export const INSTALL_ROOT = RUNNING_COMPILED ? join(dirname(here), '..', '..', '..') : join(dirname(here), '..', '..');
 
 /**
  * Absolute path of `rel` resolved against the source folder of the module
