@@ -1,11 +1,11 @@
-import { makeDirs, zunoHome } from '../activities/zuno-home.js';
-import { ensureZunoGitignore } from '../activities/tools/zuno-gitignore.js';
+import { makeDirs, zunoHome } from '../activities/home/index.js';
+import { ensureZunoGitignore } from '../activities/home/index.js';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Client, Connection } from '@temporalio/client';
 import { ZunoError } from '../core/errors.js';
-import { openProjectionStore } from '../activities/projection/open.js';
-import type { ProjectionStore } from '../activities/projection/types.js';
+import { openProjectionStore } from '../activities/projection/index.js';
+import type { ProjectionStore } from '../activities/projection/index.js';
 import { rememberTemporalAddress } from './temporal-outage.js';
 import { ensureDevServer } from '../worker/dev-server.js';
 import { loadTemporalConfig, type TemporalConfig } from '../worker/temporal-config.js';

@@ -1,6 +1,6 @@
 import { ZunoError } from '../../core/errors.js';
-import { goalReason } from '../../activities/projection/rows.js';
-import type { SessionRow } from '../../activities/projection/types.js';
+import { goalReason } from '../../core/goal/transitions.js';
+import type { SessionRow } from '../../activities/projection/index.js';
 import { checkReceiptPlaceholders } from '../local-provider/placeholders.js';
 import { loadScript } from '../local-provider/script.js';
 import { modelFor } from '../scripted-provider.js';

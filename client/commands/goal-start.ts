@@ -1,7 +1,7 @@
 import { sessionPermission } from '../permission-config.js';
 import { ZunoError } from '../../core/errors.js';
 import { DEFAULT_TASK_QUEUE, type SessionMeta } from '../../core/session/meta.js';
-import type { ProjectionStore } from '../../activities/projection/types.js';
+import type { ProjectionStore } from '../../activities/projection/index.js';
 import { checkReceiptPlaceholders } from '../local-provider/placeholders.js';
 import { loadScript } from '../local-provider/script.js';
 import { modelFor } from '../scripted-provider.js';

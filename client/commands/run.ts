@@ -9,7 +9,7 @@ import type { AdmissionReceipt } from '../../core/session/inbox.js';
 import { DEFAULT_TASK_QUEUE, type SessionMeta, type SessionRoute } from '../../core/session/meta.js';
 import type { InterruptReceipt } from '../../core/session/updates.js';
 import type { SessionResult } from '../../core/session/outcome.js';
-import type { EventRow, ProjectionStore, SessionRow } from '../../activities/projection/types.js';
+import type { EventRow, ProjectionStore, SessionRow } from '../../activities/projection/index.js';
 import { loadScript } from '../local-provider/script.js';
 import { modelFor } from '../scripted-provider.js';
 import { connectTemporal, type Notify, openStore, resolvePaths, type TemporalContext } from '../context.js';

@@ -4,7 +4,7 @@ import { ZunoError } from '../../core/errors.js';
 import { sessionWorkflowId } from '../../core/ids.js';
 import { DEFAULT_TASK_QUEUE } from '../../core/session/meta.js';
 import { RESUME_UPDATE, type ResumeReceipt, type ResumeRequest } from '../../core/session/updates.js';
-import type { SessionRow } from '../../activities/projection/types.js';
+import type { SessionRow } from '../../activities/projection/index.js';
 import { loadScript } from '../local-provider/script.js';
 import { modelFor } from '../scripted-provider.js';
 import { connectTemporal, openStore, resolvePaths } from '../context.js';

@@ -8,8 +8,8 @@ import {
   parseRetryAfter,
   ProviderError,
   redact,
-  RETRYABLE_BY_CODE,
 } from '../../activities/providers/errors.js';
+import { RETRYABLE_BY_CODE } from '../../core/provider-error-codes.js';
 import { ZunoError } from '../../core/errors.js';
 
 describe('parseRetryAfter', () => {
