@@ -2,7 +2,7 @@ import { agentRole, catalogFor, DEFAULT_AGENT_NAME, primaryAgents } from '../cor
 import { ZunoError } from '../core/errors.js';
 import type { SessionMeta } from '../core/session/meta.js';
 import { declaredTools } from '../core/tools/registry.js';
-import type { SessionRow } from '../activities/projection/types.js';
+import type { SessionRow } from '../activities/projection/index.js';
 
 /**
  * The role a `zuno run` session runs as, checked offline before anything

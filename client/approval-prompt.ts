@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline/promises';
 import type { Client } from '@temporalio/client';
-import type { ApprovalRow, EventRow, ProjectionStore } from '../activities/projection/types.js';
+import type { ApprovalRow, EventRow, ProjectionStore } from '../activities/projection/index.js';
 import { ZunoError } from '../core/errors.js';
 import { inertText } from '../core/terminal-text.js';
 import { decideApproval, type Decision } from './approvals.js';

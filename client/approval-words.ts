@@ -5,7 +5,7 @@
  * secondary line, and what a session-wide grant covers, in words. Model text
  * is made inert (core/terminal-text.ts) before it reaches the terminal. Pure.
  */
-import type { ApprovalRow } from '../activities/projection/types.js';
+import type { ApprovalRow } from '../activities/projection/index.js';
 import { exactPattern } from '../core/permission/glob.js';
 import type { SessionGrant } from '../core/permission/types.js';
 import { inertBlock, inertText } from '../core/terminal-text.js';

@@ -8,7 +8,7 @@ import {
   type ApprovalDecisionRequest,
   type ApprovalDecisionResult,
 } from '../core/approval-contract.js';
-import type { ApprovalRow, ProjectionStore } from '../activities/projection/types.js';
+import type { ApprovalRow, ProjectionStore } from '../activities/projection/index.js';
 import { findPending } from './pending-lookup.js';
 import { sendSessionUpdate } from './session-update.js';
 import { SessionAncestry } from './session-ancestry.js';

@@ -1,16 +1,15 @@
-import { makeDirs, zunoHome } from '../activities/zuno-home.js';
-import { ensureZunoGitignore } from '../activities/tools/zuno-gitignore.js';
+import { makeDirs, zunoHome } from '../activities/home/index.js';
+import { ensureZunoGitignore } from '../activities/home/index.js';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Client, Connection } from '@temporalio/client';
 import { ZunoError } from '../core/errors.js';
-import { openProjectionStore } from '../activities/projection/open.js';
-import type { ProjectionStore } from '../activities/projection/types.js';
+import { openProjectionStore } from '../activities/projection/index.js';
+import type { ProjectionStore } from '../activities/projection/index.js';
 import { rememberTemporalAddress } from './temporal-outage.js';
 import { ensureDevServer } from '../worker/dev-server.js';
 import { loadTemporalConfig, type TemporalConfig } from '../worker/temporal-config.js';
-import { INSTALL_ROOT } from '../activities/infra/install-root.js';
-import { findBinary } from '../activities/infra/tool-binaries.js';
+import { findBinary, INSTALL_ROOT } from '../activities/infra/index.js';
 
 /** Root of the Zuno installation (where package.json, .tools/ and the default temporal.yaml live). */
 export const PACKAGE_ROOT = INSTALL_ROOT;

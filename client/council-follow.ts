@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import type { ProjectionStore } from '../activities/projection/types.js';
+import type { ProjectionStore } from '../activities/projection/index.js';
 import { councilWorkflowId, type CouncilResult } from '../core/council/contract.js';
 import { renderCouncil, seatLine, seatsOf } from './commands/council-view.js';
 import type { Sink } from './sink.js';

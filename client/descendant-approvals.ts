@@ -1,4 +1,4 @@
-import type { ApprovalRow, ProjectionStore } from '../activities/projection/types.js';
+import type { ApprovalRow, ProjectionStore } from '../activities/projection/index.js';
 import { inertText } from '../core/terminal-text.js';
 import { childOfWords, SessionAncestry, type SessionLink } from './session-ancestry.js';
 

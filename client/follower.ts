@@ -1,4 +1,4 @@
-import type { ProjectionStore, SessionRow } from '../activities/projection/types.js';
+import type { ProjectionStore, SessionRow } from '../activities/projection/index.js';
 import { DEFAULT_TASK_QUEUE } from '../core/session/meta.js';
 import { connectTemporal, type TemporalContext, type ZunoPaths } from './context.js';
 import { recordedRoute } from './goal-serve.js';

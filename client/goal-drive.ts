@@ -5,7 +5,7 @@ import { TERMINAL_GOAL_STATUSES } from '../core/goal/status.js';
 import { sessionWorkflowId } from '../core/ids.js';
 import { STATE_QUERY } from '../core/session/updates.js';
 import type { SessionState } from '../core/session/state.js';
-import type { ProjectionStore } from '../activities/projection/types.js';
+import type { ProjectionStore } from '../activities/projection/index.js';
 import { CTRL_C_DELIVERY_MS, SCRIPTED_SETTLE_MS } from './commands/run.js';
 import { queryGoal, sendGoalControl } from './goal-client.js';
 import { goalExit, goalFinalJsonLine } from './goal-end.js';

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { ZunoError } from '../core/errors.js';
 import { pidAlive } from '../worker/dev-server.js';
 import { withHomeLock } from '../worker/home-lock.js';
-import { INSTALL_ROOT } from '../activities/infra/install-root.js';
+import { INSTALL_ROOT } from '../activities/infra/index.js';
 import type { Notify, ZunoPaths } from './context.js';
 import { readWorker, servesTarget, type WorkerRecord, type WorkerTarget } from './worker-registry.js';
 

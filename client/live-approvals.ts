@@ -7,7 +7,7 @@
 import type { Client } from '@temporalio/client';
 import { APPROVALS_QUERY, type ApprovalsView } from '../core/approval-contract.js';
 import { sessionWorkflowId } from '../core/ids.js';
-import type { ApprovalRow, ProjectionStore } from '../activities/projection/types.js';
+import type { ApprovalRow, ProjectionStore } from '../activities/projection/index.js';
 import { endedWords } from './session-reconcile.js';
 import { describeSessionRun } from './session-start.js';
 import { abandonPendingApprovals } from './stale-approvals.js';

@@ -11,7 +11,7 @@ import {
   type SnoozeQuestionRequest,
   type SnoozeQuestionResult,
 } from '../core/question-contract.js';
-import type { ProjectionStore, QuestionRow } from '../activities/projection/types.js';
+import type { ProjectionStore, QuestionRow } from '../activities/projection/index.js';
 
 /** `q_<turn>_<step>_<position>`. */
 /**

@@ -1,4 +1,4 @@
-import type { EventRow } from '../activities/projection/types.js';
+import type { EventRow } from '../activities/projection/index.js';
 import { messageWithoutCode } from '../core/errors.js';
 import { inertBlock, inertText, plainTerminalLine } from '../core/terminal-text.js';
 import { timedOutWords } from '../core/tools/shell.js';

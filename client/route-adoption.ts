@@ -11,7 +11,7 @@
  * this host polls, until its work has ended. Histories recorded before the
  * service therefore finish unchanged (no workflow code changes).
  */
-import type { ProjectionStore, SessionRow } from '../activities/projection/types.js';
+import type { ProjectionStore, SessionRow } from '../activities/projection/index.js';
 import { councilWorkflowId } from '../core/council/contract.js';
 import { ZunoKind } from '../core/search-attributes.js';
 import type { TemporalContext } from './context.js';

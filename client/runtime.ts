@@ -1,5 +1,5 @@
 import { DefaultLogger, type LogEntry, type LogLevel, Runtime } from '@temporalio/worker';
-import { RETRYABLE_BY_CODE } from '../activities/providers/errors.js';
+import { RETRYABLE_BY_CODE } from '../core/provider-error-codes.js';
 import { processSink } from './render.js';
 
 let installed = false;

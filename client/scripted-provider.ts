@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { scriptBaseUrl } from '../activities/providers/scripted-endpoint.js';
+import { scriptBaseUrl } from '../core/script-url.js';
 import { scriptsDir } from '../worker/scripted-models.js';
 import type { Script } from '../local-provider/script.js';
 import { localProvider, type resolveModel } from './zuno-config.js';

@@ -1,5 +1,5 @@
 import type { SessionRoute } from '../core/session/meta.js';
-import type { ProjectionStore } from '../activities/projection/types.js';
+import type { ProjectionStore } from '../activities/projection/index.js';
 import type { TemporalContext, ZunoPaths } from './context.js';
 import { hostId } from './routing.js';
 import { standaloneWorkerRunning } from './worker-registry.js';

@@ -11,7 +11,7 @@
 import type { ProviderConfig } from '../core/provider-config.js';
 import type { SessionRoute } from '../core/session/meta.js';
 import { ZunoError } from '../core/errors.js';
-import type { ProjectionStore } from '../activities/projection/types.js';
+import type { ProjectionStore } from '../activities/projection/index.js';
 import { readCredentials, storeCredential } from '../worker/credentials.js';
 import { loadTemporalConfig } from '../worker/temporal-config.js';
 import { DEFAULT_TASK_QUEUE } from '../core/session/meta.js';

@@ -1,5 +1,5 @@
 import { DEFAULT_AGENT_NAME } from '../core/agents.js';
-import type { ProjectionStore } from '../activities/projection/types.js';
+import type { ProjectionStore } from '../activities/projection/index.js';
 
 /** How a session sits in its delegation tree. */
 export interface SessionLink {

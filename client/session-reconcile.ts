@@ -16,7 +16,7 @@
  * `cancelled` (never dropped); approvals still pending become `abandoned`.
  */
 import { type Client, WorkflowNotFoundError, type WorkflowExecutionDescription } from '@temporalio/client';
-import type { SessionRow, SessionStatus, ProjectionStore } from '../activities/projection/types.js';
+import type { SessionRow, SessionStatus, ProjectionStore } from '../activities/projection/index.js';
 import { ZunoStatus } from '../core/search-attributes.js';
 import { abandonPendingApprovals } from './stale-approvals.js';
 import type { ZunoPaths } from './context.js';

@@ -1,7 +1,7 @@
 import type { SessionGrant } from '../core/permission/types.js';
 import { ZunoError } from '../core/errors.js';
 import type { CarriedState } from '../core/session/meta.js';
-import type { ProjectionStore, SessionRow } from '../activities/projection/types.js';
+import type { ProjectionStore, SessionRow } from '../activities/projection/index.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { hostId } from './routing.js';

@@ -1,4 +1,4 @@
-import type { ApprovalRow, ProjectionWrites } from '../activities/projection/types.js';
+import type { ApprovalRow, ProjectionWrites } from '../activities/projection/index.js';
 
 /**
  * Settles a session's approval rows that still say `pending` although no

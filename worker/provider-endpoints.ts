@@ -1,4 +1,5 @@
-import { setEndpointResolver, scriptInstanceOf } from '../activities/providers/scripted-endpoint.js';
+import { setEndpointResolver } from '../activities/providers/scripted-endpoint.js';
+import { scriptInstanceOf } from '../core/script-url.js';
 import { CredentialRefresher } from './credentials.js';
 import { ScriptedModels } from './scripted-models.js';
 

@@ -10,7 +10,8 @@
 import { join } from 'node:path';
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import type { ProviderConfig } from '../activities/providers/types.js';
-import { scriptInstanceOf, scriptUnavailable } from '../activities/providers/scripted-endpoint.js';
+import { scriptInstanceOf } from '../core/script-url.js';
+import { scriptUnavailable } from '../activities/providers/scripted-endpoint.js';
 import type { Script } from '../local-provider/script.js';
 import { type LocalProvider, startLocalProvider } from '../local-provider/server.js';
 

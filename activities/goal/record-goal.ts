@@ -2,7 +2,7 @@ import { EV } from '../../core/events.js';
 import type { RecordGoalInput } from '../../core/goal/activities.js';
 import { goalWorkflowId } from '../../core/goal/contract.js';
 import type { ProjectionStore } from '../projection/types.js';
-import { goalReason } from '../projection/rows.js';
+import { goalReason } from '../../core/goal/transitions.js';
 import { keepTransitions } from '../../core/goal/transitions.js';
 
 /**

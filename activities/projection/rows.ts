@@ -11,7 +11,6 @@ import type {
   WorkUpdate as DbWorkUpdate,
 } from '../../prisma/generated/sqlite/client/client.js';
 import type { GoalSnapshot } from '../../core/goal/contract.js';
-import { stateReason } from '../../core/goal/transitions.js';
 import type {
   AdmissionStatus,
   ApprovalRow,
@@ -74,11 +73,6 @@ export function toGoal(r: DbGoal): GoalRow {
     workflowId: r.workflowId,
     snapshot: JSON.parse(r.snapshot) as GoalSnapshot,
   };
-}
-
-/** The typed reason of a Goal's status, as its `reason` column holds it (null when the status has none). */
-export function goalReason(s: GoalSnapshot): string | null {
-  return stateReason(s.state);
 }
 
 /** Database session → SessionRow. */

@@ -7,7 +7,6 @@ import {
   ms,
   optJson,
   optMs,
-  goalReason,
   toEvent,
   toGoal,
   toInput,
@@ -19,6 +18,7 @@ import {
   toWorkState,
   toWorkUpdate,
 } from './rows.js';
+import { goalReason } from '../../core/goal/transitions.js';
 import { questionColumns, toQuestion } from './question-rows.js';
 import { councilColumns, delegationColumns, toCouncil, toDelegation } from './delegation-rows.js';
 import { eventParams, toSqlOp } from './sql/ops.js';

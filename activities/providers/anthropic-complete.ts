@@ -7,7 +7,7 @@ import { anthropicError } from './anthropic-errors.js';
 import { anthropicHttpRequest } from './anthropic-request.js';
 import { AnthropicStreamState } from './anthropic-stream.js';
 import { urlSecrets } from './endpoint.js';
-import type { ProviderErrorCode } from './errors.js';
+import type { ProviderErrorCode } from '../../core/provider-error-codes.js';
 import { providerFailure, type FailureContext, type FailureExtra } from './failure.js';
 import { requestJson } from './json-transport.js';
 import type { ModelRequest, ModelResponse, ProviderConfig, StreamHandlers } from './types.js';

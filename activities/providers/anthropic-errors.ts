@@ -5,7 +5,8 @@
  * shared transport (`codeForHttpStatus`, e.g. 529 → `provider_unavailable`);
  * this module types the in-stream errors, which arrive with status 200.
  */
-import { extractProviderError, type ProviderError, type ProviderErrorCode } from './errors.js';
+import { extractProviderError, type ProviderError } from './errors.js';
+import type { ProviderErrorCode } from '../../core/provider-error-codes.js';
 import type { FailureExtra } from './failure.js';
 
 /** Code per documented Anthropic error type; any other type is `provider_unavailable` (retryable). */

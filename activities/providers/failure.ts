@@ -3,7 +3,8 @@
  * which host (never the full URL), which secrets to scrub, and what is known
  * so far about the response (status, request id).
  */
-import { ProviderError, RETRYABLE_BY_CODE, type ProviderErrorCode } from './errors.js';
+import { ProviderError } from './errors.js';
+import { RETRYABLE_BY_CODE, type ProviderErrorCode } from '../../core/provider-error-codes.js';
 
 /** What a {@link ProviderError} built during one request may say about it. */
 export interface FailureContext {

@@ -8,9 +8,7 @@
  */
 import type { ProviderConfig } from './types.js';
 import { ProviderError } from './errors.js';
-
-/** URL scheme of a scripted model's base URL. */
-export const SCRIPT_SCHEME = 'zuno-script:';
+import { scriptInstanceOf } from '../../core/script-url.js';
 
 /** Maps a session's provider config to the config to call in this process. */
 export type EndpointResolver = (cfg: ProviderConfig) => Promise<ProviderConfig>;
@@ -24,17 +22,6 @@ let resolver: EndpointResolver | null = null;
  */
 export function setEndpointResolver(r: EndpointResolver | null): void {
   resolver = r;
-}
-
-/** The base URL of a scripted model stored in the home as `instance` (`zuno-script://<instance>/v1`). */
-export function scriptBaseUrl(instance: string): string {
-  return `zuno-script://${instance}/v1`;
-}
-
-/** The script instance a `zuno-script://` base URL names, or null for any other URL. */
-export function scriptInstanceOf(baseUrl: string): string | null {
-  if (!baseUrl.startsWith(`${SCRIPT_SCHEME}//`)) return null;
-  return baseUrl.slice(SCRIPT_SCHEME.length + 2).split('/')[0] || null;
 }
 
 /**

@@ -5,7 +5,8 @@
  * sees `{event, data}` messages and decides what they mean.
  */
 import { createParser, type EventSourceMessage, type ParseError } from 'eventsource-parser';
-import type { ProviderError, ProviderErrorCode } from './errors.js';
+import type { ProviderError } from './errors.js';
+import type { ProviderErrorCode } from '../../core/provider-error-codes.js';
 import { codeForHttpStatus, extractProviderError, STATUS_OF_ERROR_CODE } from './errors.js';
 import { abortReason, providerFailure, type FailureContext, type FailureExtra } from './failure.js';
 import {

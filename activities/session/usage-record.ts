@@ -1,7 +1,7 @@
 import type { NewEvent, ProjectionStore } from '../projection/types.js';
 import { EV, parseEventData } from '../../core/events.js';
 import type { ModelResponse } from '../providers/types.js';
-import { accumulate, contextSnapshot, type CumulativeUsage, usageBuckets } from './usage.js';
+import { accumulate, contextSnapshot, type CumulativeUsage, usageBuckets } from '../../core/usage.js';
 
 /**
  * The `session.usage` event of one provider request (PR11), to be written

@@ -1,10 +1,7 @@
 import type { SystemSegment } from '../../core/messages.js';
-import { decodePlan, decodeTodo } from '../../core/work/codec.js';
-import { PlanCorruption } from '../../core/work/plan.js';
-import { TodoCorruption } from '../../core/work/todo.js';
-import { renderWorkState, WORK_STATE_SEGMENT_ID, type WorkPart } from '../../core/work/work-state.js';
+import { WORK_STATE_SEGMENT_ID } from '../../core/work/work-state.js';
 import type { ProjectionStore } from '../projection/types.js';
-import { readWorkState } from '../projection/work-state.js';
+import { workStateText } from '../projection/work-state-text.js';
 
 /**
  * The `runtime.work_state` system segment of one model request (GP6, GP32):
@@ -17,20 +14,4 @@ import { readWorkState } from '../projection/work-state.js';
 export async function workStateSegment(store: ProjectionStore, sessionId: string): Promise<SystemSegment | null> {
   const text = await workStateText(store, sessionId);
   return text === null ? null : { segment: WORK_STATE_SEGMENT_ID, text };
-}
-
-/** The session's committed Plan and Todo list rendered with the `runtime.work_state` caps; null when it has neither. */
-export async function workStateText(store: ProjectionStore, sessionId: string): Promise<string | null> {
-  const row = await readWorkState(store, sessionId);
-  return renderWorkState({ plan: part(() => decodePlan(row)), todo: part(() => decodeTodo(row)) });
-}
-
-function part<S>(decode: () => S | null): WorkPart<S> | null {
-  try {
-    const state = decode();
-    return state === null ? null : { state };
-  } catch (err) {
-    if (err instanceof PlanCorruption || err instanceof TodoCorruption) return { corrupt: err.message };
-    throw err;
-  }
 }

@@ -1,4 +1,4 @@
-import type { ApprovalRow, ProjectionStore } from '../../activities/projection/types.js';
+import type { ApprovalRow, ProjectionStore } from '../../activities/projection/index.js';
 import { liveApprovals } from '../live-approvals.js';
 import { temporalIfUp } from '../temporal-if-up.js';
 import { createInterface } from 'node:readline/promises';

@@ -1,4 +1,4 @@
-import type { ProjectionStore } from '../../activities/projection/types.js';
+import type { ProjectionStore } from '../../activities/projection/index.js';
 import type { CouncilWorkflowInput } from '../../core/council/contract.js';
 import { ZunoError } from '../../core/errors.js';
 import { DEFAULT_TASK_QUEUE } from '../../core/session/meta.js';

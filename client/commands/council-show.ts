@@ -1,6 +1,6 @@
 import { ZunoError } from '../../core/errors.js';
 import { councilWorkflowId, COUNCIL_RUN_ID } from '../../core/council/contract.js';
-import type { ProjectionStore } from '../../activities/projection/types.js';
+import type { ProjectionStore } from '../../activities/projection/index.js';
 import { resolvePaths, type ZunoPaths } from '../context.js';
 import { attachFollower } from '../follower.js';
 import { followCouncil } from '../council-follow.js';

@@ -5,7 +5,7 @@
  * session), then the synthesis. Pure.
  */
 import type { SeatRecord } from '../../core/council/contract.js';
-import type { CouncilRow } from '../../activities/projection/types.js';
+import type { CouncilRow } from '../../activities/projection/index.js';
 import { councilPreset } from '../../core/council/preset.js';
 
 /** One seat's settlement as a progress line (`✓ seat 1/3 correctness-review: completed, report valid (2 attempts)`). */

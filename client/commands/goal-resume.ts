@@ -1,6 +1,6 @@
 import { ZunoError } from '../../core/errors.js';
-import { goalReason } from '../../activities/projection/rows.js';
-import type { ProjectionStore, SessionRow } from '../../activities/projection/types.js';
+import { goalReason } from '../../core/goal/transitions.js';
+import type { ProjectionStore, SessionRow } from '../../activities/projection/index.js';
 import type { GoalState } from '../../core/goal/status.js';
 import { checkReceiptPlaceholders } from '../../local-provider/placeholders.js';
 import { loadScript, type Script } from '../../local-provider/script.js';

@@ -1,6 +1,6 @@
 import { goalWorkflowId } from '../../core/goal/contract.js';
 import { sessionWorkflowId } from '../../core/ids.js';
-import type { ProjectionStore, SessionRow } from '../../activities/projection/types.js';
+import type { ProjectionStore, SessionRow } from '../../activities/projection/index.js';
 
 import type { ZunoPaths } from '../context.js';
 import { attachFollower } from '../follower.js';

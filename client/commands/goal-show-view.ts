@@ -1,7 +1,7 @@
 import { formatDuration, type GoalBudgets } from '../../core/goal/budgets.js';
 import type { GoalSnapshot, GoalTransition } from '../../core/goal/contract.js';
 import { TERMINAL_GOAL_STATUSES } from '../../core/goal/status.js';
-import type { SessionRow } from '../../activities/projection/types.js';
+import type { SessionRow } from '../../activities/projection/index.js';
 import type { GoalLive } from './goal-live.js';
 import { statusWithReason } from './goal-list.js';
 

@@ -1,6 +1,6 @@
 import { ZunoError } from '../../core/errors.js';
 import { DEFAULT_TASK_QUEUE } from '../../core/session/meta.js';
-import type { ProjectionStore } from '../../activities/projection/types.js';
+import type { ProjectionStore } from '../../activities/projection/index.js';
 import { checkReceiptPlaceholders } from '../../local-provider/placeholders.js';
 import { loadScript } from '../../local-provider/script.js';
 import { modelFor } from '../scripted-provider.js';

@@ -1,7 +1,7 @@
 import { ZunoError } from '../../core/errors.js';
 import { TERMINAL_GOAL_STATUSES } from '../../core/goal/status.js';
 import { DEFAULT_TASK_QUEUE } from '../../core/session/meta.js';
-import type { GoalRow, ProjectionStore, SessionRow } from '../../activities/projection/types.js';
+import type { GoalRow, ProjectionStore, SessionRow } from '../../activities/projection/index.js';
 import { connectTemporal, type Notify, type TemporalContext, type ZunoPaths } from '../context.js';
 import { goalWorkflowStatus } from '../goal-client.js';
 import { checkGoalId } from '../goal-id.js';

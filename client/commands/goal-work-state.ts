@@ -1,5 +1,5 @@
-import type { ProjectionStore } from '../../activities/projection/types.js';
-import { workStateText } from '../../activities/session/work-state-segment.js';
+import type { ProjectionStore } from '../../activities/projection/index.js';
+import { workStateText } from '../../activities/projection/index.js';
 
 /**
  * The Plan and Todo of a Goal's session, as `zuno goal show` prints them

@@ -1,4 +1,4 @@
-import type { QuestionRow } from '../../activities/projection/types.js';
+import type { QuestionRow } from '../../activities/projection/index.js';
 import { ZunoError } from '../../core/errors.js';
 import { plainTerminalLine } from '../../core/terminal-text.js';
 import { answerQuestion, findQuestion, snoozeQuestion } from '../questions.js';

@@ -3,7 +3,7 @@
  * SPEC-DIGEST SE27): per turn, the files in force (path, bytes) and the
  * files skipped whole with why, read from the stored `instruction.*` events.
  */
-import type { ProjectionStore } from '../../activities/projection/types.js';
+import type { ProjectionStore } from '../../activities/projection/index.js';
 import { EV, parseEventData } from '../../core/events.js';
 import type { RuleScope } from '../../core/rule-budget.js';
 

@@ -8,7 +8,7 @@
 import { realpathSync, statSync } from 'node:fs';
 import { ZunoError } from '../../core/errors.js';
 import type { SessionMeta } from '../../core/session/meta.js';
-import type { ProjectionStore, SessionRow } from '../../activities/projection/types.js';
+import type { ProjectionStore, SessionRow } from '../../activities/projection/index.js';
 import { loadScript, type Script } from '../../local-provider/script.js';
 import { runAgent } from '../agent-option.js';
 import { openStore, resolvePaths, type ZunoPaths } from '../context.js';

@@ -7,7 +7,7 @@ import type { AdmissionReceipt } from '../../core/session/inbox.js';
 import { DEFAULT_TASK_QUEUE, type SessionMeta, type SessionRoute } from '../../core/session/meta.js';
 import type { InterruptReceipt } from '../../core/session/updates.js';
 import type { SessionResult } from '../../core/session/outcome.js';
-import type { EventRow, ProjectionStore, SessionRow } from '../../activities/projection/types.js';
+import type { EventRow, ProjectionStore, SessionRow } from '../../activities/projection/index.js';
 import { modelFor } from '../scripted-provider.js';
 import { connectTemporal, type Notify, type TemporalContext } from '../context.js';
 import { EV } from '../../core/events.js';

@@ -7,7 +7,7 @@
  * newest-activity-first order, a tree counting as active as its newest
  * session. Pure.
  */
-import type { SessionRow } from '../../activities/projection/types.js';
+import type { SessionRow } from '../../activities/projection/index.js';
 
 /** One line of the list: the row, how deep it is indented, and the parent it names when that is not listed. */
 export interface ListedSession {

@@ -2,7 +2,7 @@ import { textTable } from '../text-table.js';
 import { inertLine } from '../../core/terminal-text.js';
 import { realpathSync } from 'node:fs';
 import { ZunoError } from '../../core/errors.js';
-import type { SessionRow, SessionStatus } from '../../activities/projection/types.js';
+import type { SessionRow, SessionStatus } from '../../activities/projection/index.js';
 import { openStore, resolvePaths } from '../context.js';
 import { processSink } from '../render.js';
 import type { Sink } from '../sink.js';

@@ -5,7 +5,7 @@ import { sessionWorkflowId } from '../../core/ids.js';
 import { DEFAULT_TASK_QUEUE } from '../../core/session/meta.js';
 import { RESUME_UPDATE, type ResumeReceipt, type ResumeRequest } from '../../core/session/updates.js';
 import type { SessionResult } from '../../core/session/outcome.js';
-import type { ProjectionStore, SessionRow } from '../../activities/projection/types.js';
+import type { ProjectionStore, SessionRow } from '../../activities/projection/index.js';
 import { loadScript } from '../../local-provider/script.js';
 import { modelFor } from '../scripted-provider.js';
 import { connectTemporal, openStore, resolvePaths, type TemporalContext } from '../context.js';

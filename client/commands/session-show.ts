@@ -1,14 +1,14 @@
 import { ZunoError } from '../../core/errors.js';
-import type { ProjectionStore, Transcript } from '../../activities/projection/types.js';
+import type { ProjectionStore, Transcript } from '../../activities/projection/index.js';
 import { openStore, resolvePaths } from '../context.js';
 import { processSink } from '../render.js';
 import type { Sink } from '../sink.js';
 import { checkSessionId } from '../session-id.js';
 import { withTemporalTruth } from '../session-reconcile.js';
-import { BUCKETS, type ContextUsageSnapshot, type CumulativeUsage } from '../../activities/session/usage.js';
+import { BUCKETS, type ContextUsageSnapshot, type CumulativeUsage } from '../../core/usage.js';
 import { EV, parseEventData, TURN_END_EVENT } from '../../core/events.js';
 import { messageWithoutCode } from '../../core/errors.js';
-import { goalReason } from '../../activities/projection/rows.js';
+import { goalReason } from '../../core/goal/transitions.js';
 import { loadTurnRules, renderTurnRules } from './rules-view.js';
 import { renderRouteStatus, routeStatus } from './show-route.js';
 import { callSummary } from './show-args.js';

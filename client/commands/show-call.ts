@@ -5,7 +5,7 @@
  * uncertainty, settlement), the change it made as a diff, and its output.
  * No internal ids (row ids, provider call ids). Pure.
  */
-import type { ToolCallRow } from '../../activities/projection/types.js';
+import type { ToolCallRow } from '../../activities/projection/index.js';
 import { argumentLines, callSummary } from './show-args.js';
 import { changeLines, recordedChange } from './show-diff.js';
 import { blockLines, LIMITS, type ShowView } from './show-text.js';

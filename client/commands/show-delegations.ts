@@ -7,7 +7,7 @@
  * the first line of the report or error. Pure.
  */
 import { DEFAULT_AGENT_NAME } from '../../core/agents.js';
-import type { DelegationRow, SessionRow } from '../../activities/projection/types.js';
+import type { DelegationRow, SessionRow } from '../../activities/projection/index.js';
 import { cut } from '../text-table.js';
 import type { ShowView } from './show-text.js';
 

@@ -5,7 +5,7 @@
  * from 1 in the order they arrived (`input 2, queued: …`). No input ids or
  * admission codes. Pure.
  */
-import type { InputRow, MessageRow, Transcript } from '../../activities/projection/types.js';
+import type { InputRow, MessageRow, Transcript } from '../../activities/projection/index.js';
 import { LIMITS, proseLines, type ShowView } from './show-text.js';
 
 /** The label of a user message's text: `you`, or `you (steering the running turn)`. */

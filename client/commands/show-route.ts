@@ -1,4 +1,4 @@
-import type { SessionRow } from '../../activities/projection/types.js';
+import type { SessionRow } from '../../activities/projection/index.js';
 import type { Client, Connection } from '@temporalio/client';
 import type { ZunoPaths } from '../context.js';
 import type { TemporalConfig } from '../../worker/temporal-config.js';

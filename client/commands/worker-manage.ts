@@ -1,7 +1,7 @@
 import { createReadStream, existsSync, statSync, watch } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_TASK_QUEUE } from '../../core/session/meta.js';
-import { INSTALL_ROOT } from '../../activities/infra/install-root.js';
+import { INSTALL_ROOT } from '../../activities/infra/index.js';
 import { pidAlive } from '../../worker/process-info.js';
 import { connectTemporal, resolvePaths } from '../context.js';
 import { ensureHostService, logTail, serviceLogPath, stopHostService } from '../host-service.js';

@@ -2,7 +2,7 @@ import { DEFAULT_TASK_QUEUE } from '../../core/session/meta.js';
 import { createRoutedWorker } from '../../worker/worker.js';
 import { hostId, hostTaskQueue } from '../routing.js';
 import { connectTemporal, openStore, resolvePaths, type TemporalContext } from '../context.js';
-import type { ProjectionStore } from '../../activities/projection/types.js';
+import type { ProjectionStore } from '../../activities/projection/index.js';
 import { installRuntime } from '../runtime.js';
 import { registerWorker, unregisterWorker, updateWorker } from '../worker-registry.js';
 import { projectionId, serviceLogPath } from '../host-service.js';

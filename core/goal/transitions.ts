@@ -8,6 +8,11 @@
 import { MAX_TRANSITIONS_KEPT, type GoalSnapshot, type GoalTransition } from './contract.js';
 import type { GoalState } from './status.js';
 
+/** The typed reason of a Goal's status, as its projection row's `reason` column holds it (null when the status has none). Pure. */
+export function goalReason(s: GoalSnapshot): string | null {
+  return stateReason(s.state);
+}
+
 /** The typed reason of a state: pause reason, block code, budget kind, backoff cause, who cancelled; else null. */
 export function stateReason(st: GoalState): string | null {
   switch (st.status) {

@@ -1,3 +1,9 @@
+/**
+ * The session workflow's activities (implemented in activities/session/):
+ * `SessionActivities` and the inputs and results of the model step, the
+ * background command and observer, and `finishTurn`. Tool activities are in
+ * ./tool-activity.ts.
+ */
 import type { RecordApprovalInput } from '../approval-contract.js';
 import type { FinishReason, Usage } from '../messages.js';
 import type { RecordQuestionInput } from '../question-contract.js';
@@ -5,13 +11,6 @@ import type { SandboxPolicy } from '../sandbox.js';
 import type { AdmittedInput } from './inbox.js';
 import type { SessionMeta } from './meta.js';
 import type { PlannedToolCall, SettledOutcome, SettlementReconciliation } from './tool-calls.js';
-
-/**
- * The session workflow's activities (implemented in activities/session/):
- * `SessionActivities` and the inputs and results of the model step, the
- * background command and observer, and `finishTurn`. Tool activities are in
- * ./tool-activity.ts.
- */
 
 /** Input of the modelStep activity. */
 export interface ModelStepInput {

@@ -1,3 +1,9 @@
+/**
+ * What a session is (SE1): its frozen description (`SessionMeta`), its worker
+ * route, the session workflow's input and the compact state it carries across
+ * continue-as-new. Small payloads only (DESIGN.md "Where data lives"): ids,
+ * statuses, counts — content stays in the projection.
+ */
 import type { ActivityDefaults } from '../activity-defaults.js';
 import type { DelegationLink } from '../delegation/link.js';
 import type { CarriedGoalLink, SessionGoalBinding } from '../goal/link.js';
@@ -7,13 +13,6 @@ import type { CarriedQuestions } from '../question-contract.js';
 import type { SandboxPolicy } from '../sandbox.js';
 import type { AdmissionReceipt, AdmittedInput } from './inbox.js';
 import type { TurnOutcome } from './outcome.js';
-
-/**
- * What a session is (SE1): its frozen description (`SessionMeta`), its worker
- * route, the session workflow's input and the compact state it carries across
- * continue-as-new. Small payloads only (DESIGN.md "Where data lives"): ids,
- * statuses, counts — content stays in the projection.
- */
 
 /** Frozen description of a session, carried in the workflow input. */
 export interface SessionMeta {

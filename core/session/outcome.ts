@@ -1,11 +1,10 @@
-import { RULE_FILE_UNREADABLE } from '../rule-budget.js';
-import type { ErrorCode } from '../error-codes.js';
-
 /**
  * How a turn and a session end: the typed turn outcome, the session
  * workflow's result, and the PR3 failure codes that pause or block a session
  * instead of failing the turn.
  */
+import { RULE_FILE_UNREADABLE } from '../rule-budget.js';
+import type { ErrorCode } from '../error-codes.js';
 
 /**
  * How one turn ended — the typed turn outcome that the session returns to

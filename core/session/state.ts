@@ -1,8 +1,7 @@
+/** Where a session stands: its phase, the `ZunoStatus` values derived from it, and the `state` query's result. */
 import type { AdmissionReceipt } from './inbox.js';
 import type { SessionRoute } from './meta.js';
 import type { TurnOutcome } from './outcome.js';
-
-/** Where a session stands: its phase, the `ZunoStatus` values derived from it, and the `state` query's result. */
 
 /**
  * The session's orchestration phase (workflows/session-machine.ts): what the

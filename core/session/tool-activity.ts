@@ -1,12 +1,11 @@
-import type { SandboxPolicy } from '../sandbox.js';
-import type { ToolActivityFacts, ToolOutcome } from '../tools/types.js';
-import type { PlannedToolCall } from './tool-calls.js';
-import type { ErrorCode } from '../error-codes.js';
-
 /**
  * The tool activity's contract (`tool_<name>`, TD8, issue 13): its input and
  * small result, its activity type name, and the local-activity rules.
  */
+import type { SandboxPolicy } from '../sandbox.js';
+import type { ToolActivityFacts, ToolOutcome } from '../tools/types.js';
+import type { PlannedToolCall } from './tool-calls.js';
+import type { ErrorCode } from '../error-codes.js';
 
 /** Input of a tool activity (`tool_<name>`). */
 export interface ToolActivityInput {
@@ -43,6 +42,11 @@ export const LOCAL_ELSEWHERE = 'local_elsewhere' satisfies ErrorCode;
 /** Output of a tool activity: small; the output text is in the projection. */
 export interface ToolActivityResult {
   outcome: ToolOutcome;
+  /**
+   * The tool's code (a `ToolResult.errorCode`, catalogued in
+   * core/error-codes.ts), or for a delegated call the child's end code,
+   * which may be Temporal's failure type (`TerminatedFailure`): text here.
+   */
   errorCode?: string;
   outputBytes: number;
   /**

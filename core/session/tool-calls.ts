@@ -1,12 +1,11 @@
-import type { ShownKind } from '../permission/shown.js';
-import type { CallSubject } from '../permission/types.js';
-import type { BlockedCategory, ToolOutcome } from '../tools/types.js';
-
 /**
  * Tool calls as the session workflow holds them (TD8): a planned call after
  * validation, an outcome the workflow settled itself, and the reconciliation
  * when that settlement met a result the call had already committed.
  */
+import type { ShownKind } from '../permission/shown.js';
+import type { CallSubject } from '../permission/types.js';
+import type { BlockedCategory, ToolOutcome } from '../tools/types.js';
 
 /** A tool outcome decided by the workflow, not by the tool activity. */
 export interface SettledOutcome {

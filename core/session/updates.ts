@@ -1,12 +1,11 @@
-import type { ProviderConfig } from '../provider-config.js';
-import type { SessionRoute } from './meta.js';
-import type { TurnActivity } from './state.js';
-
 /**
  * The session workflow's message surface for clients: the names of its
  * Updates (`submitInput`, `interrupt`, `resume`), its query (`state`) and its
  * signal (`bgSettled`), with the Updates' arguments and receipts.
  */
+import type { ProviderConfig } from '../provider-config.js';
+import type { SessionRoute } from './meta.js';
+import type { TurnActivity } from './state.js';
 
 /** Update `submitInput` argument (SE1). */
 export interface SubmitInputRequest {

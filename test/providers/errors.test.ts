@@ -7,9 +7,9 @@ import {
   isProviderError,
   parseRetryAfter,
   ProviderError,
-  RETRYABLE_BY_CODE,
 } from '../../activities/providers/errors.js';
 import { redact } from '../../activities/infra/redact.js';
+import { RETRYABLE_BY_CODE } from '../../core/provider-error-codes.js';
 import { ZunoError } from '../../core/errors.js';
 
 describe('parseRetryAfter', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { accumulate, contextSnapshot, usageBuckets } from '../../activities/session/usage.js';
+import { accumulate, contextSnapshot, usageBuckets } from '../../core/usage.js';
 
 describe('PR11 usage buckets and snapshots', () => {
   it('OpenAI cached tokens are inside input: uncached = input − cached, nothing counted twice', () => {

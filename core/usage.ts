@@ -5,7 +5,7 @@
  * provider did not report is absent, never 0, and the cumulative record
  * counts the requests whose bucket was unknown.
  */
-import type { Usage } from '../../core/messages.js';
+import type { Usage } from './messages.js';
 
 /** Non-overlapping token buckets of one request; absent = unknown. */
 export interface UsageBuckets {

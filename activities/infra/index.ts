@@ -1,0 +1,8 @@
+/**
+ * The public entry of `activities/infra/` for the CLI (issue 27: `client/`
+ * imports activities only through `activities/<area>/index.ts`): where the
+ * installation's files are, and how a pinned tool binary is found. Both load
+ * only Node built-ins, so the CLI's startup stays light.
+ */
+export { INSTALL_ROOT } from './install-root.js';
+export { findBinary } from './tool-binaries.js';
