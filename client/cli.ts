@@ -24,6 +24,7 @@ import { zunoVersion } from './version.js';
  *   });
  * ```
  */
+// eslint-disable-next-line max-lines-per-function -- the command table: one declaration per command, nothing else
 export function buildProgram(setExit: (code: number) => void): Command {
   const program = new Command('zuno')
     .description('Zuno: a coding agent whose sessions run as durable Temporal workflows')
