@@ -89,7 +89,7 @@ async function openDelegation(store: ProjectionStore, input: OpenDelegationInput
 
 /** The new `delegations` row (running) and `delegation.started`, inside the parent's transaction. */
 async function recordOpened(tx: ProjectionWrites, input: OpenDelegationInput, now: number): Promise<void> {
-  const mode = input.jobId ? 'background' : 'foreground';
+  const mode = modeOf(input);
   await tx.upsertDelegation({
     parentSessionId: input.parentSessionId,
     rowId: input.rowId,
@@ -114,12 +114,7 @@ async function recordOpened(tx: ProjectionWrites, input: OpenDelegationInput, no
     sessionId: input.parentSessionId,
     type: EV.delegationStarted,
     data: {
-      rowId: input.rowId,
-      callId: input.callId,
-      childSessionId: input.childSessionId,
-      agent: input.agent,
-      mode,
-      ...(input.jobId ? { jobId: input.jobId } : {}),
+      ...delegationEventBase(input),
       depth: input.depth,
       objective: input.objective,
     },
@@ -170,7 +165,6 @@ async function recordSettled(
   report: ReturnType<typeof taskReport>,
   now: number,
 ): Promise<void> {
-  const mode = input.jobId ? 'background' : 'foreground';
   const now2 = await tx.getDelegation(input.parentSessionId, input.rowId);
   if (!now2 || now2.settledAtMs !== null) return;
   await tx.upsertDelegation({
@@ -187,15 +181,27 @@ async function recordSettled(
     sessionId: input.parentSessionId,
     type: EV.delegationSettled,
     data: {
-      rowId: input.rowId,
-      callId: input.callId,
-      childSessionId: input.childSessionId,
-      agent: input.agent,
-      mode,
-      ...(input.jobId ? { jobId: input.jobId } : {}),
+      ...delegationEventBase(input),
       status: input.end.status,
       ...(input.end.code ? { errorCode: input.end.code } : {}),
     },
     atMs: now,
   });
+}
+
+/** A delegation's mode: background when it has a job id. */
+function modeOf(input: { jobId?: string | null }): 'background' | 'foreground' {
+  return input.jobId ? 'background' : 'foreground';
+}
+
+/** The fields `delegation.started` and `delegation.settled` share: the call, the child, its role and mode. */
+function delegationEventBase(input: OpenDelegationInput | SettleDelegationInput) {
+  return {
+    rowId: input.rowId,
+    callId: input.callId,
+    childSessionId: input.childSessionId,
+    agent: input.agent,
+    mode: modeOf(input),
+    ...(input.jobId ? { jobId: input.jobId } : {}),
+  };
 }
