@@ -5,7 +5,6 @@ import {
   ChildWorkflowCancellationType,
   condition,
   isCancellation,
-  patched,
   proxyActivities,
   setCurrentDetails,
   upsertSearchAttributes,
@@ -32,19 +31,14 @@ import { ZunoCouncilStatus } from '../core/search-attributes.js';
 import type { SessionMeta, SessionState } from '../core/session-contract.js';
 import { inertLine } from '../core/terminal-text.js';
 import { declaredTools } from '../core/tools/registry.js';
+import { councilGeneration } from './generation.js';
 import { childEndOfFailure, childEndOfResult, startChildSession } from './child-session.js';
 import { onRoute, type RouteHost, type RouteOptions } from './route.js';
 
 /** Every declared tool name, in registry order (the ceiling of a seat's catalog). */
 const ALL_TOOLS = Object.keys(declaredTools);
 
-/**
- * `patched()` id of Councils that record a seat attempt when it starts
- * (issue 25 item 7.2): one more `recordCouncil` per attempt, so `zuno
- * council show` shows a running seat's attempt and child session at once.
- * A history recorded before it replays without those writes.
- */
-export const SEAT_START_RECORD_PATCH = 'zuno-council-seat-start-record-v1';
+export { SEAT_START_RECORD_PATCH } from './generation.js';
 
 /** Shortest start-to-close the synthesis is given, in ms (the reserve nearly spent still allows one request to fail fast). */
 const MIN_SYNTHESIS_MS = 1_000;
@@ -99,6 +93,8 @@ export class CouncilMachine implements RouteHost {
   readonly deadlineMs: number;
   private readonly preset: Readonly<CouncilPreset> = BALANCED_REVIEW;
   private readonly scopes: CancellationScope[];
+  /** What this run's generation records (generation.ts). */
+  private readonly generation = councilGeneration();
   private deadlinePassed = false;
   private prepared: PrepareCouncilResult = {};
   /** recordCouncil writes, one after another (each writes the state as it stands when it is scheduled). */
@@ -244,7 +240,7 @@ export class CouncilMachine implements RouteHost {
       seat.childSessionIds.push(childSessionId);
       // The row shows the running attempt and its child at once. Not awaited: the child starts now; the
       // seat's final (awaited) record fails the seat if the writes fail.
-      if (patched(SEAT_START_RECORD_PATCH)) this.record().catch(() => undefined);
+      if (this.generation.seatStartRecord) this.record().catch(() => undefined);
       const meta = childMeta(
         this.meta,
         {

@@ -5,7 +5,6 @@ import {
   condition,
   continueAsNew,
   currentUpdateInfo,
-  patched,
   proxyActivities,
   getCurrentDetails,
   setCurrentDetails,
@@ -47,33 +46,12 @@ import { ClientIdTable } from './client-ids.js';
 import { onRoute } from './route.js';
 import { describeOutcome, statusLine } from './status-line.js';
 import { validateResume } from './resume.js';
-import { localFirst, localToolsRule, type LocalToolsRule } from './local-tools.js';
+import { localFirst } from './local-tools.js';
+import { readSessionGeneration, type SessionGeneration } from './generation.js';
 import { errorOf, runTurn, statusOf, type TurnHost } from './turn.js';
 import { newTurnControl, type TurnControl } from './turn-control.js';
 
-/**
- * `patched()` id of the state-machine session (issue 8): ZunoStatus upserts,
- * failed/paused/blocked sessions ending their workflow Failed, steered inputs
- * taken before a turn ends, the TD10 force deadline measured from delivery.
- * Histories recorded before it replay the old command sequence.
- */
-export const STATE_MACHINE_PATCH = 'zuno-session-state-machine-v2';
-/**
- * `patched()` id of resumable pauses (issue 9): a turn that pauses (PR3:
- * `provider_auth`) leaves the workflow open, phase `paused`, until a
- * `resume` Update; the inputs waiting stay queued. Histories recorded before
- * it end Failed at a pause, as they did.
- */
-export const RESUME_PATCH = 'zuno-session-resume-v3';
-/**
- * `patched()` id of fast turns (issue 13): `finishTurn` runs first as a
- * local activity in the worker running the workflow task when that worker
- * serves the session's route (one server round trip fewer per turn), and a
- * turn's call dispatch creates fewer promises (turn.ts `fastTurn`: the
- * order of commands issued in one activation can depend on that structure).
- * Histories recorded before it replay the old command sequence.
- */
-export const FAST_TURN_PATCH = 'zuno-fast-turn-v1';
+export { FAST_TURN_PATCH, RESUME_PATCH, STATE_MACHINE_PATCH } from './generation.js';
 /** Update ids of this run remembered for the next run (temporalio/temporal#6375 redelivery). */
 const RECENT_UPDATES_KEPT = 1024;
 
@@ -104,12 +82,8 @@ export class SessionMachine implements TurnHost, QuestionHost {
   private detailsBeforeApproval: string | null = null;
   /** The session's side of the Goal that drives it (DESIGN.md §3); null for an ordinary session. */
   readonly goal: GoalLink | null;
-  readonly takeSteeringAtEnd: boolean;
-  readonly localTools: LocalToolsRule;
-  readonly fastTurn: boolean;
-  private readonly v2: boolean;
-  /** Sessions under {@link RESUME_PATCH}: a pause waits for `resume` instead of ending the workflow. */
-  private readonly resumable: boolean;
+  /** What this run's generation does: its `patched()` outcomes, read once (generation.ts). */
+  readonly generation: SessionGeneration;
   /** While paused: the input ids the paused turn carried (the resumed turn answers them). */
   private paused: { inputIds: string[] } | null = null;
   private resumeAsked = false;
@@ -135,11 +109,7 @@ export class SessionMachine implements TurnHost, QuestionHost {
   private awaitingFirstInput: boolean;
 
   constructor(private readonly input: SessionWorkflowInput) {
-    this.v2 = patched(STATE_MACHINE_PATCH);
-    this.resumable = this.v2 && patched(RESUME_PATCH);
-    this.takeSteeringAtEnd = this.v2;
-    this.localTools = localToolsRule();
-    this.fastTurn = patched(FAST_TURN_PATCH);
+    this.generation = readSessionGeneration();
     this.meta = input.meta;
     const c = input.carried;
     this.inbox = [...(c?.pending ?? [])];
@@ -159,6 +129,7 @@ export class SessionMachine implements TurnHost, QuestionHost {
     this.background = new BackgroundTasks({
       host: this,
       root: CancellationScope.current(),
+      generation: this.generation,
       admitReport: (taskID, text) => {
         this.inbox.push({
           inputId: `in_${this.nextInputSeq++}`,
@@ -447,7 +418,7 @@ export class SessionMachine implements TurnHost, QuestionHost {
   private async runOneTurn(continuation?: { continuationId: string; revision: number }): Promise<SessionResult | null> {
     this.takesSteering = true;
     this.enter('running_turn');
-    const ctl = newTurnControl(this.v2 ? INTERRUPT_FORCE_AFTER_MS : INTERRUPT_FORCE_AFTER_V1_MS);
+    const ctl = newTurnControl(this.generation.stateMachine ? INTERRUPT_FORCE_AFTER_MS : INTERRUPT_FORCE_AFTER_V1_MS);
     this.turnCtl = ctl;
     const resumed = this.paused?.inputIds ?? [];
     this.paused = null;
@@ -468,13 +439,13 @@ export class SessionMachine implements TurnHost, QuestionHost {
     });
     this.turnCtl = null;
     const status = statusOf(run.outcome);
-    const pauses = status === 'paused' && this.resumable;
+    const pauses = status === 'paused' && this.generation.resumablePause;
     // A Goal's session outlives its turns' failures and interrupts: the Goal decides what follows (GL4).
     const ends = goal
       ? status === 'blocked' || (status === 'paused' && !pauses)
       : !(status === 'completed' || (status === 'interrupted' && !this.input.exitWhenIdle) || pauses);
     // The session ends with this turn: from here on it admits nothing, and what waits is recorded, not dropped.
-    const unrun = ends && this.v2 ? this.stopAdmitting(status) : [];
+    const unrun = ends && this.generation.stateMachine ? this.stopAdmitting(status) : [];
     const finished = await this.finishTurn({
       sessionId: this.meta.sessionId,
       turn: this.turn,
@@ -583,7 +554,7 @@ export class SessionMachine implements TurnHost, QuestionHost {
       ...(error ? { error } : {}),
       ...(this.lastOutcome ? { outcome: this.lastOutcome } : {}),
     };
-    if (!this.v2) return result;
+    if (!this.generation.stateMachine) return result;
     this.enter(status === 'paused' ? 'paused' : status === 'blocked' ? 'blocked' : 'closed', status);
     setCurrentDetails(statusLine.closed(this.turn, this.lastOutcome));
     if (status === 'completed' || status === 'interrupted') return result;
@@ -607,7 +578,7 @@ export class SessionMachine implements TurnHost, QuestionHost {
   ): ReturnType<SessionActivities['finishTurn']> {
     const startToCloseTimeout = this.meta.activityDefaults.projection.startToCloseTimeoutMs;
     // A fast turn's regular activity (after a refused local attempt) carries the local one's summary in the UI.
-    const summary = this.fastTurn ? `turn ${input.turn + 1} · finish (${input.status})` : undefined;
+    const summary = this.generation.fastTurn ? `turn ${input.turn + 1} · finish (${input.status})` : undefined;
     const regular = () =>
       onRoute(this, (o) =>
         proxyActivities<SessionActivities>({ startToCloseTimeout, ...(summary ? { summary } : {}), ...o }).finishTurn(
@@ -641,7 +612,7 @@ export class SessionMachine implements TurnHost, QuestionHost {
   /** Moves to `phase` and, in sessions under {@link STATE_MACHINE_PATCH}, upserts `ZunoStatus` when it changes. */
   private enter(phase: SessionPhase, closedAs?: SessionResult['status']): void {
     this.phase = phase;
-    if (!this.v2) return;
+    if (!this.generation.stateMachine) return;
     const status: ZunoStatusValue =
       phase === 'running_turn'
         ? 'running'
@@ -685,7 +656,7 @@ export class SessionMachine implements TurnHost, QuestionHost {
       (this.goal?.hasContinuation() ?? false) ||
       this.mayContinueAsNew() ||
       this.doneWhenIdle() ||
-      (this.v2 && this.phase === 'waiting_background' && !this.background.busy())
+      (this.generation.stateMachine && this.phase === 'waiting_background' && !this.background.busy())
     );
   }
 
