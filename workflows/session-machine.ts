@@ -46,6 +46,17 @@ import { ClientIdTable } from './client-ids.js';
 import { onRoute } from './route.js';
 import { describeOutcome, statusLine } from './status-line.js';
 import { validateResume } from './resume.js';
+import {
+  afterFirstWait,
+  pausedLife,
+  resumeAsked,
+  type SessionLife,
+  type WakeView,
+  startLife,
+  turnStarted,
+  wakeMove,
+  waitsForResume,
+} from './session-life.js';
 import { localFirst } from './local-tools.js';
 import { readSessionGeneration, type SessionGeneration } from './generation.js';
 import { errorOf, runTurn, statusOf, type TurnHost } from './turn.js';
@@ -84,9 +95,8 @@ export class SessionMachine implements TurnHost, QuestionHost {
   readonly goal: GoalLink | null;
   /** What this run's generation does: its `patched()` outcomes, read once (generation.ts). */
   readonly generation: SessionGeneration;
-  /** While paused: the input ids the paused turn carried (the resumed turn answers them). */
-  private paused: { inputIds: string[] } | null = null;
-  private resumeAsked = false;
+  /** The session's life beside its phase: fresh, open, paused (waiting for `resume`) or cancelled (session-life.ts). */
+  private life: SessionLife;
   private turn: number;
   private nextInputSeq: number;
   private lastFinalText: string | null;
@@ -98,13 +108,9 @@ export class SessionMachine implements TurnHost, QuestionHost {
   private takesSteering = false;
   /** An interrupt arrived between turns and stopped background tasks. */
   private idleInterrupted = false;
-  /** The workflow was asked to cancel (a parent cancelling its child, issue 12): it ends as interrupted, then Cancelled. */
-  cancelled = false;
   private zunoStatus: ZunoStatusValue | null = null;
   /** Cache of {@link bytesOf}; entries of inputs that left the inbox are dropped when a turn takes them. */
   private readonly textBytes = new Map<string, number>();
-  /** true until the first wait of a run that did not continue from another (its first input is on its way). */
-  private freshStart: boolean;
   /** A reopened run whose first input has not been admitted yet: it must not close as idle before it. */
   private awaitingFirstInput: boolean;
 
@@ -120,9 +126,9 @@ export class SessionMachine implements TurnHost, QuestionHost {
     this.clientIds = new ClientIdTable(this.meta.sessionId, c?.clientIds, c?.seenClientIds);
     this.previousRunUpdates = new Map(c?.recentUpdates ?? []);
     // A fresh (or reopened) session is started with ZunoStatus=running and its first input in the same call.
-    this.freshStart = c === undefined || input.reopened === true;
+    this.life = startLife(c !== undefined, input.reopened === true);
     this.awaitingFirstInput = input.reopened === true;
-    if (this.freshStart) this.zunoStatus = 'running';
+    if (this.life.kind === 'fresh') this.zunoStatus = 'running';
     this.goal = this.meta.goal ? new GoalLink(this.meta.goal.goalId, c?.goal) : null;
     this.approvals = new ApprovalBook(c?.grants);
     this.questions = new QuestionDesk(this, c?.questions);
@@ -230,13 +236,13 @@ export class SessionMachine implements TurnHost, QuestionHost {
    */
   cancel(): void {
     if (this.cancelled) return;
-    this.cancelled = true;
+    this.life = { kind: 'cancelled' };
     if (!this.isEnding()) this.interrupt({ source: 'cancelled' });
   }
 
   /** Update validator of `resume`: only a paused session resumes; a malformed request is a typed rejection. */
   validateResume(req: unknown): void {
-    validateResume(req, this.phase, this.resumeAsked);
+    validateResume(req, this.phase, this.life.kind === 'paused' && this.life.resumeAsked);
   }
 
   /**
@@ -245,7 +251,7 @@ export class SessionMachine implements TurnHost, QuestionHost {
    * by the route and provider the request names, if any.
    */
   resume(req: ResumeRequest | undefined): ResumeReceipt {
-    this.resumeAsked = true;
+    this.life = resumeAsked(this.life);
     this.meta = {
       ...this.meta,
       ...(req?.route ? { route: req.route } : {}),
@@ -271,7 +277,7 @@ export class SessionMachine implements TurnHost, QuestionHost {
       ...(d.provider ? { provider: d.provider } : {}),
       ...(d.model ? { model: d.model } : {}),
     };
-    if (this.paused && d.resumeSession && !this.resumeAsked) this.resumeAsked = true;
+    if (d.resumeSession) this.life = resumeAsked(this.life);
     if (d.answer && !this.inbox.some((i) => i.clientMessageId === d.answer!.requestId)) {
       // GL39: the answer is the person's own input (typed at `zuno goal answer`), keyed by the request it answers.
       this.inbox.push({
@@ -350,63 +356,86 @@ export class SessionMachine implements TurnHost, QuestionHost {
    */
   async run(): Promise<SessionResult> {
     for (;;) {
-      if (this.cancelled) return this.closeCancelled();
-      if (this.paused) {
-        await condition(() => this.resumeAsked || this.cancelled);
-        if (this.cancelled) return this.closeCancelled();
-        const ended = await this.runOneTurn();
-        if (ended) return ended;
-        continue;
-      }
-      if (!this.readyToAct() && !this.freshStart) this.betweenTurns();
-      this.freshStart = false;
-      // Always yield here, even when ready: an Update admitted in this activation completes first.
-      await condition(() => this.readyToAct());
-      if (this.cancelled) return this.closeCancelled();
-      if (this.doneWhenIdle()) {
-        await this.questions.flush();
-        return this.closeWhenIdle();
-      }
-      if (!this.inboxRunnable() && !this.mayContinueAsNew() && this.goal?.hasContinuation()) {
-        const continuation = await this.goal.takeContinuation();
-        if (continuation) {
-          const ended = await this.runOneTurn(continuation);
-          if (ended) return ended;
+      let ended: SessionResult | null;
+      switch (this.life.kind) {
+        case 'cancelled':
+          return this.closeCancelled();
+        case 'paused':
+          await condition(() => !waitsForResume(this.life));
+          if (this.cancelled) continue;
+          ended = await this.runOneTurn();
+          break;
+        default: {
+          if (!this.readyToAct() && this.life.kind !== 'fresh') this.betweenTurns();
+          this.life = afterFirstWait(this.life);
+          // Always yield here, even when ready: an Update admitted in this activation completes first.
+          await condition(() => this.readyToAct());
+          switch (wakeMove(this.wakeView())) {
+            case 'close_cancelled':
+              continue;
+            case 'close_idle':
+              await this.questions.flush();
+              return this.closeWhenIdle();
+            case 'continuation': {
+              const continuation = await this.goal!.takeContinuation();
+              ended = continuation ? await this.runOneTurn(continuation) : null;
+              break;
+            }
+            case 'between_turns':
+              // Background work ended without a report (an idle interrupt consumed it): leave waiting_background first,
+              // or readyToAct() stays true and this loop never yields (a goal's session: the worker dies of it).
+              this.betweenTurns();
+              continue;
+            case 'continue_as_new':
+              return this.continueAsNew();
+            case 'turn':
+              ended = await this.runOneTurn();
+          }
         }
-        continue;
       }
-      if (!this.inboxRunnable() || this.mayContinueAsNew()) {
-        if (!this.inboxRunnable() && !this.mayContinueAsNew()) {
-          // Background work ended without a report (an idle interrupt consumed it): leave waiting_background first,
-          // or readyToAct() stays true and this loop never yields (a goal's session: the worker dies of it).
-          this.betweenTurns();
-          continue;
-        }
-        await condition(allHandlersFinished);
-        await this.questions.flush();
-        const questions = this.questions.book.toCarried();
-        await continueAsNew<(i: SessionWorkflowInput) => Promise<SessionResult>>({
-          ...this.input,
-          meta: this.meta,
-          carried: {
-            nextTurn: this.turn,
-            nextInputSeq: this.nextInputSeq,
-            pending: this.inbox,
-            seenClientIds: [],
-            clientIds: this.clientIds.toCarried(),
-            // Updates of earlier runs too: the server may deliver one again more than one run later.
-            recentUpdates: [...this.previousRunUpdates, ...this.recentUpdates].slice(-RECENT_UPDATES_KEPT),
-            lastFinalText: this.lastFinalText,
-            ...(this.lastOutcome ? { lastOutcome: this.lastOutcome } : {}),
-            ...(this.goal ? { goal: this.goal.toCarried() } : {}),
-            ...(this.approvals.grants().length > 0 ? { grants: this.approvals.grants() } : {}),
-            ...(questions ? { questions } : {}),
-          },
-        });
-      }
-      const ended = await this.runOneTurn();
       if (ended) return ended;
     }
+  }
+
+  /** The workflow was asked to cancel (a parent cancelling its child, issue 12): it ends as interrupted, then Cancelled. */
+  get cancelled(): boolean {
+    return this.life.kind === 'cancelled';
+  }
+
+  /** What the open session's loop sees when it wakes (session-life.ts `wakeMove`). */
+  private wakeView(): WakeView {
+    return {
+      cancelled: this.cancelled,
+      doneWhenIdle: this.doneWhenIdle(),
+      inboxRunnable: this.inboxRunnable(),
+      mayContinueAsNew: this.mayContinueAsNew(),
+      hasContinuation: this.goal?.hasContinuation() ?? false,
+    };
+  }
+
+  /** Continues as new once every handler finished (SE8): the inbox, ids, Goal link, grants and questions carried. */
+  private async continueAsNew(): Promise<never> {
+    await condition(allHandlersFinished);
+    await this.questions.flush();
+    const questions = this.questions.book.toCarried();
+    return continueAsNew<(i: SessionWorkflowInput) => Promise<SessionResult>>({
+      ...this.input,
+      meta: this.meta,
+      carried: {
+        nextTurn: this.turn,
+        nextInputSeq: this.nextInputSeq,
+        pending: this.inbox,
+        seenClientIds: [],
+        clientIds: this.clientIds.toCarried(),
+        // Updates of earlier runs too: the server may deliver one again more than one run later.
+        recentUpdates: [...this.previousRunUpdates, ...this.recentUpdates].slice(-RECENT_UPDATES_KEPT),
+        lastFinalText: this.lastFinalText,
+        ...(this.lastOutcome ? { lastOutcome: this.lastOutcome } : {}),
+        ...(this.goal ? { goal: this.goal.toCarried() } : {}),
+        ...(this.approvals.grants().length > 0 ? { grants: this.approvals.grants() } : {}),
+        ...(questions ? { questions } : {}),
+      },
+    });
   }
 
   /**
@@ -420,9 +449,9 @@ export class SessionMachine implements TurnHost, QuestionHost {
     this.enter('running_turn');
     const ctl = newTurnControl(this.generation.stateMachine ? INTERRUPT_FORCE_AFTER_MS : INTERRUPT_FORCE_AFTER_V1_MS);
     this.turnCtl = ctl;
-    const resumed = this.paused?.inputIds ?? [];
-    this.paused = null;
-    this.resumeAsked = false;
+    const started = turnStarted(this.life);
+    this.life = started.life;
+    const { resumed } = started;
     // A resumed or continuation turn takes nothing new: a resumed one answers the inputs its paused turn carried.
     const first = resumed.length > 0 || continuation ? [] : this.takeFromInbox();
     this.textBytes.clear(); // the inbox's remaining entries are re-measured on demand
@@ -596,7 +625,7 @@ export class SessionMachine implements TurnHost, QuestionHost {
    * admitted before stay queued, new ones are refused until then.
    */
   private pause(inputIds: string[]): void {
-    this.paused = { inputIds };
+    this.life = pausedLife(this.life, inputIds);
     this.enter('paused');
     setCurrentDetails(statusLine.paused(this.turn, this.lastOutcome, this.meta.sessionId));
   }
