@@ -19,6 +19,8 @@ import {
   durationText,
   NO_USAGE,
   type PrepareCouncilResult,
+  type ReadSeatReportInput,
+  type ReadSeatReportResult,
   type SeatAttempt,
   type SeatRecord,
   type SeatStatus,
@@ -227,88 +229,19 @@ export class CouncilMachine implements RouteHost {
         if (attempt === 1) this.settle(seat, 'timed_out', 'missing');
         break;
       }
-      const childSessionId = childSessionIdOf(uuid4());
-      const a: SeatAttempt = {
-        attempt,
-        childSessionId,
-        status: 'running',
-        validity: 'missing',
-        usage: NO_USAGE,
-        startedAtMs: nowMs,
-      };
-      seat.attempts.push(a);
-      seat.childSessionIds.push(childSessionId);
-      // The row shows the running attempt and its child at once. Not awaited: the child starts now; the
-      // seat's final (awaited) record fails the seat if the writes fail.
-      if (this.generation.seatStartRecord) this.record().catch(() => undefined);
-      const meta = childMeta(
-        this.meta,
-        {
-          sessionId: childSessionId,
-          agent: seat.agent,
-          title: inertLine(`seat ${seat.index}/${seat.of} ${seat.agent}: ${this.input.question}`, 120),
-          link: {
-            parentSessionId: this.input.parent?.sessionId ?? this.input.runId,
-            rootSessionId: this.input.parent?.rootSessionId ?? this.input.runId,
-            depth: (this.input.parent?.depth ?? 0) + 1,
-            seat: { runId: this.input.runId, index: seat.index, of: seat.of, attempt },
-          },
-        },
-        ALL_TOOLS,
-      );
-      const prompt = seatPrompt({
-        index: seat.index,
-        of: seat.of,
-        agent: seat.agent,
-        attempt,
-        maxAttempts,
-        question: this.input.question,
-        ...(this.input.diffRange ? { diffRange: this.input.diffRange } : {}),
-        ...(this.prepared.diffPath ? { diffPath: this.prepared.diffPath } : {}),
-        ...(this.prepared.files ? { files: this.prepared.files } : {}),
-        nowMs,
-        deadlineMs: this.seatDeadlineMs,
-        ...(previousProblem ? { previousProblem } : {}),
-      });
+      const a = this.startAttempt(seat, attempt, nowMs);
+      const meta = this.seatMeta(seat, a);
+      const prompt = this.seatPromptOf(seat, { attempt, maxAttempts, nowMs, previousProblem });
       this.showDetails();
       let end: ChildEnd | 'timed_out';
       try {
-        end = await this.scopes[i]!.run(async () => {
-          const child = await startChildSession({
-            meta,
-            prompt,
-            summary: seatSummary(seat.index, seat.of, seat.agent, leftMs),
-            cancellationType: ChildWorkflowCancellationType.TRY_CANCEL,
-          });
-          return childEndOfResult(await child.result());
-        });
+        end = await this.scopes[i]!.run(() => this.seatChild(seat, meta, prompt, leftMs));
       } catch (err) {
         end = this.deadlinePassed && isCancellation(err) ? 'timed_out' : childEndOfFailure(err);
       }
       const completed = end !== 'timed_out' && end.status === 'completed';
-      const link = meta.delegation!;
-      const read = await this.act((acts) =>
-        acts.readSeatReport({
-          childSessionId,
-          completed,
-          seat: {
-            agent: seat.agent,
-            parentSessionId: link.parentSessionId,
-            rootSessionId: link.rootSessionId,
-            depth: link.depth,
-          },
-        }),
-      );
-      a.status = end === 'timed_out' ? 'timed_out' : seatStatusOf(end);
-      a.validity = read.validity;
-      a.usage = read.usage;
-      a.settledAtMs = Date.now();
-      if (end !== 'timed_out' && end.code) a.code = end.code;
-      const problem = read.problem ?? (end !== 'timed_out' ? end.message : undefined);
-      if (problem) a.problem = problem;
-      seat.usage = seat.attempts.reduce((u, x) => addUsage(u, x.usage), NO_USAGE);
-      if (read.findings !== undefined) seat.findings = read.findings;
-      if (end === 'timed_out') seat.cancelRequested = true;
+      const read = await this.act((acts) => acts.readSeatReport(reportQuery(seat, meta, a.childSessionId, completed)));
+      this.settleAttempt(seat, a, end, read);
       const retry =
         completed &&
         read.validity === 'invalid' &&
@@ -325,6 +258,96 @@ export class CouncilMachine implements RouteHost {
       break;
     }
     await this.record();
+  }
+
+  /** A seat's new attempt: a new child session id, recorded running (DC25). */
+  private startAttempt(seat: SeatRecord, attempt: number, nowMs: number): SeatAttempt {
+    const childSessionId = childSessionIdOf(uuid4());
+    const a: SeatAttempt = {
+      attempt,
+      childSessionId,
+      status: 'running',
+      validity: 'missing',
+      usage: NO_USAGE,
+      startedAtMs: nowMs,
+    };
+    seat.attempts.push(a);
+    seat.childSessionIds.push(childSessionId);
+    // The row shows the running attempt and its child at once. Not awaited: the child starts now; the
+    // seat's final (awaited) record fails the seat if the writes fail.
+    if (this.generation.seatStartRecord) this.record().catch(() => undefined);
+    return a;
+  }
+
+  /** The attempt's child session meta: the Council's base narrowed to the seat's reviewer role, one level deeper. */
+  private seatMeta(seat: SeatRecord, a: SeatAttempt): SessionMeta {
+    const parent = this.input.parent;
+    return childMeta(
+      this.meta,
+      {
+        sessionId: a.childSessionId,
+        agent: seat.agent,
+        title: inertLine(`seat ${seat.index}/${seat.of} ${seat.agent}: ${this.input.question}`, 120),
+        link: {
+          parentSessionId: parent?.sessionId ?? this.input.runId,
+          rootSessionId: parent?.rootSessionId ?? this.input.runId,
+          depth: (parent?.depth ?? 0) + 1,
+          seat: { runId: this.input.runId, index: seat.index, of: seat.of, attempt: a.attempt },
+        },
+      },
+      ALL_TOOLS,
+    );
+  }
+
+  /** The attempt's prompt (DC24: the remaining time as computed now; a retry names the previous report's problem). */
+  private seatPromptOf(
+    seat: SeatRecord,
+    o: { attempt: number; maxAttempts: number; nowMs: number; previousProblem: string | undefined },
+  ): string {
+    return seatPrompt({
+      index: seat.index,
+      of: seat.of,
+      agent: seat.agent,
+      attempt: o.attempt,
+      maxAttempts: o.maxAttempts,
+      question: this.input.question,
+      ...(this.input.diffRange ? { diffRange: this.input.diffRange } : {}),
+      ...(this.prepared.diffPath ? { diffPath: this.prepared.diffPath } : {}),
+      ...(this.prepared.files ? { files: this.prepared.files } : {}),
+      nowMs: o.nowMs,
+      deadlineMs: this.seatDeadlineMs,
+      ...(o.previousProblem ? { previousProblem: o.previousProblem } : {}),
+    });
+  }
+
+  /** The attempt's child session, started in the seat's scope and waited for; how it ended. */
+  private async seatChild(seat: SeatRecord, meta: SessionMeta, prompt: string, leftMs: number): Promise<ChildEnd> {
+    const child = await startChildSession({
+      meta,
+      prompt,
+      summary: seatSummary(seat.index, seat.of, seat.agent, leftMs),
+      cancellationType: ChildWorkflowCancellationType.TRY_CANCEL,
+    });
+    return childEndOfResult(await child.result());
+  }
+
+  /** The attempt's facts from its child's end and its report's reading; the seat's usage and findings. */
+  private settleAttempt(
+    seat: SeatRecord,
+    a: SeatAttempt,
+    end: ChildEnd | 'timed_out',
+    read: ReadSeatReportResult,
+  ): void {
+    a.status = end === 'timed_out' ? 'timed_out' : seatStatusOf(end);
+    a.validity = read.validity;
+    a.usage = read.usage;
+    a.settledAtMs = Date.now();
+    if (end !== 'timed_out' && end.code) a.code = end.code;
+    const problem = read.problem ?? (end !== 'timed_out' ? end.message : undefined);
+    if (problem) a.problem = problem;
+    seat.usage = seat.attempts.reduce((u, x) => addUsage(u, x.usage), NO_USAGE);
+    if (read.findings !== undefined) seat.findings = read.findings;
+    if (end === 'timed_out') seat.cancelRequested = true;
   }
 
   /** A seat's two facts, final (DC25). */
@@ -430,4 +453,24 @@ export class CouncilMachine implements RouteHost {
       ),
     );
   }
+}
+
+/** The `readSeatReport` input of an attempt: its child, whether it completed natively, and the seat it answers for. */
+function reportQuery(
+  seat: SeatRecord,
+  meta: SessionMeta,
+  childSessionId: string,
+  completed: boolean,
+): ReadSeatReportInput {
+  const link = meta.delegation!;
+  return {
+    childSessionId,
+    completed,
+    seat: {
+      agent: seat.agent,
+      parentSessionId: link.parentSessionId,
+      rootSessionId: link.rootSessionId,
+      depth: link.depth,
+    },
+  };
 }
