@@ -11,7 +11,6 @@ import {
   uuid4,
 } from '@temporalio/workflow';
 import {
-  addUsage,
   type CouncilActivities,
   type CouncilResult,
   type CouncilStatus,
@@ -19,8 +18,6 @@ import {
   durationText,
   NO_USAGE,
   type PrepareCouncilResult,
-  type ReadSeatReportInput,
-  type ReadSeatReportResult,
   type SeatAttempt,
   type SeatRecord,
   type SeatStatus,
@@ -34,6 +31,7 @@ import type { SessionMeta, SessionState } from '../core/session-contract.js';
 import { inertLine } from '../core/terminal-text.js';
 import { declaredTools } from '../core/tools/registry.js';
 import { councilGeneration } from './generation.js';
+import { type AttemptEnd, reportQuery, seatRetries, settleAttempt } from './council-seat.js';
 import { childEndOfFailure, childEndOfResult, startChildSession } from './child-session.js';
 import { onRoute, type RouteHost, type RouteOptions } from './route.js';
 
@@ -44,22 +42,6 @@ export { SEAT_START_RECORD_PATCH } from './generation.js';
 
 /** Shortest start-to-close the synthesis is given, in ms (the reserve nearly spent still allows one request to fail fast). */
 const MIN_SYNTHESIS_MS = 1_000;
-
-/** How a settled child maps onto a seat's status (DC25): a paused child never settles — its wait times out. */
-function seatStatusOf(end: ChildEnd): SeatStatus {
-  switch (end.status) {
-    case 'completed':
-      return 'completed';
-    case 'failed':
-    case 'blocked':
-      return 'failed';
-    case 'cancelled':
-    case 'interrupted':
-      return 'cancelled';
-    default:
-      return 'uncertain';
-  }
-}
 
 /**
  * The `council` workflow's state and transitions (DC5, DC23–DC27; issue 12
@@ -233,7 +215,7 @@ export class CouncilMachine implements RouteHost {
       const meta = this.seatMeta(seat, a);
       const prompt = this.seatPromptOf(seat, { attempt, maxAttempts, nowMs, previousProblem });
       this.showDetails();
-      let end: ChildEnd | 'timed_out';
+      let end: AttemptEnd;
       try {
         end = await this.scopes[i]!.run(() => this.seatChild(seat, meta, prompt, leftMs));
       } catch (err) {
@@ -241,14 +223,9 @@ export class CouncilMachine implements RouteHost {
       }
       const completed = end !== 'timed_out' && end.status === 'completed';
       const read = await this.act((acts) => acts.readSeatReport(reportQuery(seat, meta, a.childSessionId, completed)));
-      this.settleAttempt(seat, a, end, read);
-      const retry =
-        completed &&
-        read.validity === 'invalid' &&
-        attempt < maxAttempts &&
-        !this.deadlinePassed &&
-        Date.now() < this.seatDeadlineMs;
-      if (retry) {
+      settleAttempt(seat, a, end, read, Date.now());
+      const { deadlinePassed, seatDeadlineMs } = this;
+      if (seatRetries({ end, read, attempt, maxAttempts, deadlinePassed, nowMs: Date.now(), seatDeadlineMs })) {
         previousProblem = read.problem;
         // Not awaited: the next attempt starts now; a failed write fails the seat's final (awaited) record too.
         this.record().catch(() => undefined);
@@ -329,25 +306,6 @@ export class CouncilMachine implements RouteHost {
       cancellationType: ChildWorkflowCancellationType.TRY_CANCEL,
     });
     return childEndOfResult(await child.result());
-  }
-
-  /** The attempt's facts from its child's end and its report's reading; the seat's usage and findings. */
-  private settleAttempt(
-    seat: SeatRecord,
-    a: SeatAttempt,
-    end: ChildEnd | 'timed_out',
-    read: ReadSeatReportResult,
-  ): void {
-    a.status = end === 'timed_out' ? 'timed_out' : seatStatusOf(end);
-    a.validity = read.validity;
-    a.usage = read.usage;
-    a.settledAtMs = Date.now();
-    if (end !== 'timed_out' && end.code) a.code = end.code;
-    const problem = read.problem ?? (end !== 'timed_out' ? end.message : undefined);
-    if (problem) a.problem = problem;
-    seat.usage = seat.attempts.reduce((u, x) => addUsage(u, x.usage), NO_USAGE);
-    if (read.findings !== undefined) seat.findings = read.findings;
-    if (end === 'timed_out') seat.cancelRequested = true;
   }
 
   /** A seat's two facts, final (DC25). */
@@ -453,24 +411,4 @@ export class CouncilMachine implements RouteHost {
       ),
     );
   }
-}
-
-/** The `readSeatReport` input of an attempt: its child, whether it completed natively, and the seat it answers for. */
-function reportQuery(
-  seat: SeatRecord,
-  meta: SessionMeta,
-  childSessionId: string,
-  completed: boolean,
-): ReadSeatReportInput {
-  const link = meta.delegation!;
-  return {
-    childSessionId,
-    completed,
-    seat: {
-      agent: seat.agent,
-      parentSessionId: link.parentSessionId,
-      rootSessionId: link.rootSessionId,
-      depth: link.depth,
-    },
-  };
 }
