@@ -1,3 +1,5 @@
+import type { SessionResult } from '../core/session-contract.js';
+
 /**
  * The session's life beside its phase (SE1–SE8, issue 9, issue 12): the
  * sub-state the session machine's run loop switches on, and the pure
@@ -78,4 +80,24 @@ export function wakeMove(v: WakeView): WakeMove {
   if (v.mayContinueAsNew) return 'continue_as_new';
   if (v.inboxRunnable) return 'turn';
   return v.hasContinuation ? 'continuation' : 'between_turns';
+}
+
+/**
+ * What a turn that ended with session status `status` does to the session:
+ * `pauses` — it waits for `resume` (sessions under RESUME_PATCH); `ends` —
+ * the session closes with it. A Goal's session outlives its turns' failures
+ * and interrupts (the Goal decides what follows, GL4) and ends only blocked
+ * or at a pause it cannot wait out; an ordinary one ends at anything but an
+ * answer, an interrupt of a session that stays open, or a pause it waits
+ * out. Pure.
+ */
+export function afterTurn(
+  status: SessionResult['status'],
+  o: { goalBound: boolean; resumablePause: boolean; exitWhenIdle: boolean },
+): { pauses: boolean; ends: boolean } {
+  const pauses = status === 'paused' && o.resumablePause;
+  const ends = o.goalBound
+    ? status === 'blocked' || (status === 'paused' && !pauses)
+    : !(status === 'completed' || (status === 'interrupted' && !o.exitWhenIdle) || pauses);
+  return { pauses, ends };
 }

@@ -11,7 +11,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { GoalDirective } from '../core/goal/contract.js';
+import type { GoalDirective, GoalTurnReport, GoalTurnSource } from '../core/goal/contract.js';
 import { ZunoStatus } from '../core/search-attributes.js';
 import { ApprovalBook } from './approvals.js';
 import { answerText, type QuestionView } from '../core/question-contract.js';
@@ -48,6 +48,7 @@ import { describeOutcome, statusLine } from './status-line.js';
 import { validateResume } from './resume.js';
 import {
   afterFirstWait,
+  afterTurn,
   pausedLife,
   resumeAsked,
   type SessionLife,
@@ -59,7 +60,7 @@ import {
 } from './session-life.js';
 import { localFirst } from './local-tools.js';
 import { readSessionGeneration, type SessionGeneration } from './generation.js';
-import { errorOf, runTurn, statusOf, type TurnHost } from './turn.js';
+import { errorOf, runTurn, statusOf, type TurnHost, type TurnResult } from './turn.js';
 import { newTurnControl, type TurnControl } from './turn-control.js';
 
 export { FAST_TURN_PATCH, RESUME_PATCH, STATE_MACHINE_PATCH } from './generation.js';
@@ -468,11 +469,11 @@ export class SessionMachine implements TurnHost, QuestionHost {
     });
     this.turnCtl = null;
     const status = statusOf(run.outcome);
-    const pauses = status === 'paused' && this.generation.resumablePause;
-    // A Goal's session outlives its turns' failures and interrupts: the Goal decides what follows (GL4).
-    const ends = goal
-      ? status === 'blocked' || (status === 'paused' && !pauses)
-      : !(status === 'completed' || (status === 'interrupted' && !this.input.exitWhenIdle) || pauses);
+    const { pauses, ends } = afterTurn(status, {
+      goalBound: goal !== null,
+      resumablePause: this.generation.resumablePause,
+      exitWhenIdle: this.input.exitWhenIdle,
+    });
     // The session ends with this turn: from here on it admits nothing, and what waits is recorded, not dropped.
     const unrun = ends && this.generation.stateMachine ? this.stopAdmitting(status) : [];
     const finished = await this.finishTurn({
@@ -487,21 +488,7 @@ export class SessionMachine implements TurnHost, QuestionHost {
     this.lastFinalText = finished.finalText;
     this.lastOutcome = run.outcome;
     this.activity = 'idle';
-    if (goal && source) {
-      await goal.report({
-        event: 'ended',
-        turn: this.turn,
-        source,
-        outcome: run.outcome,
-        ...run.spent,
-        background: { running: this.background.ids(), remoteObservers: this.background.remoteObservers() },
-        progress: finished.work?.fingerprint ?? '',
-        workRemains: finished.work?.remains ?? false,
-        ...(run.outcome.kind === 'failed' && run.outcome.retryAfterMs !== undefined
-          ? { retryAfterMs: run.outcome.retryAfterMs }
-          : {}),
-      });
-    }
+    if (goal && source) await goal.report(this.endedReport(run, source, finished));
     this.turn += 1;
     if (pauses) this.pause(run.outcome.inputIds);
     if (!ends) return null;
@@ -509,6 +496,27 @@ export class SessionMachine implements TurnHost, QuestionHost {
     await condition(allHandlersFinished);
     await this.questions.flush();
     return this.close(status);
+  }
+
+  /** The `goalTurn` report of a turn that ended (GL10–GL26): its outcome, what it spent, the work state it left. */
+  private endedReport(
+    run: TurnResult,
+    source: GoalTurnSource,
+    finished: Awaited<ReturnType<SessionActivities['finishTurn']>>,
+  ): GoalTurnReport {
+    return {
+      event: 'ended',
+      turn: this.turn,
+      source,
+      outcome: run.outcome,
+      ...run.spent,
+      background: { running: this.background.ids(), remoteObservers: this.background.remoteObservers() },
+      progress: finished.work?.fingerprint ?? '',
+      workRemains: finished.work?.remains ?? false,
+      ...(run.outcome.kind === 'failed' && run.outcome.retryAfterMs !== undefined
+        ? { retryAfterMs: run.outcome.retryAfterMs }
+        : {}),
+    };
   }
 
   /**

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   afterFirstWait,
+  afterTurn,
   pausedLife,
   resumeAsked,
   type SessionLife,
@@ -69,5 +70,29 @@ describe('wakeMove (SE3, SE8, GL19)', () => {
   it('a Goal continuation runs only when nothing else can; with nothing at all the session waits again', () => {
     expect(wakeMove({ ...quiet, hasContinuation: true })).toBe('continuation');
     expect(wakeMove(quiet)).toBe('between_turns');
+  });
+});
+
+describe('afterTurn (SE4, PR3, GL4)', () => {
+  const plain = { goalBound: false, resumablePause: true, exitWhenIdle: false };
+  const goal = { ...plain, goalBound: true };
+
+  it('an ordinary session stays open after an answer or an interrupt, waits out a pause, ends at a failure', () => {
+    expect(afterTurn('completed', plain)).toEqual({ pauses: false, ends: false });
+    expect(afterTurn('interrupted', plain)).toEqual({ pauses: false, ends: false });
+    expect(afterTurn('paused', plain)).toEqual({ pauses: true, ends: false });
+    expect(afterTurn('failed', plain)).toEqual({ pauses: false, ends: true });
+    expect(afterTurn('blocked', plain)).toEqual({ pauses: false, ends: true });
+    // `zuno run` (exit when idle) ends at an interrupt; a session recorded before resumable pauses ends at a pause.
+    expect(afterTurn('interrupted', { ...plain, exitWhenIdle: true }).ends).toBe(true);
+    expect(afterTurn('paused', { ...plain, resumablePause: false })).toEqual({ pauses: false, ends: true });
+  });
+
+  it("a Goal's session outlives failures and interrupts; it ends only blocked or at a pause it cannot wait out", () => {
+    expect(afterTurn('failed', goal).ends).toBe(false);
+    expect(afterTurn('interrupted', { ...goal, exitWhenIdle: true }).ends).toBe(false);
+    expect(afterTurn('blocked', goal).ends).toBe(true);
+    expect(afterTurn('paused', goal)).toEqual({ pauses: true, ends: false });
+    expect(afterTurn('paused', { ...goal, resumablePause: false }).ends).toBe(true);
   });
 });
