@@ -1,9 +1,10 @@
-import { ActivityFailure, CancellationScope, condition, patched, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, CancellationScope, condition, proxyActivities } from '@temporalio/workflow';
 import { backgroundCommandOptions } from '../core/activity-policy.js';
 import type { BgCommandInput, BgCommandResult, SessionActivities } from '../core/session/activities.js';
 import type { PlannedToolCall } from '../core/session/tool-calls.js';
 import { toolDeclarations } from '../core/tools/registry.js';
-import { observeRemoteTask, OBSERVER_PATCH } from './observer.js';
+import type { SessionGeneration } from './generation.js';
+import { observeRemoteTask } from './observer.js';
 import { onRoute, type RouteHost } from './route.js';
 
 /** What the background-task table needs from the session workflow. */
@@ -12,6 +13,8 @@ export interface BackgroundDeps {
   host: RouteHost;
   /** The workflow's root cancellation scope: background tasks outlive turns and their interrupts. */
   root: CancellationScope;
+  /** The session run's generation: whether the workflow holds a remote observer's wait. */
+  generation: Pick<SessionGeneration, 'workflowHeldObserver'>;
   /** Admits a completion report to the session inbox (BG6). */
   admitReport(taskID: string, text: string): void;
   /** Withdraws a completion report still pending in the inbox; true when one was withdrawn. */
@@ -31,7 +34,7 @@ interface RunningTask {
 /**
  * The session's background tasks (BG1–BG6) in workflow state. Each task is
  * one `bgCommand` activity — or, for a remote observer (SH9) under
- * `patched('zuno-remote-observer-v1')`, a start, timers and short polls
+ * `OBSERVER_PATCH` (generation.ts), a start, timers and short polls
  * (workflows/observer.ts) — in its own cancellation scope under the
  * workflow's root, so a turn's hard interrupt leaves it running and
  * `bg cancel` stops only it. A completion is admitted to the inbox as a
@@ -93,7 +96,7 @@ export class BackgroundTasks {
     };
     const purpose = (call.args as { backgroundPurpose?: unknown } | undefined)?.backgroundPurpose;
     // SH9/GL26: a remote observer's wait is held by the workflow (timers and short polls), not by an activity.
-    const heldByWorkflow = purpose === 'remoteObserver' && patched(OBSERVER_PATCH);
+    const heldByWorkflow = purpose === 'remoteObserver' && this.deps.generation.workflowHeldObserver;
     const scope = new CancellationScope({ cancellable: true, parent: this.deps.root });
     const done = scope
       .run(() =>

@@ -5,14 +5,12 @@ import {
   ChildWorkflowCancellationType,
   condition,
   isCancellation,
-  patched,
   proxyActivities,
   setCurrentDetails,
   upsertSearchAttributes,
   uuid4,
 } from '@temporalio/workflow';
 import {
-  addUsage,
   type CouncilActivities,
   type CouncilResult,
   type CouncilStatus,
@@ -33,6 +31,8 @@ import type { SessionMeta } from '../core/session/meta.js';
 import type { SessionState } from '../core/session/state.js';
 import { inertLine } from '../core/terminal-text.js';
 import { declaredTools } from '../core/tools/registry.js';
+import { councilGeneration } from './generation.js';
+import { type AttemptEnd, reportQuery, seatRetries, settleAttempt } from './council-seat.js';
 import { childEndOfFailure, childEndOfResult, startChildSession } from './child-session.js';
 import { onRoute, type RouteHost, type RouteOptions } from './route.js';
 import { asErrorCode, type ErrorCode } from '../core/error-codes.js';
@@ -40,32 +40,10 @@ import { asErrorCode, type ErrorCode } from '../core/error-codes.js';
 /** Every declared tool name, in registry order (the ceiling of a seat's catalog). */
 const ALL_TOOLS = Object.keys(declaredTools);
 
-/**
- * `patched()` id of Councils that record a seat attempt when it starts
- * (issue 25 item 7.2): one more `recordCouncil` per attempt, so `zuno
- * council show` shows a running seat's attempt and child session at once.
- * A history recorded before it replays without those writes.
- */
-export const SEAT_START_RECORD_PATCH = 'zuno-council-seat-start-record-v1';
+export { SEAT_START_RECORD_PATCH } from './generation.js';
 
 /** Shortest start-to-close the synthesis is given, in ms (the reserve nearly spent still allows one request to fail fast). */
 const MIN_SYNTHESIS_MS = 1_000;
-
-/** How a settled child maps onto a seat's status (DC25): a paused child never settles — its wait times out. */
-function seatStatusOf(end: ChildEnd): SeatStatus {
-  switch (end.status) {
-    case 'completed':
-      return 'completed';
-    case 'failed':
-    case 'blocked':
-      return 'failed';
-    case 'cancelled':
-    case 'interrupted':
-      return 'cancelled';
-    default:
-      return 'uncertain';
-  }
-}
 
 /**
  * The `council` workflow's state and transitions (DC5, DC23–DC27; issue 12
@@ -101,6 +79,8 @@ export class CouncilMachine implements RouteHost {
   readonly deadlineMs: number;
   private readonly preset: Readonly<CouncilPreset> = BALANCED_REVIEW;
   private readonly scopes: CancellationScope[];
+  /** What this run's generation records (generation.ts). */
+  private readonly generation = councilGeneration();
   private deadlinePassed = false;
   private prepared: PrepareCouncilResult = {};
   /** recordCouncil writes, one after another (each writes the state as it stands when it is scheduled). */
@@ -234,95 +214,21 @@ export class CouncilMachine implements RouteHost {
         if (attempt === 1) this.settle(seat, 'timed_out', 'missing');
         break;
       }
-      const childSessionId = childSessionIdOf(uuid4());
-      const a: SeatAttempt = {
-        attempt,
-        childSessionId,
-        status: 'running',
-        validity: 'missing',
-        usage: NO_USAGE,
-        startedAtMs: nowMs,
-      };
-      seat.attempts.push(a);
-      seat.childSessionIds.push(childSessionId);
-      // The row shows the running attempt and its child at once. Not awaited: the child starts now; the
-      // seat's final (awaited) record fails the seat if the writes fail.
-      if (patched(SEAT_START_RECORD_PATCH)) this.record().catch(() => undefined);
-      const meta = childMeta(
-        this.meta,
-        {
-          sessionId: childSessionId,
-          agent: seat.agent,
-          title: inertLine(`seat ${seat.index}/${seat.of} ${seat.agent}: ${this.input.question}`, 120),
-          link: {
-            parentSessionId: this.input.parent?.sessionId ?? this.input.runId,
-            rootSessionId: this.input.parent?.rootSessionId ?? this.input.runId,
-            depth: (this.input.parent?.depth ?? 0) + 1,
-            seat: { runId: this.input.runId, index: seat.index, of: seat.of, attempt },
-          },
-        },
-        ALL_TOOLS,
-      );
-      const prompt = seatPrompt({
-        index: seat.index,
-        of: seat.of,
-        agent: seat.agent,
-        attempt,
-        maxAttempts,
-        question: this.input.question,
-        ...(this.input.diffRange ? { diffRange: this.input.diffRange } : {}),
-        ...(this.prepared.diffPath ? { diffPath: this.prepared.diffPath } : {}),
-        ...(this.prepared.files ? { files: this.prepared.files } : {}),
-        nowMs,
-        deadlineMs: this.seatDeadlineMs,
-        ...(previousProblem ? { previousProblem } : {}),
-      });
+      const a = this.startAttempt(seat, attempt, nowMs);
+      const meta = this.seatMeta(seat, a);
+      const prompt = this.seatPromptOf(seat, { attempt, maxAttempts, nowMs, previousProblem });
       this.showDetails();
-      let end: ChildEnd | 'timed_out';
+      let end: AttemptEnd;
       try {
-        end = await this.scopes[i]!.run(async () => {
-          const child = await startChildSession({
-            meta,
-            prompt,
-            summary: seatSummary(seat.index, seat.of, seat.agent, leftMs),
-            cancellationType: ChildWorkflowCancellationType.TRY_CANCEL,
-          });
-          return childEndOfResult(await child.result());
-        });
+        end = await this.scopes[i]!.run(() => this.seatChild(seat, meta, prompt, leftMs));
       } catch (err) {
         end = this.deadlinePassed && isCancellation(err) ? 'timed_out' : childEndOfFailure(err);
       }
       const completed = end !== 'timed_out' && end.status === 'completed';
-      const link = meta.delegation!;
-      const read = await this.act((acts) =>
-        acts.readSeatReport({
-          childSessionId,
-          completed,
-          seat: {
-            agent: seat.agent,
-            parentSessionId: link.parentSessionId,
-            rootSessionId: link.rootSessionId,
-            depth: link.depth,
-          },
-        }),
-      );
-      a.status = end === 'timed_out' ? 'timed_out' : seatStatusOf(end);
-      a.validity = read.validity;
-      a.usage = read.usage;
-      a.settledAtMs = Date.now();
-      if (end !== 'timed_out' && end.code) a.code = end.code;
-      const problem = read.problem ?? (end !== 'timed_out' ? end.message : undefined);
-      if (problem) a.problem = problem;
-      seat.usage = seat.attempts.reduce((u, x) => addUsage(u, x.usage), NO_USAGE);
-      if (read.findings !== undefined) seat.findings = read.findings;
-      if (end === 'timed_out') seat.cancelRequested = true;
-      const retry =
-        completed &&
-        read.validity === 'invalid' &&
-        attempt < maxAttempts &&
-        !this.deadlinePassed &&
-        Date.now() < this.seatDeadlineMs;
-      if (retry) {
+      const read = await this.act((acts) => acts.readSeatReport(reportQuery(seat, meta, a.childSessionId, completed)));
+      settleAttempt(seat, a, end, read, Date.now());
+      const { deadlinePassed, seatDeadlineMs } = this;
+      if (seatRetries({ end, read, attempt, maxAttempts, deadlinePassed, nowMs: Date.now(), seatDeadlineMs })) {
         previousProblem = read.problem;
         // Not awaited: the next attempt starts now; a failed write fails the seat's final (awaited) record too.
         this.record().catch(() => undefined);
@@ -332,6 +238,77 @@ export class CouncilMachine implements RouteHost {
       break;
     }
     await this.record();
+  }
+
+  /** A seat's new attempt: a new child session id, recorded running (DC25). */
+  private startAttempt(seat: SeatRecord, attempt: number, nowMs: number): SeatAttempt {
+    const childSessionId = childSessionIdOf(uuid4());
+    const a: SeatAttempt = {
+      attempt,
+      childSessionId,
+      status: 'running',
+      validity: 'missing',
+      usage: NO_USAGE,
+      startedAtMs: nowMs,
+    };
+    seat.attempts.push(a);
+    seat.childSessionIds.push(childSessionId);
+    // The row shows the running attempt and its child at once. Not awaited: the child starts now; the
+    // seat's final (awaited) record fails the seat if the writes fail.
+    if (this.generation.seatStartRecord) this.record().catch(() => undefined);
+    return a;
+  }
+
+  /** The attempt's child session meta: the Council's base narrowed to the seat's reviewer role, one level deeper. */
+  private seatMeta(seat: SeatRecord, a: SeatAttempt): SessionMeta {
+    const parent = this.input.parent;
+    return childMeta(
+      this.meta,
+      {
+        sessionId: a.childSessionId,
+        agent: seat.agent,
+        title: inertLine(`seat ${seat.index}/${seat.of} ${seat.agent}: ${this.input.question}`, 120),
+        link: {
+          parentSessionId: parent?.sessionId ?? this.input.runId,
+          rootSessionId: parent?.rootSessionId ?? this.input.runId,
+          depth: (parent?.depth ?? 0) + 1,
+          seat: { runId: this.input.runId, index: seat.index, of: seat.of, attempt: a.attempt },
+        },
+      },
+      ALL_TOOLS,
+    );
+  }
+
+  /** The attempt's prompt (DC24: the remaining time as computed now; a retry names the previous report's problem). */
+  private seatPromptOf(
+    seat: SeatRecord,
+    o: { attempt: number; maxAttempts: number; nowMs: number; previousProblem: string | undefined },
+  ): string {
+    return seatPrompt({
+      index: seat.index,
+      of: seat.of,
+      agent: seat.agent,
+      attempt: o.attempt,
+      maxAttempts: o.maxAttempts,
+      question: this.input.question,
+      ...(this.input.diffRange ? { diffRange: this.input.diffRange } : {}),
+      ...(this.prepared.diffPath ? { diffPath: this.prepared.diffPath } : {}),
+      ...(this.prepared.files ? { files: this.prepared.files } : {}),
+      nowMs: o.nowMs,
+      deadlineMs: this.seatDeadlineMs,
+      ...(o.previousProblem ? { previousProblem: o.previousProblem } : {}),
+    });
+  }
+
+  /** The attempt's child session, started in the seat's scope and waited for; how it ended. */
+  private async seatChild(seat: SeatRecord, meta: SessionMeta, prompt: string, leftMs: number): Promise<ChildEnd> {
+    const child = await startChildSession({
+      meta,
+      prompt,
+      summary: seatSummary(seat.index, seat.of, seat.agent, leftMs),
+      cancellationType: ChildWorkflowCancellationType.TRY_CANCEL,
+    });
+    return childEndOfResult(await child.result());
   }
 
   /** A seat's two facts, final (DC25). */

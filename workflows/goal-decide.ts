@@ -51,103 +51,131 @@ export function decideAfterTurn(
   nowMs: number,
   random: () => number,
 ): TurnDecision {
-  const spent = {
-    tokens: snap.spent.tokens + r.usage.tokens,
-    unmeasuredRequests: snap.spent.unmeasuredRequests + r.usage.unmeasured,
-    toolCalls: snap.spent.toolCalls + r.toolCalls,
-    turns: snap.spent.turns + 1,
-  };
-  const fingerprint =
-    r.changes > 0 || r.outcome.kind !== 'final_answer'
-      ? null
-      : `${r.progress}|goal:${snap.revision}|satisfied:${snap.criteria.filter((c) => c.status !== 'pending').length}`;
-  const progress =
-    fingerprint === null
-      ? { fingerprint: null, repeats: 0 }
-      : { fingerprint, repeats: fingerprint === snap.progress.fingerprint ? snap.progress.repeats + 1 : 1 };
+  const spent = spentAfter(snap, r);
+  const progress = progressAfter(snap, r);
   const base = { spent, progress, attempt: 0 };
   const s = snap.state.status;
   if (s !== 'active' && s !== 'backoff' && s !== 'waiting_background') return { ...base, state: snap.state, attempt };
-  if (r.uncertain.length > 0) {
-    const calls = r.uncertain.map((u) => `${u.tool} ${u.callId}`).join(', ');
-    return {
-      ...base,
-      uncertain: r.uncertain,
-      state: {
-        status: 'paused',
-        reason: 'uncertain_side_effect',
-        message: `the outcome of ${calls} is unknown; check what it did, then choose Resume goal or Keep paused`,
-      },
-    };
-  }
-  const stop = budgetStop(snap.budgets, {
-    tokens: spent.unmeasuredRequests > 0 && snap.budgets.tokens?.source === 'user' ? null : spent.tokens,
-    turnTokens: r.usage.unmeasured > 0 && snap.budgets.tokens?.source === 'user' ? null : r.usage.tokens,
-    toolCalls: spent.toolCalls,
-    elapsedMs: nowMs - snap.createdAtMs,
-  });
-  const stopped: TurnDecision | null = stop
-    ? {
-        ...base,
-        state:
-          stop.status === 'budget_limited'
-            ? { status: 'budget_limited', kind: stop.kind, message: stop.message }
-            : { status: 'paused', reason: stop.kind, message: stop.message },
-        notice: { code: stop.notice, message: stop.message },
-      }
-    : null;
-  const o = r.outcome;
-  switch (o.kind) {
-    case 'interrupted':
-      return { ...base, state: { status: 'paused', reason: 'user_interrupt', message: 'the turn was interrupted' } };
-    case 'paused':
-      return {
-        ...base,
-        state: {
-          status: 'paused',
-          reason: o.reason === 'provider_auth' ? 'provider_auth' : 'required_input',
-          message: o.message,
-        },
-      };
-    case 'blocked':
-      return { ...base, state: { status: 'blocked', code: o.code, message: o.message } };
-    case 'limit':
-    case 'failed': {
-      const code = o.kind === 'limit' ? o.limit : o.code;
-      if (code === 'stagnant_tool_loop') {
-        return { ...base, state: { status: 'paused', reason: 'no_progress', message: o.message } };
-      }
-      const retryable = o.kind === 'limit' ? code === 'turn_step_limit' : o.retryable === true;
-      if (!retryable) return { ...base, state: { status: 'blocked', code, message: o.message } };
-      if (stopped) return stopped; // GL16: caps beat continuing
-      const next = attempt + 1;
-      if (next > MAX_BACKOFF_ATTEMPTS) {
-        const message = `${attempt} retryable failures in a row, the last ${code}: ${o.message}`;
-        return { ...base, attempt, state: { status: 'blocked', code: 'retries_exhausted', message } };
-      }
-      const delayMs = goalBackoffDelayMs(next, random(), DEFAULT_GOAL_BACKOFF, r.retryAfterMs);
-      return {
-        ...base,
-        attempt: next,
-        state: { status: 'backoff', untilMs: nowMs + delayMs, attempt: next, cause: code },
-      };
-    }
-    case 'final_answer':
-      break;
+  if (r.uncertain.length > 0) return { ...base, uncertain: r.uncertain, state: uncertainPause(r.uncertain) };
+  const stopped = budgetDecision(snap, r, spent, nowMs, base);
+  if (r.outcome.kind !== 'final_answer') {
+    return outcomeDecision(r.outcome, base, stopped) ?? retryDecision(r, attempt, nowMs, random, base);
   }
   if (stopped) return stopped;
   if (progress.repeats >= NO_PROGRESS_TURNS) {
-    return {
-      ...base,
-      state: {
-        status: 'paused',
-        reason: 'no_progress',
-        message: `${progress.repeats} turns in a row changed nothing and left the same work state`,
-      },
-    };
+    const message = `${progress.repeats} turns in a row changed nothing and left the same work state`;
+    return { ...base, state: { status: 'paused', reason: 'no_progress', message } };
   }
   if (r.background.remoteObservers.length > 0) {
     return { ...base, state: { status: 'waiting_background', taskIds: r.background.remoteObservers } };
   }
   return { ...base, state: { status: 'active' } };
+}
+
+/** What a decision carries whatever it decides: the Goal's spending and progress after the turn, attempts reset. */
+type DecisionBase = Pick<TurnDecision, 'spent' | 'progress' | 'attempt'>;
+
+/** GL10–GL15: the Goal's spending with the turn's added (one turn more). */
+function spentAfter(snap: GoalSnapshot, r: Ended): GoalSnapshot['spent'] {
+  return {
+    tokens: snap.spent.tokens + r.usage.tokens,
+    unmeasuredRequests: snap.spent.unmeasuredRequests + r.usage.unmeasured,
+    toolCalls: snap.spent.toolCalls + r.toolCalls,
+    turns: snap.spent.turns + 1,
+  };
+}
+
+/**
+ * GL23: the progress fingerprint of an answered turn that changed nothing
+ * (work state, Goal revision, criteria decided) and how many turns in a row
+ * left it; any other turn resets it.
+ */
+function progressAfter(snap: GoalSnapshot, r: Ended): GoalSnapshot['progress'] {
+  if (r.changes > 0 || r.outcome.kind !== 'final_answer') return { fingerprint: null, repeats: 0 };
+  const satisfied = snap.criteria.filter((c) => c.status !== 'pending').length;
+  const fingerprint = `${r.progress}|goal:${snap.revision}|satisfied:${satisfied}`;
+  return { fingerprint, repeats: fingerprint === snap.progress.fingerprint ? snap.progress.repeats + 1 : 1 };
+}
+
+/** GL9: the pause of a Goal whose turn left unknown outcomes (never relabelled). */
+function uncertainPause(uncertain: Ended['uncertain']): GoalState {
+  const calls = uncertain.map((u) => `${u.tool} ${u.callId}`).join(', ');
+  return {
+    status: 'paused',
+    reason: 'uncertain_side_effect',
+    message: `the outcome of ${calls} is unknown; check what it did, then choose Resume goal or Keep paused`,
+  };
+}
+
+/** GL16: the stop a budget makes after this turn (budget_limited, or paused for a time cap), with its notice; else null. */
+function budgetDecision(
+  snap: GoalSnapshot,
+  r: Ended,
+  spent: GoalSnapshot['spent'],
+  nowMs: number,
+  base: DecisionBase,
+): TurnDecision | null {
+  const userTokens = snap.budgets.tokens?.source === 'user';
+  const stop = budgetStop(snap.budgets, {
+    tokens: spent.unmeasuredRequests > 0 && userTokens ? null : spent.tokens,
+    turnTokens: r.usage.unmeasured > 0 && userTokens ? null : r.usage.tokens,
+    toolCalls: spent.toolCalls,
+    elapsedMs: nowMs - snap.createdAtMs,
+  });
+  if (!stop) return null;
+  return {
+    ...base,
+    state:
+      stop.status === 'budget_limited'
+        ? { status: 'budget_limited', kind: stop.kind, message: stop.message }
+        : { status: 'paused', reason: stop.kind, message: stop.message },
+    notice: { code: stop.notice, message: stop.message },
+  };
+}
+
+/**
+ * The decision a turn's own end makes when it did not answer: interrupted,
+ * paused, blocked, a stagnant loop, a failure that is not retryable; null
+ * for a retryable failure (see {@link retryDecision}).
+ */
+function outcomeDecision(
+  o: Exclude<Ended['outcome'], { kind: 'final_answer' }>,
+  base: DecisionBase,
+  stopped: TurnDecision | null,
+): TurnDecision | null {
+  switch (o.kind) {
+    case 'interrupted':
+      return { ...base, state: { status: 'paused', reason: 'user_interrupt', message: 'the turn was interrupted' } };
+    case 'paused': {
+      const reason = o.reason === 'provider_auth' ? 'provider_auth' : 'required_input';
+      return { ...base, state: { status: 'paused', reason, message: o.message } };
+    }
+    case 'blocked':
+      return { ...base, state: { status: 'blocked', code: o.code, message: o.message } };
+  }
+  const code = o.kind === 'limit' ? o.limit : o.code;
+  if (code === 'stagnant_tool_loop')
+    return { ...base, state: { status: 'paused', reason: 'no_progress', message: o.message } };
+  const retryable = o.kind === 'limit' ? code === 'turn_step_limit' : o.retryable === true;
+  if (!retryable) return { ...base, state: { status: 'blocked', code, message: o.message } };
+  return stopped; // GL16: caps beat continuing
+}
+
+/** GL5, GL6: a retryable failure's persisted backoff (honouring Retry-After), or blocked `retries_exhausted` after {@link MAX_BACKOFF_ATTEMPTS}. */
+function retryDecision(
+  r: Ended,
+  attempt: number,
+  nowMs: number,
+  random: () => number,
+  base: DecisionBase,
+): TurnDecision {
+  const o = r.outcome as Extract<Ended['outcome'], { kind: 'limit' | 'failed' }>;
+  const code = o.kind === 'limit' ? o.limit : o.code;
+  const next = attempt + 1;
+  if (next > MAX_BACKOFF_ATTEMPTS) {
+    const message = `${attempt} retryable failures in a row, the last ${code}: ${o.message}`;
+    return { ...base, attempt, state: { status: 'blocked', code: 'retries_exhausted', message } };
+  }
+  const delayMs = goalBackoffDelayMs(next, random(), DEFAULT_GOAL_BACKOFF, r.retryAfterMs);
+  return { ...base, attempt: next, state: { status: 'backoff', untilMs: nowMs + delayMs, attempt: next, cause: code } };
 }

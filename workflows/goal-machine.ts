@@ -36,6 +36,7 @@ import { applyControl, validateControl } from './goal-control.js';
 import { decideAfterTurn } from './goal-decide.js';
 import { goalStatusLine } from './goal-status-line.js';
 import { applyGoalUpdate } from './goal-update.js';
+import { turnEndPath, turnStarted } from './goal-turns.js';
 import { sameState, transitionOf } from '../core/goal/transitions.js';
 import { onRoute, type RouteHost } from './route.js';
 
@@ -341,26 +342,23 @@ export class GoalMachine implements RouteHost {
     if (r.event === 'started') {
       this.turnRunning = true;
       if (r.source.kind === 'continuation' && r.source.continuationId === this.outstanding) this.outstanding = null;
-      this.ownedTurn =
-        r.source.kind !== 'discussion' && (st === 'active' || st === 'backoff' || st === 'waiting_background');
+      const started = turnStarted(st, r.source);
+      this.ownedTurn = started.owned;
       // GL5: user input ends a backoff early — the Goal is active again and this turn is its work.
-      if (st === 'backoff' && (r.source.kind === 'user' || r.source.kind === 'report'))
-        this.transition(
-          { status: 'active' },
-          `${r.source.kind === 'user' ? 'user input' : 'a background report'} (turn ${r.turn})`,
-        );
+      if (started.endsBackoff) this.transition({ status: 'active' }, `${started.endsBackoff} (turn ${r.turn})`);
       else this.changed({}, { record: false, signal: false }); // the current details show the running turn
       return;
     }
     this.turnRunning = false;
-    if (TERMINAL_GOAL_STATUSES.has(st)) {
+    const path = turnEndPath(st, this.ownedTurn, r.source);
+    if (path === 'count') {
       // The turn that completed the Goal ended: its spending is counted, nothing else follows.
       const d = decideAfterTurn(this.snap, r, this.attempt, Date.now(), () => 0);
       this.snap = { ...this.snap, spent: d.spent, updatedAtMs: Date.now() };
       this.changed({}, { record: true, signal: false });
       return;
     }
-    if (!this.ownedTurn && r.source.kind !== 'continuation') {
+    if (path === 'ignore') {
       // GL28: a turn the Goal does not own spends nothing of it and resumes nothing; but a Goal resumed while
       // it ran has waited for it to end before continuing.
       this.changed({}, { record: false, signal: st === 'active' });

@@ -47,14 +47,41 @@ export function applyGoalUpdate(snap: GoalSnapshot, req: GoalUpdateRequest, nowM
   }
   const found: EvidenceProblem[] = [];
   const problem = (text: string) => found.push({ code: 'update_refused', text });
-  let criteria: GoalCriterion[] = snap.criteria.map((c) => ({ ...c }));
-  let n = criteria.length;
-  for (const a of req.add ?? []) {
+  const criteria = withAdded(snap.criteria, req.add ?? [], problem);
+  if (criteria.length > MAX_CRITERIA) problem(`a goal holds at most ${MAX_CRITERIA} criteria`);
+  for (const s of req.settle ?? []) settle(criteria, s, req.receipts, found);
+  if (found.length > 0)
+    return refuse(
+      refusalCode(found, 'update_refused'),
+      found.map((p) => p.text),
+    );
+  const open = req.complete ? criteria.filter((c) => c.status === 'pending') : [];
+  if (open.length > 0) {
+    return refuse(
+      'audit_refused',
+      open.map((c) => `${c.id} is not settled: ${c.text}${c.needsEvidence ? ' (needs a passing receipt)' : ''}`),
+    );
+  }
+  return committed(snap, criteria, req.complete === true, nowMs);
+}
+
+type Settlement = NonNullable<GoalUpdateRequest['settle']>[number];
+type Receipts = GoalUpdateRequest['receipts'];
+
+/** A copy of `criteria` with the new ones appended (`cr_<n>`, pending); a problem for each empty text or bad check. */
+function withAdded(
+  criteria: readonly GoalCriterion[],
+  add: NonNullable<GoalUpdateRequest['add']>,
+  problem: (text: string) => void,
+): GoalCriterion[] {
+  const out = criteria.map((c) => ({ ...c }));
+  let n = out.length;
+  for (const a of add) {
     if (a.text.trim() === '') problem('a new criterion needs text');
     const check = a.check?.trim();
     if (a.check !== undefined)
       for (const p of checkProblems(a.check, `the check of new criterion cr_${n + 1}`)) problem(p);
-    criteria.push({
+    out.push({
       id: `cr_${++n}`,
       text: a.text.trim(),
       // A criterion that owns a check is satisfied only by that check's receipt: it always needs evidence.
@@ -63,77 +90,65 @@ export function applyGoalUpdate(snap: GoalSnapshot, req: GoalUpdateRequest, nowM
       status: 'pending',
     });
   }
-  if (criteria.length > MAX_CRITERIA) problem(`a goal holds at most ${MAX_CRITERIA} criteria`);
-  for (const s of req.settle ?? []) {
-    const c = criteria.find((k) => k.id === s.id);
-    if (!c) {
-      problem(`${s.id}: no such criterion (the goal has ${criteria.map((k) => k.id).join(', ') || 'none'})`);
-      continue;
-    }
-    if (c.status !== 'pending' && c.status !== s.status) {
-      problem(`${s.id} is already ${c.status}`);
-      continue;
-    }
-    if (s.status === 'dropped') {
-      // An evidence criterion is settled by a passing check, never dropped by the model: that would skip the check.
-      if (c.needsEvidence) {
-        problem(`${s.id} needs evidence: it is satisfied by a passing check's receipt, it cannot be dropped`);
-        continue;
-      }
-      c.status = 'dropped';
-      continue;
-    }
-    if (!c.needsEvidence) {
-      if (s.receiptId) {
-        const r = req.receipts[s.receiptId];
-        const twice = r?.found ? ambiguity(s.receiptId, r) : null;
-        if (twice) {
-          found.push({ code: twice.code, text: `${s.id}: ${twice.text}` });
-          continue;
-        }
-        if (!r?.found || !r.callId) {
-          problem(`${s.id}: ${s.receiptId} is not a receipt of a shell call in this goal's session`);
-          continue;
-        }
-        c.evidence = { receiptId: s.receiptId, callId: r.callId };
-      }
-      c.status = 'satisfied';
-      continue;
-    }
-    const why = evidenceProblem(c, s.receiptId, s.receiptId ? req.receipts[s.receiptId] : undefined);
-    if (why) {
-      found.push({ code: why.code, text: `${s.id} needs evidence: ${why.text}` });
-      continue;
-    }
-    c.status = 'satisfied';
-    c.evidence = { receiptId: s.receiptId!, callId: req.receipts[s.receiptId!]!.callId! };
+  return out;
+}
+
+/** Applies one settlement to its criterion in `criteria` (mutated), or adds the reason it is refused to `found`. */
+function settle(criteria: GoalCriterion[], s: Settlement, receipts: Receipts, found: EvidenceProblem[]): void {
+  const problem = (text: string) => void found.push({ code: 'update_refused', text: `${s.id}${text}` });
+  const c = criteria.find((k) => k.id === s.id);
+  if (!c) return problem(`: no such criterion (the goal has ${criteria.map((k) => k.id).join(', ') || 'none'})`);
+  if (c.status !== 'pending' && c.status !== s.status) return problem(` is already ${c.status}`);
+  if (s.status === 'dropped') {
+    // An evidence criterion is settled by a passing check, never dropped by the model: that would skip the check.
+    if (c.needsEvidence)
+      return problem(` needs evidence: it is satisfied by a passing check's receipt, it cannot be dropped`);
+    c.status = 'dropped';
+    return;
   }
-  if (found.length > 0)
-    return refuse(
-      refusalCode(found, 'update_refused'),
-      found.map((p) => p.text),
-    );
-  if (req.complete) {
-    const open = criteria.filter((c) => c.status === 'pending');
-    if (open.length > 0) {
-      return refuse(
-        'audit_refused',
-        open.map((c) => `${c.id} is not settled: ${c.text}${c.needsEvidence ? ' (needs a passing receipt)' : ''}`),
-      );
-    }
+  if (!c.needsEvidence) return settleWithoutEvidence(c, s, receipts, found, problem);
+  const why = evidenceProblem(c, s.receiptId, s.receiptId ? receipts[s.receiptId] : undefined);
+  if (why) {
+    found.push({ code: why.code, text: `${s.id} needs evidence: ${why.text}` });
+    return;
   }
-  criteria = criteria.map((c) => ({ ...c }));
+  c.status = 'satisfied';
+  c.evidence = { receiptId: s.receiptId!, callId: receipts[s.receiptId!]!.callId! };
+}
+
+/** A criterion that needs no evidence is satisfied; a receipt it names must be one call's of this Goal's session. */
+function settleWithoutEvidence(
+  c: GoalCriterion,
+  s: Settlement,
+  receipts: Receipts,
+  found: EvidenceProblem[],
+  problem: (text: string) => void,
+): void {
+  if (s.receiptId) {
+    const r = receipts[s.receiptId];
+    const twice = r?.found ? ambiguity(s.receiptId, r) : null;
+    if (twice) {
+      found.push({ code: twice.code, text: `${s.id}: ${twice.text}` });
+      return;
+    }
+    if (!r?.found || !r.callId)
+      return problem(`: ${s.receiptId} is not a receipt of a shell call in this goal's session`);
+    c.evidence = { receiptId: s.receiptId, callId: r.callId };
+  }
+  c.status = 'satisfied';
+}
+
+/** The committed update: the criteria at revision + 1 and, for a completion, the Goal completed with a passing audit. */
+function committed(snap: GoalSnapshot, settled: GoalCriterion[], complete: boolean, nowMs: number): GoalUpdateOutcome {
+  const criteria = settled.map((c) => ({ ...c }));
   const next: GoalSnapshot = {
     ...snap,
     criteria,
     revision: snap.revision + 1,
     updatedAtMs: nowMs,
-    ...(req.complete
+    ...(complete
       ? { state: { status: 'completed' as const }, lastAudit: { ok: true, problems: [], atMs: nowMs } }
       : {}),
   };
-  return {
-    next,
-    result: { ok: true, revision: next.revision, status: next.state.status, criteria },
-  };
+  return { next, result: { ok: true, revision: next.revision, status: next.state.status, criteria } };
 }

@@ -1,34 +1,12 @@
-import { TemporalFailure, isCancellation, patched, proxyLocalActivities } from '@temporalio/workflow';
+import { TemporalFailure, isCancellation, proxyLocalActivities } from '@temporalio/workflow';
 import { ActivityCancellationType } from '@temporalio/common';
 import type { PlannedToolCall } from '../core/session/tool-calls.js';
 import type { ToolActivityInput, ToolActivityResult } from '../core/session/tool-activity.js';
 import { LOCAL_ACTIVITY_TIMEOUT_MS, toolActivityName } from '../core/session/tool-activity.js';
 import type { ToolDeclaration } from '../core/tools/types.js';
+import type { LocalToolsRule } from './generation.js';
 
-/**
- * `patched()` ids of sessions whose short reads run as local activities
- * (issue 13). v1: every eligible call; v2: only when its whole batch runs at
- * once (no more calls than `toolConcurrency`), so no lane starts a local
- * activity after another finished — the workflow task, held open while
- * local activities run, is held for one local timeout at most. Before v1,
- * every tool call was a regular activity. The set of calls that run locally
- * is part of the command sequence: a change to it needs a new id.
- */
-export const LOCAL_TOOLS_PATCH = 'zuno-local-tools-v2';
-export const LOCAL_TOOLS_V1_PATCH = 'zuno-local-tools-v1';
-
-/** Which rule a session follows: none (regular activities only), v1 or v2 (see {@link LOCAL_TOOLS_PATCH}). */
-export type LocalToolsRule = 'none' | 'v1' | 'v2';
-
-/**
- * The rule of this run, from its patch markers: call once, in the first
- * activation (the session machine's constructor). A new run takes v2; a
- * history recorded under v1 replays as v1; an older one as none.
- */
-export function localToolsRule(): LocalToolsRule {
-  if (patched(LOCAL_TOOLS_PATCH)) return 'v2';
-  return patched(LOCAL_TOOLS_V1_PATCH) ? 'v1' : 'none';
-}
+export { LOCAL_TOOLS_PATCH, LOCAL_TOOLS_V1_PATCH, type LocalToolsRule } from './generation.js';
 
 /**
  * Whether a validated call runs first as a local activity: its tool says it

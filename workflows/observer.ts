@@ -8,8 +8,7 @@ import type {
 } from '../core/session/activities.js';
 import { onRoute, type RouteHost, type RouteOptions } from './route.js';
 
-/** `patched()` id of remote observers whose wait the workflow holds (issue 10): before it, one `bgCommand` activity ran the observer to its end. */
-export const OBSERVER_PATCH = 'zuno-remote-observer-v1';
+export { OBSERVER_PATCH } from './generation.js';
 
 /**
  * Longest gap between two polls of a running observer, in ms. The worker that

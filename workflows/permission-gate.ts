@@ -1,5 +1,5 @@
 import { PROJECTION_RECORD_OPTIONS } from '../core/activity-policy.js';
-import { CancellationScope, condition, patched, proxyActivities } from '@temporalio/workflow';
+import { CancellationScope, condition, proxyActivities } from '@temporalio/workflow';
 import type { PendingApproval, RecordApprovalInput } from '../core/approval-contract.js';
 import { callEffect } from '../core/permission/effect.js';
 import { evaluatePermission } from '../core/permission/evaluate.js';
@@ -11,33 +11,18 @@ import type { PermissionDecision } from '../core/permission/types.js';
 import type { PlannedToolCall, SettledOutcome } from '../core/session/tool-calls.js';
 import type { SessionActivities } from '../core/session/activities.js';
 import type { ApprovalBook, ApprovalVerdict } from './approvals.js';
+import type { SessionGeneration } from './generation.js';
 import { onRoute, type RouteHost } from './route.js';
 import { markdownLiteral as md } from '../core/ui-text.js';
 import { settleDenied, settleNotRun } from './settle.js';
 
-/**
- * `patched()` id of approvals that show and bind the call's full text (issue
- * 26 items 1 and 3): the pending approval's `subjectText` is the whole command
- * as sent, with its parsed parts and the sha256 a decision must carry, and an
- * approval for the session grants exactly that text (scope `call`). Before
- * it, the asking simple commands joined by `; `, no digest, one grant per
- * simple command — kept so a running session's history replays (grants
- * decide which later calls ask, and so which activities are scheduled).
- */
-export const EXACT_SUBJECT_PATCH = 'zuno-approval-exact-subject-v1';
-
-/**
- * `patched()` id of shown texts that name where a command runs (a shell
- * `workdir` other than the workspace root: `(in "pub") echo x > k`), so a
- * grant of scope `call` covers the same text in the same directory only.
- * Asked only for a call that has such a workdir; before it, the command alone
- * — kept so a running session's history replays.
- */
-export const WORKDIR_SUBJECT_PATCH = 'zuno-approval-subject-workdir-v1';
+export { EXACT_SUBJECT_PATCH, WORKDIR_SUBJECT_PATCH } from './generation.js';
 
 /** What the permission gate needs from the session workflow. */
 export interface GateHost extends RouteHost {
   readonly approvals: ApprovalBook;
+  /** The session run's generation: which approval subject it shows ({@link SessionGeneration}). */
+  readonly generation: Pick<SessionGeneration, 'exactApprovalSubject' | 'workdirInApprovalSubject'>;
   /** Called when the set of pending approvals changed (ZunoStatus, current details). */
   approvalsChanged(): void;
 }
@@ -93,7 +78,7 @@ function decide(
   if (!policy) return { kind: 'result', result: { run: true } };
   const effect = callEffect(call.name, call.args);
   const subject = call.subject ?? { kind: 'none' as const };
-  const shown = shownOf(call, subject);
+  const shown = shownOf(host, call, subject);
   const decision = evaluatePermission(
     policy,
     // A command held in the projection has no text here: no `call` grant covers it, so it always asks.
@@ -111,8 +96,8 @@ function decide(
 /** What the gate shows of a call: see {@link shownSubject}; for a command whose arguments stayed in the projection, a stand-in text and the digest modelStep computed. */
 type GateShown = ShownSubject & { inProjection?: { digest: string } };
 
-function shownOf(call: PlannedToolCall, subject: NonNullable<PlannedToolCall['subject']>): GateShown {
-  const ignoreWorkdir = hasWorkdir(call.name, call.args) && !patched(WORKDIR_SUBJECT_PATCH);
+function shownOf(host: GateHost, call: PlannedToolCall, subject: NonNullable<PlannedToolCall['subject']>): GateShown {
+  const ignoreWorkdir = hasWorkdir(call.name, call.args) && !host.generation.workdirInApprovalSubject;
   const shown = shownSubject(call.name, call.args, subject, { ignoreWorkdir });
   if (!call.argsInProjection || call.shown?.kind !== 'command') return shown;
   return { kind: 'command', text: standInText(call), parts: shown.parts, inProjection: { digest: call.shown.digest } };
@@ -143,7 +128,7 @@ async function waitForDecision(
 ): Promise<ApprovalVerdict> {
   const book = host.approvals;
   const { decision, shown } = asked;
-  const subject = patched(EXACT_SUBJECT_PATCH)
+  const subject = host.generation.exactApprovalSubject
     ? shown.inProjection
       ? // Approved once only: the workflow cannot hold the text a grant would cover (recordApproval writes it).
         {

@@ -5,14 +5,13 @@ import {
   condition,
   continueAsNew,
   currentUpdateInfo,
-  patched,
   proxyActivities,
   getCurrentDetails,
   setCurrentDetails,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { GoalDirective } from '../core/goal/contract.js';
+import type { GoalDirective, GoalTurnReport, GoalTurnSource } from '../core/goal/contract.js';
 import { ZunoStatus } from '../core/search-attributes.js';
 import { ApprovalBook } from './approvals.js';
 import { answerText, type QuestionView } from '../core/question-contract.js';
@@ -35,33 +34,24 @@ import { ClientIdTable } from './client-ids.js';
 import { onRoute } from './route.js';
 import { describeOutcome, statusLine } from './status-line.js';
 import { validateResume } from './resume.js';
-import { localFirst, localToolsRule, type LocalToolsRule } from './local-tools.js';
-import { errorOf, runTurn, statusOf, type TurnHost } from './turn.js';
+import {
+  afterFirstWait,
+  afterTurn,
+  pausedLife,
+  resumeAsked,
+  type SessionLife,
+  type WakeView,
+  startLife,
+  turnStarted,
+  wakeMove,
+  waitsForResume,
+} from './session-life.js';
+import { localFirst } from './local-tools.js';
+import { readSessionGeneration, type SessionGeneration } from './generation.js';
+import { errorOf, runTurn, statusOf, type TurnHost, type TurnResult } from './turn.js';
 import { newTurnControl, type TurnControl } from './turn-control.js';
 
-/**
- * `patched()` id of the state-machine session (issue 8): ZunoStatus upserts,
- * failed/paused/blocked sessions ending their workflow Failed, steered inputs
- * taken before a turn ends, the TD10 force deadline measured from delivery.
- * Histories recorded before it replay the old command sequence.
- */
-export const STATE_MACHINE_PATCH = 'zuno-session-state-machine-v2';
-/**
- * `patched()` id of resumable pauses (issue 9): a turn that pauses (PR3:
- * `provider_auth`) leaves the workflow open, phase `paused`, until a
- * `resume` Update; the inputs waiting stay queued. Histories recorded before
- * it end Failed at a pause, as they did.
- */
-export const RESUME_PATCH = 'zuno-session-resume-v3';
-/**
- * `patched()` id of fast turns (issue 13): `finishTurn` runs first as a
- * local activity in the worker running the workflow task when that worker
- * serves the session's route (one server round trip fewer per turn), and a
- * turn's call dispatch creates fewer promises (turn.ts `fastTurn`: the
- * order of commands issued in one activation can depend on that structure).
- * Histories recorded before it replay the old command sequence.
- */
-export const FAST_TURN_PATCH = 'zuno-fast-turn-v1';
+export { FAST_TURN_PATCH, RESUME_PATCH, STATE_MACHINE_PATCH } from './generation.js';
 /** Update ids of this run remembered for the next run (temporalio/temporal#6375 redelivery). */
 const RECENT_UPDATES_KEPT = 1024;
 
@@ -92,15 +82,10 @@ export class SessionMachine implements TurnHost, QuestionHost {
   private detailsBeforeApproval: string | null = null;
   /** The session's side of the Goal that drives it (DESIGN.md §3); null for an ordinary session. */
   readonly goal: GoalLink | null;
-  readonly takeSteeringAtEnd: boolean;
-  readonly localTools: LocalToolsRule;
-  readonly fastTurn: boolean;
-  private readonly v2: boolean;
-  /** Sessions under {@link RESUME_PATCH}: a pause waits for `resume` instead of ending the workflow. */
-  private readonly resumable: boolean;
-  /** While paused: the input ids the paused turn carried (the resumed turn answers them). */
-  private paused: { inputIds: string[] } | null = null;
-  private resumeAsked = false;
+  /** What this run's generation does: its `patched()` outcomes, read once (generation.ts). */
+  readonly generation: SessionGeneration;
+  /** The session's life beside its phase: fresh, open, paused (waiting for `resume`) or cancelled (session-life.ts). */
+  private life: SessionLife;
   private turn: number;
   private nextInputSeq: number;
   private lastFinalText: string | null;
@@ -112,22 +97,14 @@ export class SessionMachine implements TurnHost, QuestionHost {
   private takesSteering = false;
   /** An interrupt arrived between turns and stopped background tasks. */
   private idleInterrupted = false;
-  /** The workflow was asked to cancel (a parent cancelling its child, issue 12): it ends as interrupted, then Cancelled. */
-  cancelled = false;
   private zunoStatus: ZunoStatusValue | null = null;
   /** Cache of {@link bytesOf}; entries of inputs that left the inbox are dropped when a turn takes them. */
   private readonly textBytes = new Map<string, number>();
-  /** true until the first wait of a run that did not continue from another (its first input is on its way). */
-  private freshStart: boolean;
   /** A reopened run whose first input has not been admitted yet: it must not close as idle before it. */
   private awaitingFirstInput: boolean;
 
   constructor(private readonly input: SessionWorkflowInput) {
-    this.v2 = patched(STATE_MACHINE_PATCH);
-    this.resumable = this.v2 && patched(RESUME_PATCH);
-    this.takeSteeringAtEnd = this.v2;
-    this.localTools = localToolsRule();
-    this.fastTurn = patched(FAST_TURN_PATCH);
+    this.generation = readSessionGeneration();
     this.meta = input.meta;
     const c = input.carried;
     this.inbox = [...(c?.pending ?? [])];
@@ -138,15 +115,16 @@ export class SessionMachine implements TurnHost, QuestionHost {
     this.clientIds = new ClientIdTable(this.meta.sessionId, c?.clientIds, c?.seenClientIds);
     this.previousRunUpdates = new Map(c?.recentUpdates ?? []);
     // A fresh (or reopened) session is started with ZunoStatus=running and its first input in the same call.
-    this.freshStart = c === undefined || input.reopened === true;
+    this.life = startLife(c !== undefined, input.reopened === true);
     this.awaitingFirstInput = input.reopened === true;
-    if (this.freshStart) this.zunoStatus = 'running';
+    if (this.life.kind === 'fresh') this.zunoStatus = 'running';
     this.goal = this.meta.goal ? new GoalLink(this.meta.goal.goalId, c?.goal) : null;
     this.approvals = new ApprovalBook(c?.grants);
     this.questions = new QuestionDesk(this, c?.questions);
     this.background = new BackgroundTasks({
       host: this,
       root: CancellationScope.current(),
+      generation: this.generation,
       admitReport: (taskID, text) => {
         this.inbox.push({
           inputId: `in_${this.nextInputSeq++}`,
@@ -247,13 +225,13 @@ export class SessionMachine implements TurnHost, QuestionHost {
    */
   cancel(): void {
     if (this.cancelled) return;
-    this.cancelled = true;
+    this.life = { kind: 'cancelled' };
     if (!this.isEnding()) this.interrupt({ source: 'cancelled' });
   }
 
   /** Update validator of `resume`: only a paused session resumes; a malformed request is a typed rejection. */
   validateResume(req: unknown): void {
-    validateResume(req, this.phase, this.resumeAsked);
+    validateResume(req, this.phase, this.life.kind === 'paused' && this.life.resumeAsked);
   }
 
   /**
@@ -262,7 +240,7 @@ export class SessionMachine implements TurnHost, QuestionHost {
    * by the route and provider the request names, if any.
    */
   resume(req: ResumeRequest | undefined): ResumeReceipt {
-    this.resumeAsked = true;
+    this.life = resumeAsked(this.life);
     this.meta = {
       ...this.meta,
       ...(req?.route ? { route: req.route } : {}),
@@ -288,7 +266,7 @@ export class SessionMachine implements TurnHost, QuestionHost {
       ...(d.provider ? { provider: d.provider } : {}),
       ...(d.model ? { model: d.model } : {}),
     };
-    if (this.paused && d.resumeSession && !this.resumeAsked) this.resumeAsked = true;
+    if (d.resumeSession) this.life = resumeAsked(this.life);
     if (d.answer && !this.inbox.some((i) => i.clientMessageId === d.answer!.requestId)) {
       // GL39: the answer is the person's own input (typed at `zuno goal answer`), keyed by the request it answers.
       this.inbox.push({
@@ -367,63 +345,86 @@ export class SessionMachine implements TurnHost, QuestionHost {
    */
   async run(): Promise<SessionResult> {
     for (;;) {
-      if (this.cancelled) return this.closeCancelled();
-      if (this.paused) {
-        await condition(() => this.resumeAsked || this.cancelled);
-        if (this.cancelled) return this.closeCancelled();
-        const ended = await this.runOneTurn();
-        if (ended) return ended;
-        continue;
-      }
-      if (!this.readyToAct() && !this.freshStart) this.betweenTurns();
-      this.freshStart = false;
-      // Always yield here, even when ready: an Update admitted in this activation completes first.
-      await condition(() => this.readyToAct());
-      if (this.cancelled) return this.closeCancelled();
-      if (this.doneWhenIdle()) {
-        await this.questions.flush();
-        return this.closeWhenIdle();
-      }
-      if (!this.inboxRunnable() && !this.mayContinueAsNew() && this.goal?.hasContinuation()) {
-        const continuation = await this.goal.takeContinuation();
-        if (continuation) {
-          const ended = await this.runOneTurn(continuation);
-          if (ended) return ended;
+      let ended: SessionResult | null;
+      switch (this.life.kind) {
+        case 'cancelled':
+          return this.closeCancelled();
+        case 'paused':
+          await condition(() => !waitsForResume(this.life));
+          if (this.cancelled) continue;
+          ended = await this.runOneTurn();
+          break;
+        default: {
+          if (!this.readyToAct() && this.life.kind !== 'fresh') this.betweenTurns();
+          this.life = afterFirstWait(this.life);
+          // Always yield here, even when ready: an Update admitted in this activation completes first.
+          await condition(() => this.readyToAct());
+          switch (wakeMove(this.wakeView())) {
+            case 'close_cancelled':
+              continue;
+            case 'close_idle':
+              await this.questions.flush();
+              return this.closeWhenIdle();
+            case 'continuation': {
+              const continuation = await this.goal!.takeContinuation();
+              ended = continuation ? await this.runOneTurn(continuation) : null;
+              break;
+            }
+            case 'between_turns':
+              // Background work ended without a report (an idle interrupt consumed it): leave waiting_background first,
+              // or readyToAct() stays true and this loop never yields (a goal's session: the worker dies of it).
+              this.betweenTurns();
+              continue;
+            case 'continue_as_new':
+              return this.continueAsNew();
+            case 'turn':
+              ended = await this.runOneTurn();
+          }
         }
-        continue;
       }
-      if (!this.inboxRunnable() || this.mayContinueAsNew()) {
-        if (!this.inboxRunnable() && !this.mayContinueAsNew()) {
-          // Background work ended without a report (an idle interrupt consumed it): leave waiting_background first,
-          // or readyToAct() stays true and this loop never yields (a goal's session: the worker dies of it).
-          this.betweenTurns();
-          continue;
-        }
-        await condition(allHandlersFinished);
-        await this.questions.flush();
-        const questions = this.questions.book.toCarried();
-        await continueAsNew<(i: SessionWorkflowInput) => Promise<SessionResult>>({
-          ...this.input,
-          meta: this.meta,
-          carried: {
-            nextTurn: this.turn,
-            nextInputSeq: this.nextInputSeq,
-            pending: this.inbox,
-            seenClientIds: [],
-            clientIds: this.clientIds.toCarried(),
-            // Updates of earlier runs too: the server may deliver one again more than one run later.
-            recentUpdates: [...this.previousRunUpdates, ...this.recentUpdates].slice(-RECENT_UPDATES_KEPT),
-            lastFinalText: this.lastFinalText,
-            ...(this.lastOutcome ? { lastOutcome: this.lastOutcome } : {}),
-            ...(this.goal ? { goal: this.goal.toCarried() } : {}),
-            ...(this.approvals.grants().length > 0 ? { grants: this.approvals.grants() } : {}),
-            ...(questions ? { questions } : {}),
-          },
-        });
-      }
-      const ended = await this.runOneTurn();
       if (ended) return ended;
     }
+  }
+
+  /** The workflow was asked to cancel (a parent cancelling its child, issue 12): it ends as interrupted, then Cancelled. */
+  get cancelled(): boolean {
+    return this.life.kind === 'cancelled';
+  }
+
+  /** What the open session's loop sees when it wakes (session-life.ts `wakeMove`). */
+  private wakeView(): WakeView {
+    return {
+      cancelled: this.cancelled,
+      doneWhenIdle: this.doneWhenIdle(),
+      inboxRunnable: this.inboxRunnable(),
+      mayContinueAsNew: this.mayContinueAsNew(),
+      hasContinuation: this.goal?.hasContinuation() ?? false,
+    };
+  }
+
+  /** Continues as new once every handler finished (SE8): the inbox, ids, Goal link, grants and questions carried. */
+  private async continueAsNew(): Promise<never> {
+    await condition(allHandlersFinished);
+    await this.questions.flush();
+    const questions = this.questions.book.toCarried();
+    return continueAsNew<(i: SessionWorkflowInput) => Promise<SessionResult>>({
+      ...this.input,
+      meta: this.meta,
+      carried: {
+        nextTurn: this.turn,
+        nextInputSeq: this.nextInputSeq,
+        pending: this.inbox,
+        seenClientIds: [],
+        clientIds: this.clientIds.toCarried(),
+        // Updates of earlier runs too: the server may deliver one again more than one run later.
+        recentUpdates: [...this.previousRunUpdates, ...this.recentUpdates].slice(-RECENT_UPDATES_KEPT),
+        lastFinalText: this.lastFinalText,
+        ...(this.lastOutcome ? { lastOutcome: this.lastOutcome } : {}),
+        ...(this.goal ? { goal: this.goal.toCarried() } : {}),
+        ...(this.approvals.grants().length > 0 ? { grants: this.approvals.grants() } : {}),
+        ...(questions ? { questions } : {}),
+      },
+    });
   }
 
   /**
@@ -435,11 +436,11 @@ export class SessionMachine implements TurnHost, QuestionHost {
   private async runOneTurn(continuation?: { continuationId: string; revision: number }): Promise<SessionResult | null> {
     this.takesSteering = true;
     this.enter('running_turn');
-    const ctl = newTurnControl(this.v2 ? INTERRUPT_FORCE_AFTER_MS : INTERRUPT_FORCE_AFTER_V1_MS);
+    const ctl = newTurnControl(this.generation.stateMachine ? INTERRUPT_FORCE_AFTER_MS : INTERRUPT_FORCE_AFTER_V1_MS);
     this.turnCtl = ctl;
-    const resumed = this.paused?.inputIds ?? [];
-    this.paused = null;
-    this.resumeAsked = false;
+    const started = turnStarted(this.life);
+    this.life = started.life;
+    const { resumed } = started;
     // A resumed or continuation turn takes nothing new: a resumed one answers the inputs its paused turn carried.
     const first = resumed.length > 0 || continuation ? [] : this.takeFromInbox();
     this.textBytes.clear(); // the inbox's remaining entries are re-measured on demand
@@ -456,13 +457,13 @@ export class SessionMachine implements TurnHost, QuestionHost {
     });
     this.turnCtl = null;
     const status = statusOf(run.outcome);
-    const pauses = status === 'paused' && this.resumable;
-    // A Goal's session outlives its turns' failures and interrupts: the Goal decides what follows (GL4).
-    const ends = goal
-      ? status === 'blocked' || (status === 'paused' && !pauses)
-      : !(status === 'completed' || (status === 'interrupted' && !this.input.exitWhenIdle) || pauses);
+    const { pauses, ends } = afterTurn(status, {
+      goalBound: goal !== null,
+      resumablePause: this.generation.resumablePause,
+      exitWhenIdle: this.input.exitWhenIdle,
+    });
     // The session ends with this turn: from here on it admits nothing, and what waits is recorded, not dropped.
-    const unrun = ends && this.v2 ? this.stopAdmitting(status) : [];
+    const unrun = ends && this.generation.stateMachine ? this.stopAdmitting(status) : [];
     const finished = await this.finishTurn({
       sessionId: this.meta.sessionId,
       turn: this.turn,
@@ -475,21 +476,7 @@ export class SessionMachine implements TurnHost, QuestionHost {
     this.lastFinalText = finished.finalText;
     this.lastOutcome = run.outcome;
     this.activity = 'idle';
-    if (goal && source) {
-      await goal.report({
-        event: 'ended',
-        turn: this.turn,
-        source,
-        outcome: run.outcome,
-        ...run.spent,
-        background: { running: this.background.ids(), remoteObservers: this.background.remoteObservers() },
-        progress: finished.work?.fingerprint ?? '',
-        workRemains: finished.work?.remains ?? false,
-        ...(run.outcome.kind === 'failed' && run.outcome.retryAfterMs !== undefined
-          ? { retryAfterMs: run.outcome.retryAfterMs }
-          : {}),
-      });
-    }
+    if (goal && source) await goal.report(this.endedReport(run, source, finished));
     this.turn += 1;
     if (pauses) this.pause(run.outcome.inputIds);
     if (!ends) return null;
@@ -497,6 +484,27 @@ export class SessionMachine implements TurnHost, QuestionHost {
     await condition(allHandlersFinished);
     await this.questions.flush();
     return this.close(status);
+  }
+
+  /** The `goalTurn` report of a turn that ended (GL10–GL26): its outcome, what it spent, the work state it left. */
+  private endedReport(
+    run: TurnResult,
+    source: GoalTurnSource,
+    finished: Awaited<ReturnType<SessionActivities['finishTurn']>>,
+  ): GoalTurnReport {
+    return {
+      event: 'ended',
+      turn: this.turn,
+      source,
+      outcome: run.outcome,
+      ...run.spent,
+      background: { running: this.background.ids(), remoteObservers: this.background.remoteObservers() },
+      progress: finished.work?.fingerprint ?? '',
+      workRemains: finished.work?.remains ?? false,
+      ...(run.outcome.kind === 'failed' && run.outcome.retryAfterMs !== undefined
+        ? { retryAfterMs: run.outcome.retryAfterMs }
+        : {}),
+    };
   }
 
   /**
@@ -571,7 +579,7 @@ export class SessionMachine implements TurnHost, QuestionHost {
       ...(error ? { error } : {}),
       ...(this.lastOutcome ? { outcome: this.lastOutcome } : {}),
     };
-    if (!this.v2) return result;
+    if (!this.generation.stateMachine) return result;
     this.enter(status === 'paused' ? 'paused' : status === 'blocked' ? 'blocked' : 'closed', status);
     setCurrentDetails(statusLine.closed(this.turn, this.lastOutcome));
     if (status === 'completed' || status === 'interrupted') return result;
@@ -595,7 +603,7 @@ export class SessionMachine implements TurnHost, QuestionHost {
   ): ReturnType<SessionActivities['finishTurn']> {
     const startToCloseTimeout = this.meta.activityDefaults.projection.startToCloseTimeoutMs;
     // A fast turn's regular activity (after a refused local attempt) carries the local one's summary in the UI.
-    const summary = this.fastTurn ? `turn ${input.turn + 1} · finish (${input.status})` : undefined;
+    const summary = this.generation.fastTurn ? `turn ${input.turn + 1} · finish (${input.status})` : undefined;
     const regular = () =>
       onRoute(this, (o) =>
         proxyActivities<SessionActivities>({ startToCloseTimeout, ...(summary ? { summary } : {}), ...o }).finishTurn(
@@ -613,7 +621,7 @@ export class SessionMachine implements TurnHost, QuestionHost {
    * admitted before stay queued, new ones are refused until then.
    */
   private pause(inputIds: string[]): void {
-    this.paused = { inputIds };
+    this.life = pausedLife(this.life, inputIds);
     this.enter('paused');
     setCurrentDetails(statusLine.paused(this.turn, this.lastOutcome, this.meta.sessionId));
   }
@@ -629,7 +637,7 @@ export class SessionMachine implements TurnHost, QuestionHost {
   /** Moves to `phase` and, in sessions under {@link STATE_MACHINE_PATCH}, upserts `ZunoStatus` when it changes. */
   private enter(phase: SessionPhase, closedAs?: SessionResult['status']): void {
     this.phase = phase;
-    if (!this.v2) return;
+    if (!this.generation.stateMachine) return;
     const status: ZunoStatusValue =
       phase === 'running_turn'
         ? 'running'
@@ -673,7 +681,7 @@ export class SessionMachine implements TurnHost, QuestionHost {
       (this.goal?.hasContinuation() ?? false) ||
       this.mayContinueAsNew() ||
       this.doneWhenIdle() ||
-      (this.v2 && this.phase === 'waiting_background' && !this.background.busy())
+      (this.generation.stateMachine && this.phase === 'waiting_background' && !this.background.busy())
     );
   }
 

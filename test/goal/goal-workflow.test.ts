@@ -194,6 +194,18 @@ describe('an unknown outcome under a goal (GL27, GL33–GL36)', () => {
       const ASKED = 'What happened with the deploy?';
       const discussionRequests = () =>
         g.providerRequests.filter((r) => JSON.stringify(r).includes(ASKED)) as { tools?: unknown[] }[];
+      // The query shows the pause at once; the directive that disables the session's tools follows the Goal's
+      // recordGoal. Wait until the server delivered it, or the message could start an ordinary turn first.
+      await vi.waitFor(
+        async () => {
+          const events = (await handle.fetchHistory()).events ?? [];
+          const sent = events.filter((e) => e.signalExternalWorkflowExecutionInitiatedEventAttributes);
+          const last = sent.at(-1)?.signalExternalWorkflowExecutionInitiatedEventAttributes?.input?.payloads?.[0];
+          expect(Buffer.from(last?.data ?? []).toString()).toContain('"toolsDisabled":true');
+          expect(events.filter((e) => e.externalWorkflowExecutionSignaledEventAttributes)).toHaveLength(sent.length);
+        },
+        { timeout: 30_000, interval: 200 },
+      );
       await submitInput(h.client, g.sessionId, { text: ASKED });
       await vi.waitFor(async () => expect(discussionRequests().length).toBe(2), { timeout: 30_000 });
       for (const discussion of discussionRequests()) expect(discussion.tools ?? []).toEqual([]);
