@@ -4,6 +4,7 @@ import type { TurnOutcome } from '../../core/session/outcome.js';
 import { applyControl } from '../../workflows/goal-control.js';
 import { decideAfterTurn, MAX_BACKOFF_ATTEMPTS, NO_PROGRESS_TURNS } from '../../workflows/goal-decide.js';
 import { turnEndPath, turnStarted } from '../../workflows/goal-turns.js';
+import { goalSnapshot } from './snapshot.js';
 
 /**
  * GoalMachine's transitions without a server: what a turn's start and end
@@ -11,19 +12,7 @@ import { turnEndPath, turnStarted } from '../../workflows/goal-turns.js';
  * control (goal-control.ts). The machine applies exactly these decisions.
  */
 
-const snap: GoalSnapshot = {
-  goalId: 'goal_x',
-  sessionId: 'ses_x',
-  objective: 'make it pass',
-  revision: 2,
-  state: { status: 'active' },
-  budgets: {},
-  spent: { tokens: 10, unmeasuredRequests: 0, toolCalls: 1, turns: 1 },
-  criteria: [{ id: 'cr_1', text: 'tests pass', needsEvidence: true, status: 'pending' }],
-  progress: { fingerprint: null, repeats: 0 },
-  createdAtMs: 0,
-  updatedAtMs: 0,
-};
+const snap = goalSnapshot({ spent: { tokens: 10, unmeasuredRequests: 0, toolCalls: 1, turns: 1 } });
 
 type Ended = Extract<GoalTurnReport, { event: 'ended' }>;
 const ended = (end: Partial<Omit<Ended, 'outcome'>> & { outcome?: Partial<TurnOutcome> } = {}): Ended => ({

@@ -1,25 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import type { GoalSnapshot, GoalTurnReport } from '../../core/goal/contract.js';
+import type { GoalTurnReport } from '../../core/goal/contract.js';
 import { decideAfterTurn, MAX_BACKOFF_ATTEMPTS } from '../../workflows/goal-decide.js';
 import { applyGoalUpdate } from '../../workflows/goal-update.js';
+import { goalSnapshot } from './snapshot.js';
 
 /** The pure parts of the goal workflow: the atomic goal_update (GL30–GL32) and the backoff cap. */
-const snap: GoalSnapshot = {
-  goalId: 'goal_x',
-  sessionId: 'ses_x',
-  objective: 'make it pass',
+const snap = goalSnapshot({
   revision: 4,
-  state: { status: 'active' },
-  budgets: {},
-  spent: { tokens: 0, unmeasuredRequests: 0, toolCalls: 0, turns: 0 },
   criteria: [
     { id: 'cr_1', text: 'tests pass', needsEvidence: true, status: 'pending' },
     { id: 'cr_2', text: 'docs updated', needsEvidence: false, status: 'pending' },
   ],
-  progress: { fingerprint: null, repeats: 0 },
-  createdAtMs: 0,
-  updatedAtMs: 0,
-};
+});
 
 describe('goal_update', () => {
   it('never lets the model drop a criterion that needs evidence, and rolls the whole call back', () => {
