@@ -1,11 +1,10 @@
-import { makeDirs, zunoHome } from '../activities/home/index.js';
-import { ensureZunoGitignore } from '../activities/home/index.js';
+import { ensureZunoGitignore, makeDirs, zunoHome } from '../activities/home/index.js';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Client, Connection } from '@temporalio/client';
 import { ZunoError } from '../core/errors.js';
-import { openProjectionStore } from '../activities/projection/index.js';
-import type { ProjectionStore } from '../activities/projection/index.js';
+import { DEFAULT_TASK_QUEUE } from '../core/session/meta.js';
+import { openProjectionStore, type ProjectionStore } from '../activities/projection/index.js';
 import { rememberTemporalAddress } from './temporal-outage.js';
 import { ensureDevServer } from '../worker/dev-server.js';
 import { loadTemporalConfig, type TemporalConfig } from '../worker/temporal-config.js';
@@ -72,6 +71,8 @@ export interface TemporalContext {
   namespace: string;
   client: Client;
   connection: Connection;
+  /** The task queue of Zuno's workflows: `temporal.yaml`'s `taskQueue`, else {@link DEFAULT_TASK_QUEUE}. */
+  baseQueue: string;
   /** Set when the embedded dev server is in use. */
   devServer?: { uiUrl: string; started: boolean };
 }
@@ -121,7 +122,8 @@ export async function connectTemporal(paths: ZunoPaths, notify: Notify): Promise
   rememberTemporalAddress(address);
   const added = await ensureSearchAttributes(connection, namespace, cfg.searchAttributes);
   if (added.length > 0) notify?.(`registered search attributes: ${added.join(', ')}`);
-  return { cfg, address, namespace, client, connection, ...(devServer ? { devServer } : {}) };
+  const baseQueue = cfg.taskQueue ?? DEFAULT_TASK_QUEUE;
+  return { cfg, address, namespace, client, connection, baseQueue, ...(devServer ? { devServer } : {}) };
 }
 
 /**

@@ -1,5 +1,4 @@
 import type { ProjectionStore, SessionRow } from '../activities/projection/index.js';
-import { DEFAULT_TASK_QUEUE } from '../core/session/meta.js';
 import { connectTemporal, type TemporalContext, type ZunoPaths } from './context.js';
 import { recordedRoute } from './goal-serve.js';
 import { reattachHint, type ReattachKind } from './reattach.js';
@@ -65,7 +64,7 @@ export async function attachFollower(opts: {
         paths: opts.paths,
         temporal,
         store: opts.store,
-        baseQueue: temporal.cfg.taskQueue ?? DEFAULT_TASK_QUEUE,
+        baseQueue: temporal.baseQueue,
         command: `zuno ${kind} follow`,
         mode,
         notify,

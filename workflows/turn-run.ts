@@ -291,6 +291,11 @@ export class TurnRun {
     }
   }
 
+  /** Counts a call whose own report said its outcome is unknown (GL33). */
+  private noteReportedUncertain(call: PlannedToolCall): void {
+    this.spent.uncertain.push({ callId: call.callId, tool: call.name, cause: 'reported_uncertain' });
+  }
+
   /** Settles `call` as not run (TD10) when the turn was interrupted; true when it did. */
   private notRunWhenInterrupted(call: PlannedToolCall): boolean {
     if (this.interrupted) this.host.settled.push(settleNotRun(call, Date.now()));
@@ -349,8 +354,7 @@ export class TurnRun {
       this.host.settled.push(settleForcedInterrupt(call, decl, Date.now(), this.ctl.forceAfterMs));
     else if (raced.kind === 'failed') throw raced.error;
     else if (raced.value.kind === 'settled') this.host.settled.push(raced.value.settled);
-    else if (raced.value.value.outcome === 'uncertain')
-      this.spent.uncertain.push({ callId: call.callId, tool: call.name, cause: 'reported_uncertain' });
+    else if (raced.value.value.outcome === 'uncertain') this.noteReportedUncertain(call);
   }
 
   /** The workflow-side effect of scheduling `call` (a background task cancelled now); the job it waits for, if any. */
@@ -403,8 +407,7 @@ export class TurnRun {
     if (outcome.kind === 'done') {
       const value = outcome.value;
       this.stagnation.record(call, value);
-      if (value.outcome === 'uncertain')
-        this.spent.uncertain.push({ callId: call.callId, tool: call.name, cause: 'reported_uncertain' });
+      if (value.outcome === 'uncertain') this.noteReportedUncertain(call);
       if (value.outcome === 'ok' && decl.effect !== 'ReadOnly') this.spent.changes += 1;
       const bg = value.background;
       if (bg?.started && value.outcome === 'ok' && !value.late) this.host.background.start(call, bg.taskID);

@@ -1,7 +1,6 @@
 import type { ProjectionStore } from '../../activities/projection/index.js';
 import type { CouncilWorkflowInput } from '../../core/council/contract.js';
 import { ZunoError } from '../../core/errors.js';
-import { DEFAULT_TASK_QUEUE } from '../../core/session/meta.js';
 import { connectTemporal, type Notify, openStore, resolvePaths } from '../context.js';
 import { newCouncilRunId, startCouncil } from '../council-start.js';
 import { checkGitRange, councilRunInput } from '../council-input.js';
@@ -81,7 +80,7 @@ async function runAndFollow(
   cleanups.unshift(() => store.close());
   const temporal = await connectTemporal(paths, notify);
   cleanups.unshift(() => temporal.connection.close());
-  const baseQueue = temporal.cfg.taskQueue ?? DEFAULT_TASK_QUEUE;
+  const baseQueue = temporal.baseQueue;
   const runId = newCouncilRunId();
   const resolved = modelFor(configured, script, { stateDir: paths.stateDir, owner: runId });
   const serving = await serveWork({

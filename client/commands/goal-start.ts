@@ -1,5 +1,4 @@
 import { ZunoError } from '../../core/errors.js';
-import { DEFAULT_TASK_QUEUE } from '../../core/session/meta.js';
 import type { ProjectionStore } from '../../activities/projection/index.js';
 import { checkReceiptPlaceholders } from '../../local-provider/placeholders.js';
 import { loadScript } from '../../local-provider/script.js';
@@ -131,7 +130,7 @@ async function startAndFollow(
   cleanups.unshift(() => store.close());
   const temporal = await connectTemporal(paths, notify);
   cleanups.unshift(() => temporal.connection.close());
-  const baseQueue = temporal.cfg.taskQueue ?? DEFAULT_TASK_QUEUE;
+  const baseQueue = temporal.baseQueue;
   const resolved = modelFor(configured, script, { stateDir: paths.stateDir, owner: sessionId });
   const serving = await serveWork({
     paths,

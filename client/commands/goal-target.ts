@@ -1,6 +1,5 @@
 import { ZunoError } from '../../core/errors.js';
 import { TERMINAL_GOAL_STATUSES } from '../../core/goal/status.js';
-import { DEFAULT_TASK_QUEUE } from '../../core/session/meta.js';
 import type { GoalRow, ProjectionStore, SessionRow } from '../../activities/projection/index.js';
 import { connectTemporal, type Notify, type TemporalContext, type ZunoPaths } from '../context.js';
 import { goalWorkflowStatus } from '../goal-client.js';
@@ -68,7 +67,7 @@ export async function connectGoal(
           : `goal ${goalId}'s workflow has ended (${status.toLowerCase().replace('_', ' ')}); start a new goal with zuno goal start "…"`,
       );
     }
-    return { temporal, baseQueue: temporal.cfg.taskQueue ?? DEFAULT_TASK_QUEUE };
+    return { temporal, baseQueue: temporal.baseQueue };
   } catch (err) {
     await temporal.connection.close().catch(() => undefined);
     throw err;

@@ -4,7 +4,7 @@ import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/cl
 import { sessionWorkflowId } from '../../core/ids.js';
 import { ZunoError } from '../../core/errors.js';
 import type { AdmissionReceipt } from '../../core/session/inbox.js';
-import { DEFAULT_TASK_QUEUE, type SessionMeta, type SessionRoute } from '../../core/session/meta.js';
+import { type SessionMeta, type SessionRoute } from '../../core/session/meta.js';
 import type { InterruptReceipt } from '../../core/session/updates.js';
 import type { SessionResult } from '../../core/session/outcome.js';
 import type { EventRow, ProjectionStore, SessionRow } from '../../activities/projection/index.js';
@@ -231,7 +231,7 @@ async function runSession(
     paths: plan.paths,
     temporal,
     store: plan.store,
-    baseQueue: temporal.cfg.taskQueue ?? DEFAULT_TASK_QUEUE,
+    baseQueue: temporal.baseQueue,
     command: 'zuno run',
     mode: plan.mode,
     provider: resolved.provider,
@@ -311,8 +311,7 @@ async function admitAndTrack(
   // an open one only once it admitted the input (it may refuse it).
   if (!live) await recordSessionStart(store, meta, existing);
   progress.recordTerminated = () => recordTerminated(store, sessionId, prompt, null);
-  const baseQueue = temporal.cfg.taskQueue ?? DEFAULT_TASK_QUEUE;
-  const started = await admitRunInput(store, temporal, baseQueue, meta, prompt, live, existing);
+  const started = await admitRunInput(store, temporal, meta, prompt, live, existing);
   progress.recordTerminated = () => recordTerminated(store, sessionId, prompt, started.receipt);
   // Ctrl-C: a worker takes the interrupt at once, or none serves the session (reported after a few seconds).
   progress.interrupt = () => interruptSession(temporal.client, sessionId, 'cli:ctrl-c', CTRL_C_DELIVERY_MS);
@@ -349,8 +348,7 @@ async function followRun(
   const deps = { client: temporal.client, store, sink };
   // The approvals of the sessions this one delegated to are asked here too (issue 12), or announced.
   const below = new DescendantApprovals(store, sessionId);
-  const baseQueue = temporal.cfg.taskQueue ?? DEFAULT_TASK_QUEUE;
-  const workerGuard = hostWorkerGuard({ paths: plan.paths, temporal, baseQueue, notify });
+  const workerGuard = hostWorkerGuard({ paths: plan.paths, temporal, baseQueue: temporal.baseQueue, notify });
   return followSession(store, sessionId, resultPromise, opts.json === true, sink, {
     after: started.after,
     pendingActivities: pendingActivitiesOf(temporal.client, started.workflowId),
@@ -510,7 +508,6 @@ export async function recordSessionStart(
 async function admitRunInput(
   store: ProjectionStore,
   temporal: TemporalContext,
-  baseQueue: string,
   meta: SessionMeta,
   prompt: string,
   live: boolean,
@@ -525,7 +522,7 @@ async function admitRunInput(
     const reopen = existing ? await reopenState(store, existing) : undefined;
     return await startSession(
       temporal.client,
-      baseQueue,
+      temporal.baseQueue,
       meta,
       { text: prompt },
       {

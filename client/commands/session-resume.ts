@@ -2,7 +2,6 @@ import { WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle }
 import { DescendantApprovals, offerDescendantApprovals } from '../descendant-approvals.js';
 import { ZunoError } from '../../core/errors.js';
 import { sessionWorkflowId } from '../../core/ids.js';
-import { DEFAULT_TASK_QUEUE } from '../../core/session/meta.js';
 import { RESUME_UPDATE, type ResumeReceipt, type ResumeRequest } from '../../core/session/updates.js';
 import type { SessionResult } from '../../core/session/outcome.js';
 import type { ProjectionStore, SessionRow } from '../../activities/projection/index.js';
@@ -67,7 +66,7 @@ export async function sessionResumeCommand(id: string, opts: ResumeOptions, sink
     const resolved = script
       ? modelFor(undefined, script, { stateDir: paths.stateDir, owner: id })
       : resolveModel(zcfg, opts.model ?? `${row.provider}/${row.model}`);
-    const baseQueue = temporal.cfg.taskQueue ?? DEFAULT_TASK_QUEUE;
+    const baseQueue = temporal.baseQueue;
     const mode = workerMode(opts);
     const keyEnv = resolved.provider.apiKeyEnv;
     if (keyEnv !== undefined && !keyAvailable(paths, keyEnv, mode)) {

@@ -1,6 +1,5 @@
 import { createReadStream, existsSync, statSync, watch } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_TASK_QUEUE } from '../../core/session/meta.js';
 import { INSTALL_ROOT } from '../../activities/infra/index.js';
 import { pidAlive } from '../../worker/process-info.js';
 import { connectTemporal, resolvePaths } from '../context.js';
@@ -24,7 +23,7 @@ export async function workerStartCommand(opts: { json?: boolean }, sink: Sink = 
     const target = {
       address: temporal.address,
       namespace: temporal.namespace,
-      taskQueue: temporal.cfg.taskQueue ?? DEFAULT_TASK_QUEUE,
+      taskQueue: temporal.baseQueue,
       host: hostId(),
     };
     const svc = await ensureHostService({ paths, target, notify });

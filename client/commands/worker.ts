@@ -1,4 +1,3 @@
-import { DEFAULT_TASK_QUEUE } from '../../core/session/meta.js';
 import { createRoutedWorker } from '../../worker/worker.js';
 import { hostId, hostTaskQueue } from '../routing.js';
 import { connectTemporal, openStore, resolvePaths, type TemporalContext } from '../context.js';
@@ -41,7 +40,7 @@ export async function workerCommand(opts: WorkerRunOptions = {}): Promise<number
   const temporal = await connectTemporal(paths, notify);
   const problems: { last?: { atMs: number; line: string } } = {};
   installRuntime('WARN', { onProblem: (line) => (problems.last = { atMs: Date.now(), line: line.slice(0, 300) }) });
-  const taskQueue = temporal.cfg.taskQueue ?? DEFAULT_TASK_QUEUE;
+  const taskQueue = temporal.baseQueue;
   const host = hostId();
   const activityTaskQueue = hostTaskQueue(taskQueue, host);
   const other = registerWorker(paths.stateDir, {

@@ -9,6 +9,7 @@ import { newSessionId } from '../../client/session-start.js';
 import type { GoalSnapshot } from '../../core/goal/contract.js';
 import { applyGoalUpdate } from '../../workflows/goal-update.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
+import { goalSnapshot } from './snapshot.js';
 
 /**
  * Issue 26 items 5–6 on a real Goal (real Temporal dev server, real shell
@@ -137,19 +138,15 @@ describe('receipts are unique per call (issue 26 item 5)', () => {
     }
     const receipts = await findReceipts(h.store, sessionId, [legacy]);
     expect(receipts[legacy]).toEqual({ found: true, matches: 2 });
-    const snap: GoalSnapshot = {
+    const snap = goalSnapshot({
       goalId: 'goal_legacy',
       sessionId,
       objective: 'CI is green',
       revision: 1,
-      state: { status: 'active' },
-      budgets: {},
-      spent: { tokens: 0, unmeasuredRequests: 0, toolCalls: 0, turns: 0 },
       criteria: [{ id: 'cr_1', text: 'CI is green', needsEvidence: true, status: 'pending' }],
-      progress: { fingerprint: null, repeats: 0 },
       createdAtMs: now,
       updatedAtMs: now,
-    };
+    });
     const out = applyGoalUpdate(
       snap,
       {
