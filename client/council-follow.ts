@@ -43,20 +43,18 @@ export async function followCouncil(opts: {
       (err: unknown) => ({ ok: false as const, err }),
     );
   void outcome.then(() => (ended = true));
-  const printed = new Map<number, string>();
+  // Read from the attempts list, not from the seat's state at the moment of a poll:
+  // an attempt that was retried and settled between two polls is still shown.
+  const retriesShown = new Map<number, number>();
+  const settledShown = new Set<number>();
   const showSettled = async () => {
     const row = await store.getCouncil(runId);
     for (const s of row ? seatsOf(row) : []) {
-      const key = `${s.status}/${s.attempts.length}`;
-      if (printed.get(s.index) === key) continue;
-      if (s.status === 'running') {
-        const prev = s.attempts.at(-2);
-        if (prev)
-          notify?.(
-            `↻ seat ${s.index}/${s.of} ${s.agent}: attempt ${prev.attempt} ${prev.status}, report ${prev.validity}${prev.problem ? ` — ${prev.problem}` : ''}; retrying (attempt ${s.attempts.length}, ${s.childSessionIds.at(-1)})`,
-          );
-      } else notify?.(seatLine(s));
-      printed.set(s.index, key);
+      for (let i = retriesShown.get(s.index) ?? 0; i < s.attempts.length - 1; i++) notify?.(retryLine(s, i));
+      retriesShown.set(s.index, Math.max(retriesShown.get(s.index) ?? 0, s.attempts.length - 1));
+      if (s.status === 'running' || settledShown.has(s.index)) continue;
+      notify?.(seatLine(s));
+      settledShown.add(s.index);
     }
   };
   while (!ended) {
@@ -79,4 +77,12 @@ export async function followCouncil(opts: {
   }
   notify?.(`zuno: ${cause?.type ?? cause?.name ?? 'council_failed'}: ${cause?.message ?? String(end.err)}`);
   return 1;
+}
+
+/** The line saying seat `s`'s attempt number `i + 1` (0-based `i`) ended and attempt `i + 2` started. */
+function retryLine(s: ReturnType<typeof seatsOf>[number], i: number): string {
+  const prev = s.attempts[i]!;
+  const why = prev.problem ? ` — ${prev.problem}` : '';
+  const child = s.childSessionIds[i + 1] ? `, ${s.childSessionIds[i + 1]}` : '';
+  return `↻ seat ${s.index}/${s.of} ${s.agent}: attempt ${prev.attempt} ${prev.status}, report ${prev.validity}${why}; retrying (attempt ${i + 2}${child})`;
 }

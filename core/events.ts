@@ -76,6 +76,14 @@ export const EV = {
   goalStatus: 'goal.status',
   /** GL17: a typed notice, e.g. a Goal's budget stop `budget.<kind>`. */
   notice: 'notice',
+  /** CP6/CP13: a compaction starts (the marker; its own atomic write, before the summary request). */
+  contextCompact: 'context.compact',
+  /** CP12/CP13: a compaction's summary, published once in its own atomic write; the newest is the valid one. */
+  compactionSummary: 'session.compaction.summary',
+  /** CP11: the summary request as sent: segment ids, sources, hash and limits (beside its summary). */
+  compactionPrompt: 'session.compaction.prompt',
+  /** CP12: a compaction attempt that published nothing (the earlier valid summary stays valid). */
+  compactionFailed: 'session.compaction.failed',
 } as const;
 
 /** Every catalogued event type. */
@@ -84,6 +92,7 @@ export type EventType = (typeof EV)[keyof typeof EV];
 const toolOutcome = z.enum(['ok', 'error', 'blocked', 'uncertain']);
 const ids = { rowId: z.string(), callId: z.string(), tool: z.string() };
 const tokens = z.number();
+const stepKey = z.object({ turn: z.number(), step: z.number() });
 
 /** PR11 non-overlapping buckets (absent = unknown). */
 const buckets = z.object({
@@ -287,6 +296,49 @@ export const eventSchemas = {
     turns: z.number(),
   }),
   [EV.notice]: z.object({ code: z.string(), message: z.string(), goalId: z.string().optional() }),
+  [EV.contextCompact]: z.object({
+    compactionId: z.string(),
+    trigger: z.enum(['threshold', 'context_limit', 'manual']),
+    /** 1..5 for an automatic recovery of the drive, 0 for a manual compaction. */
+    recovery: z.number(),
+    turn: z.number(),
+    step: z.number(),
+    usedTokens: z.number().optional(),
+    limitTokens: z.number().optional(),
+    attempt: z.number(),
+  }),
+  [EV.compactionSummary]: z.object({
+    compactionId: z.string(),
+    trigger: z.enum(['threshold', 'context_limit', 'manual']),
+    boundary: stepKey,
+    /** The summary text (≤ compaction.maxSummaryBytes). */
+    summary: z.string(),
+    summaryHash: z.string(),
+    /** The valid summary it inherited and corrected (CP3, CP13), if any. */
+    previous: z.string().nullable(),
+    /** Steps and user messages the summary stands for, from the session's start (the scripted server's position). */
+    summarizedSteps: z.number(),
+    summarizedUserMessages: z.number(),
+    beforeTokens: z.number(),
+    afterTokens: z.number(),
+    estimator: z.string(),
+    usage: usage.nullable(),
+  }),
+  [EV.compactionPrompt]: z.object({
+    compactionId: z.string(),
+    segments: z.array(z.object({ id: z.string(), source: z.string(), chars: z.number() })),
+    requestHash: z.string(),
+    timeoutSeconds: z.number(),
+    maxSummaryBytes: z.number(),
+    provider: z.string(),
+    model: z.string(),
+  }),
+  [EV.compactionFailed]: z.object({
+    compactionId: z.string(),
+    attempt: z.number(),
+    code: z.string(),
+    message: z.string(),
+  }),
   [EV.bgCompleted]: z.object({
     taskID: z.string(),
     rowId: z.string(),

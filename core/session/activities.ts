@@ -4,6 +4,7 @@
  * background command and observer, and `finishTurn`. Tool activities are in
  * ./tool-activity.ts.
  */
+import type { CompactInput, CompactResult, CompactionRequired } from '../compaction/contract.js';
 import type { RecordApprovalInput } from '../approval-contract.js';
 import type { FinishReason, Usage } from '../messages.js';
 import type { RecordQuestionInput } from '../question-contract.js';
@@ -43,6 +44,11 @@ export interface ModelStepResult {
   textLength: number;
   /** Settlements of `settled` that met a result the call had already committed (see {@link SettlementReconciliation}). */
   reconciled?: SettlementReconciliation[];
+  /**
+   * CP6: the request was not sent — it would cross the compaction threshold.
+   * Nothing of the step was written; the workflow compacts and runs the step again.
+   */
+  compactionRequired?: CompactionRequired;
 }
 
 /** Input of the `bgCommand` activity: runs one background shell call to its end (BG2, BG6). */
@@ -121,6 +127,8 @@ export interface TurnWorkFacts {
 /** Activity functions the session workflow calls (implemented in activities/). */
 export interface SessionActivities {
   modelStep(input: ModelStepInput): Promise<ModelStepResult>;
+  /** CP6–CP15: summarizes the session's older conversation and publishes the summary once (activities/session/compaction/). */
+  compactSession(input: CompactInput): Promise<CompactResult>;
   bgCommand(input: BgCommandInput): Promise<BgCommandResult>;
   /** Starts a remote observer's command and returns at once (the workflow holds its wait, workflows/observer.ts). */
   bgObserverStart(input: BgCommandInput): Promise<BgObserverStep>;

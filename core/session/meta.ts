@@ -4,6 +4,7 @@
  * continue-as-new. Small payloads only (DESIGN.md "Where data lives"): ids,
  * statuses, counts — content stays in the projection.
  */
+import type { CompactionSettings, ContextWindow } from '../compaction/settings.js';
 import type { ActivityDefaults } from '../activity-defaults.js';
 import type { DelegationLink } from '../delegation/link.js';
 import type { CarriedGoalLink, SessionGoalBinding } from '../goal/link.js';
@@ -53,6 +54,14 @@ export interface SessionMeta {
   tools?: string[];
   /** A child session (issue 12): who delegated to it and how deep it is. Absent for a session a person started. */
   delegation?: DelegationLink;
+  /**
+   * The model's context window (zuno.json `models`, else the built-in table);
+   * absent: unknown — no proactive compaction (CP6), a provider's
+   * context-limit error is still recovered from (CP8).
+   */
+  context?: ContextWindow;
+  /** zuno.json `compaction` resolved (absent: COMPACTION_DEFAULTS). */
+  compaction?: CompactionSettings;
 }
 
 /**

@@ -1,0 +1,42 @@
+/**
+ * The context window of a model and the `compaction` settings of zuno.json
+ * (SPEC CP7, CP12), as a session's meta carries them. No imports: the
+ * session meta and the compaction contract both read this file.
+ */
+
+/**
+ * A model's context window as Zuno accounts for it. `usable` =
+ * `windowTokens − outputReserveTokens` is what a request may fill.
+ * `source`: `config` (zuno.json `models`), `builtin` (the table in
+ * core/compaction/windows.ts).
+ */
+export interface ContextWindow {
+  windowTokens: number;
+  outputReserveTokens: number;
+  source: 'config' | 'builtin';
+}
+
+/**
+ * zuno.json `compaction` (CP7, CP12; SEED-GAP defaults decided in docs/compaction.md).
+ * `auto: false` turns off only the proactive threshold check (CP7).
+ */
+export interface CompactionSettings {
+  auto: boolean;
+  /** Fraction of the usable window at which a request is compacted first (0 < f ≤ 1). */
+  threshold: number;
+  /** Tokens of the most recent conversation kept verbatim after a compaction (the retained zone). */
+  retainedTokens: number;
+  /** The summary request's deadline, in seconds (CP12). */
+  timeoutSeconds: number;
+  /** The largest summary accepted, in UTF-8 bytes (CP12). */
+  maxSummaryBytes: number;
+}
+
+/** Defaults of {@link CompactionSettings} (docs/compaction.md says why). */
+export const COMPACTION_DEFAULTS: CompactionSettings = {
+  auto: true,
+  threshold: 0.8,
+  retainedTokens: 6_000,
+  timeoutSeconds: 120,
+  maxSummaryBytes: 32_768,
+};
