@@ -206,6 +206,18 @@ Environment:
       setExit(await sessionInterruptCommand(id, opts));
     });
 
+  session
+    .command('compact')
+    .description(
+      "summarize the session's earlier conversation now, whatever zuno.json compaction.auto says: runs between turns (a running turn ends first) on the host that serves the session; Ctrl-C leaves the request with the session",
+    )
+    .argument('<id>', 'session id (ses_…)')
+    .option('--json', 'print the compaction receipt as JSON')
+    .action(async (id: string, opts) => {
+      const { sessionCompactCommand } = await import('./commands/session-compact.js');
+      setExit(await sessionCompactCommand(id, opts));
+    });
+
   const approvals = program
     .command('approvals')
     .description('calls waiting for your decision (permission rules that ask, strict mode): list, approve, deny');
@@ -370,6 +382,15 @@ Exit codes of goal start, resume and answer (they follow the goal until it stops
     .action(async (id: string, opts) => {
       const { goalPauseCommand } = await import('./commands/goal-control.js');
       setExit(await goalPauseCommand(id, opts));
+    });
+  goal
+    .command('compact')
+    .description("summarize the goal session's earlier conversation now (as zuno session compact)")
+    .argument('<id>', 'goal id (goal_…)')
+    .option('--json', 'print the compaction receipt as JSON')
+    .action(async (id: string, opts) => {
+      const { goalCompactCommand } = await import('./commands/session-compact.js');
+      setExit(await goalCompactCommand(id, opts));
     });
   goal
     .command('resume')

@@ -81,6 +81,10 @@ export const ERROR_CODES = {
   jobs_unavailable: 'The session has no job store on this worker.',
   local_elsewhere:
     "A local activity reached a worker that does not run the session's task queue (an expected refusal; the workflow routes it elsewhere).",
+  compaction_failed:
+    'A compaction published no summary (nothing left to compact, or the reply was empty, cut, too long or late: CP12); the earlier summary stays valid.',
+  compaction_limit:
+    "A turn's request still did not fit the model's context after 5 compactions (CP6); the turn fails closed, a Goal does not retry it.",
   model_invalid: 'A model reference is malformed (expected provider/model).',
   model_missing: 'The command was given neither a model nor a script.',
   model_step_failed: 'A model step failed for good without a typed code (its message says why).',

@@ -50,6 +50,14 @@ export const OBSERVER_PATCH = 'zuno-remote-observer-v1';
 /** Councils that record a seat attempt when it starts (issue 25 item 7.2). */
 export const SEAT_START_RECORD_PATCH = 'zuno-council-seat-start-record-v1';
 
+/**
+ * Compaction (issue 28, CP6–CP15): a model step that asks for it, or a
+ * provider's context-limit error, runs `compactSession` and the step again;
+ * a person's `compact` Update runs it between turns. Read where the first
+ * compaction is about to be scheduled.
+ */
+export const COMPACTION_PATCH = 'zuno-compaction-v1';
+
 /** Which local-reads rule a session follows: none (regular activities only), v1 or v2 (see {@link LOCAL_TOOLS_PATCH}). */
 export type LocalToolsRule = 'none' | 'v1' | 'v2';
 
@@ -77,6 +85,8 @@ export interface SessionGeneration {
   readonly workdirInApprovalSubject: boolean;
   /** {@link OBSERVER_PATCH}; read when a remote observer first starts. */
   readonly workflowHeldObserver: boolean;
+  /** {@link COMPACTION_PATCH}; read when a compaction is first about to be scheduled. */
+  readonly compaction: boolean;
 }
 
 /** A getter of `id` that asks `patched()` until it says true (see {@link SessionGeneration}). */
@@ -100,6 +110,7 @@ export function readSessionGeneration(): SessionGeneration {
   const exact = lazyPatch(EXACT_SUBJECT_PATCH);
   const workdir = lazyPatch(WORKDIR_SUBJECT_PATCH);
   const observer = lazyPatch(OBSERVER_PATCH);
+  const compaction = lazyPatch(COMPACTION_PATCH);
   return {
     stateMachine,
     resumablePause,
@@ -113,6 +124,9 @@ export function readSessionGeneration(): SessionGeneration {
     },
     get workflowHeldObserver() {
       return observer();
+    },
+    get compaction() {
+      return compaction();
     },
   };
 }
@@ -142,4 +156,5 @@ export const CURRENT_SESSION_GENERATION: SessionGeneration = {
   exactApprovalSubject: true,
   workdirInApprovalSubject: true,
   workflowHeldObserver: true,
+  compaction: true,
 };

@@ -14,6 +14,7 @@ import {
 import type { GoalDirective, GoalTurnReport, GoalTurnSource } from '../core/goal/contract.js';
 import { ZunoStatus } from '../core/search-attributes.js';
 import { ApprovalBook } from './approvals.js';
+import { ManualCompaction, type ManualCompactionHost } from './manual-compaction.js';
 import { answerText, type QuestionView } from '../core/question-contract.js';
 import { QuestionDesk, type QuestionHost } from './question-desk.js';
 import { approvalLine } from './permission-gate.js';
@@ -64,7 +65,7 @@ const RECENT_UPDATES_KEPT = 1024;
  * Phases: `idle` ⇄ `running_turn` → `interrupting` → (turn ends) →
  * `idle` | `waiting_background` | `paused` | `blocked` | `closed`.
  */
-export class SessionMachine implements TurnHost, QuestionHost {
+export class SessionMachine implements TurnHost, QuestionHost, ManualCompactionHost {
   phase: SessionPhase = 'idle';
   activity: TurnActivity = 'idle';
   step = 0;
@@ -78,6 +79,8 @@ export class SessionMachine implements TurnHost, QuestionHost {
   readonly approvals: ApprovalBook;
   /** The session's questions (issue 11 item 5): published by the question tools, answered by Update. */
   readonly questions: QuestionDesk;
+  /** A person's compactions (issue 28 item 4): between turns, one at a time. */
+  readonly compactions: ManualCompaction;
   /** The current details an approval wait replaced, restored when none is pending. */
   private detailsBeforeApproval: string | null = null;
   /** The session's side of the Goal that drives it (DESIGN.md §3); null for an ordinary session. */
@@ -86,7 +89,7 @@ export class SessionMachine implements TurnHost, QuestionHost {
   readonly generation: SessionGeneration;
   /** The session's life beside its phase: fresh, open, paused (waiting for `resume`) or cancelled (session-life.ts). */
   private life: SessionLife;
-  private turn: number;
+  turn: number;
   private nextInputSeq: number;
   private lastFinalText: string | null;
   private lastOutcome: TurnOutcome | null;
@@ -121,6 +124,7 @@ export class SessionMachine implements TurnHost, QuestionHost {
     this.goal = this.meta.goal ? new GoalLink(this.meta.goal.goalId, c?.goal) : null;
     this.approvals = new ApprovalBook(c?.grants);
     this.questions = new QuestionDesk(this, c?.questions);
+    this.compactions = new ManualCompaction(this);
     this.background = new BackgroundTasks({
       host: this,
       root: CancellationScope.current(),
@@ -350,7 +354,7 @@ export class SessionMachine implements TurnHost, QuestionHost {
         case 'cancelled':
           return this.closeCancelled();
         case 'paused':
-          await condition(() => !waitsForResume(this.life));
+          await condition(() => !waitsForResume(this.life) && !this.compactions.busy);
           if (this.cancelled) continue;
           ended = await this.runOneTurn();
           break;
@@ -675,14 +679,35 @@ export class SessionMachine implements TurnHost, QuestionHost {
   }
 
   private readyToAct(): boolean {
+    if (this.cancelled) return true;
+    // A person's compaction is asked for or running: no turn starts before it is over.
+    if (this.compactions.busy) return false;
     return (
-      this.cancelled ||
       this.inboxRunnable() ||
       (this.goal?.hasContinuation() ?? false) ||
       this.mayContinueAsNew() ||
       this.doneWhenIdle() ||
       (this.generation.stateMachine && this.phase === 'waiting_background' && !this.background.busy())
     );
+  }
+
+  /** ManualCompactionHost: a turn runs now. */
+  turnRunning(): boolean {
+    return this.phase === 'running_turn' || this.phase === 'interrupting';
+  }
+
+  /** ManualCompactionHost: reads the compaction generation where a manual compaction is about to run. */
+  compactionAllowed(): boolean {
+    return this.generation.compaction;
+  }
+
+  /** ManualCompactionHost: the current details of the phase the session is in. */
+  restoreDetails(): void {
+    if (this.phase === 'paused') setCurrentDetails(statusLine.paused(this.turn, this.lastOutcome, this.meta.sessionId));
+    else if (!this.turnRunning())
+      setCurrentDetails(
+        statusLine.idle(this.turn, this.lastOutcome, this.background.ids(), Date.now(), this.background.labels()),
+      );
   }
 
   private doneWhenIdle(): boolean {

@@ -9,6 +9,9 @@ import {
 import type { AdmissionReceipt } from '../core/session/inbox.js';
 import {
   BG_SETTLED_SIGNAL,
+  COMPACT_UPDATE,
+  type CompactReceipt,
+  type CompactRequest,
   INTERRUPT_UPDATE,
   type InterruptReceipt,
   type InterruptRequest,
@@ -49,6 +52,8 @@ import { SessionMachine } from './session-machine.js';
 export const submitInputUpdate = defineUpdate<AdmissionReceipt, [SubmitInputRequest]>(SUBMIT_INPUT_UPDATE);
 /** Update: hard-interrupt the running turn (TD10); returns whether there was one. */
 export const interruptUpdate = defineUpdate<InterruptReceipt, [InterruptRequest]>(INTERRUPT_UPDATE);
+/** Update: compact the session's conversation now, between turns (issue 28 item 4). */
+export const compactUpdate = defineUpdate<CompactReceipt, [CompactRequest]>(COMPACT_UPDATE);
 /** Update: resume a paused session once its cause is fixed (optionally served elsewhere from now on). */
 export const resumeUpdate = defineUpdate<ResumeReceipt, [ResumeRequest]>(RESUME_UPDATE);
 /** Signal (goal → session): the driving Goal's status and revision, and a continuation to run (GL19). */
@@ -95,6 +100,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<Sess
 function wire(machine: SessionMachine): void {
   setHandler(submitInputUpdate, (req) => machine.admit(req), { validator: (req) => machine.validateInput(req) });
   setHandler(interruptUpdate, (req) => machine.interrupt(req), { validator: (req) => machine.validateInterrupt(req) });
+  setHandler(compactUpdate, (req) => machine.compactions.compact(req));
   setHandler(resumeUpdate, (req) => machine.resume(req), { validator: (req) => machine.validateResume(req) });
   setHandler(stateQuery, () => machine.state());
   setHandler(decideApprovalUpdate, (req) => machine.approvals.decide(req), {

@@ -15,6 +15,11 @@ export const statusLine = {
   model(turn: number, step: number, model: string, nowMs: number): string {
     return `turn ${turn + 1} · step ${step + 1} · asking ${md(model)} · since ${clock(nowMs)}`;
   },
+  /** A compaction runs before the next request (CP6); `recovery` of `max` in this turn, 0 for a manual one. */
+  compacting(turn: number, recovery: number, max: number, nowMs: number): string {
+    const which = recovery > 0 ? ` (${recovery} of ${max})` : ' (asked by a person)';
+    return `turn ${turn + 1} · compacting${which} · since ${clock(nowMs)}`;
+  },
   /** Tool calls of one step are running; `summaries` are their one-line summaries in call order. */
   tools(turn: number, calls: Pick<PlannedToolCall, 'name' | 'summary'>[], nowMs: number): string {
     const first = calls[0]?.summary ?? calls[0]?.name ?? 'tools';

@@ -1,4 +1,5 @@
-import { proxyActivities, setCurrentDetails, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
+import { proxyActivities, setCurrentDetails, uuid4, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
+import type { CompactInput, CompactResult } from '../core/compaction/contract.js';
 import type { ModelStepInput, ModelStepResult, SessionActivities } from '../core/session/activities.js';
 import type { ToolActivityInput, ToolActivityResult } from '../core/session/tool-activity.js';
 import type { PlannedToolCall } from '../core/session/tool-calls.js';
@@ -35,6 +36,8 @@ export interface TurnPorts {
   details(line: string): void;
   /** Schedules the `modelStep` activity on the session's route. */
   modelStep(input: ModelStepInput, options: ActivityOptions): Promise<ModelStepResult>;
+  /** Schedules the `compactSession` activity on the session's route (CP6–CP15). */
+  compactSession(input: CompactInput, options: ActivityOptions): Promise<CompactResult>;
   /** The permission gate's decision when nobody needs to be asked, else null (synchronous; fast turns). */
   decideCall(call: PlannedToolCall): GateResult | null;
   /** The permission gate: decides, asking a person and waiting when the policy says `ask` (TD2, PM6). */
@@ -52,6 +55,8 @@ export interface TurnPorts {
   ): Promise<ToolActivityResult>;
   /** An older turn's local attempt of a short read (local-tools.ts `tryLocal`). */
   tryLocal(tool: string, summary: string, input: ToolActivityInput & { localOn: string }): Promise<LocalAttempt>;
+  /** A fresh id (a workflow uuid: deterministic on replay). */
+  uid(): string;
   /** The workflow's own task queue (where a session without a route runs local reads). */
   taskQueue(): string;
 }
@@ -76,6 +81,8 @@ export function workflowTurnPorts(host: PortsHost, ctl: TurnControl): TurnPorts 
     details: (line) => setCurrentDetails(line),
     modelStep: (input, options) =>
       onRoute(host, (o) => proxyActivities<SessionActivities>({ ...options, ...o }).modelStep(input)),
+    compactSession: (input, options) =>
+      onRoute(host, (o) => proxyActivities<SessionActivities>({ ...options, ...o }).compactSession(input)),
     decideCall: (call) => decideCall(host, call),
     admitCall: (call, where, interrupted) => admitCall(host, call, where, interrupted),
     delegate: (kind, call, where) => (kind === 'task' ? runTask(host, call, where) : runCouncilCall(host, call, where)),
@@ -87,6 +94,7 @@ export function workflowTurnPorts(host: PortsHost, ctl: TurnControl): TurnPorts 
       ),
     localFirst: (activity, summary, input, regular) => localFirst(activity, summary, input, regular),
     tryLocal: (tool, summary, input) => tryLocal(tool, summary, input),
+    uid: () => uuid4(),
     taskQueue: () => workflowInfo().taskQueue,
   };
 }

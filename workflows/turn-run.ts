@@ -1,5 +1,6 @@
 import { ActivityFailure, isCancellation } from '@temporalio/workflow';
 import { modelStepOptions, toolActivityOptions } from '../core/activity-policy.js';
+import { type CompactInput, MAX_RECOVERIES_PER_DRIVE } from '../core/compaction/contract.js';
 import type { FinishSessionInput, ModelStepResult } from '../core/session/activities.js';
 import type { AdmittedInput } from '../core/session/inbox.js';
 import type { SessionMeta } from '../core/session/meta.js';
@@ -19,6 +20,7 @@ import { runsLocally } from './local-tools.js';
 import { classifyModelFailure } from './model-failure.js';
 import { settleForcedInterrupt, settleLostCall, settleNotRun } from './settle.js';
 import { StagnationGuard } from './stagnation-guard.js';
+import { compactionNeed, DriveRecoveries } from './turn-compaction.js';
 import { statusLine } from './status-line.js';
 import type { Raced, TurnControl } from './turn-control.js';
 import type { TurnPorts, TurnWhere } from './turn-ports.js';
@@ -40,7 +42,7 @@ export interface TurnRunHost {
    * resolutions in one activation, the order of the next commands depends on
    * the promise structure); `localReads` — which short reads run locally.
    */
-  readonly generation: Pick<SessionGeneration, 'stateMachine' | 'fastTurn' | 'localReads'>;
+  readonly generation: Pick<SessionGeneration, 'stateMachine' | 'fastTurn' | 'localReads' | 'compaction'>;
   /** Outcomes settled by the workflow, persisted by the next modelStep or finishTurn. */
   settled: SettledOutcome[];
   /** The step now running (for the state query). */
@@ -119,6 +121,8 @@ export class TurnRun {
     uncertain: [],
   };
   private readonly stagnation = new StagnationGuard();
+  /** CP6: the automatic compactions of this drive (this turn). */
+  private readonly recoveries = new DriveRecoveries();
   /** Calls in the batch now running (issue 13: a v2 local read needs its whole batch to run at once). */
   private batchSize = 0;
 
@@ -150,7 +154,7 @@ export class TurnRun {
   private async steps(): Promise<void> {
     for (this.host.step = 0; ; this.host.step++) {
       if (this.endsBeforeStep()) return;
-      const result = this.takeStep(await this.ports.race(this.startStep()));
+      const result = await this.modelStep();
       if (!result) return;
       if (result.toolCalls.length === 0) {
         if (this.answered(result)) return;
@@ -195,6 +199,49 @@ export class TurnRun {
     return this.ended !== undefined;
   }
 
+  /**
+   * Runs this step's model step; when it asks for a compaction (CP6: over
+   * the threshold, nothing sent; CP8: the provider's context-limit error),
+   * compacts and runs the same step again, at most
+   * MAX_RECOVERIES_PER_DRIVE times in this turn. Returns the step's result,
+   * or null when the turn ends with it.
+   */
+  private async modelStep(): Promise<ModelStepResult | null> {
+    for (;;) {
+      const outcome = await this.ports.race(this.startStep());
+      const need = this.interrupted ? null : compactionNeed(outcome);
+      if (!need || !this.host.generation.compaction) return this.takeStep(outcome);
+      this.unstartStep();
+      const input = this.recoveries.next(this.meta, this.where(), need, this.ports.uid());
+      if ('kind' in input) {
+        this.ended = input;
+        return null;
+      }
+      if (!(await this.compact(input))) return null;
+    }
+  }
+
+  /** A step that asked for a compaction sent nothing: its inputs are carried by the step run again. */
+  private unstartStep(): void {
+    this.carriedInputIds.splice(this.carriedInputIds.length - this.newInputs.length);
+    this.stepsRun -= 1;
+  }
+
+  /** Runs one compaction (the Temporal UI says `compacting (n of 5)`); false when the turn ends with it. */
+  private async compact(input: CompactInput): Promise<boolean> {
+    this.host.activity = 'compacting';
+    this.ports.details(statusLine.compacting(this.turn, input.recovery, MAX_RECOVERIES_PER_DRIVE, Date.now()));
+    const summary = `turn ${this.turn + 1} · compacting (${input.recovery} of ${MAX_RECOVERIES_PER_DRIVE}) · ${input.trigger}`;
+    const options = modelStepOptions(this.meta.provider.retry, this.meta.activityDefaults, summary);
+    const outcome = await this.ports.race(this.ports.compactSession(input, options));
+    if (outcome.kind === 'done') return true;
+    if (this.interrupted) this.endInterrupted();
+    else if (outcome.kind === 'failed') {
+      this.ended = classifyModelFailure(outcome.error, this.meta.activityDefaults.model.startToCloseTimeoutMs);
+    }
+    return false;
+  }
+
   /** Schedules this step's `modelStep` with the inputs it carries for the first time and the settled outcomes. */
   private startStep(): Promise<ModelStepResult> {
     const { meta, turn, opts } = this;
@@ -214,6 +261,7 @@ export class TurnRun {
       settled: this.host.settled,
       ...(opts.continuation ? { continuation: opts.continuation } : {}),
       ...(opts.toolsDisabled ? { toolsDisabled: true } : {}),
+      mayCompact: true,
     };
     return this.ports.modelStep(input, options);
   }

@@ -32,6 +32,7 @@ export async function sessionInterruptCommand(
 const DOING: Record<TurnActivity, string> = {
   idle: 'between steps',
   model: 'waiting for the model',
+  compacting: 'compacting the conversation',
   tools: 'running tool calls',
   interrupting: 'already stopping',
 };

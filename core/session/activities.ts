@@ -33,6 +33,12 @@ export interface ModelStepInput {
   continuation?: { goalId: string; revision: number };
   /** GL36: a discussion turn while the Goal is paused on an unknown outcome — the request offers no tools. */
   toolsDisabled?: boolean;
+  /**
+   * The workflow understands `compactionRequired` (issue 28): only then does
+   * the step check the compaction threshold instead of sending (an older
+   * workflow would read the empty answer as final).
+   */
+  mayCompact?: boolean;
 }
 
 /** Output of the modelStep activity. */

@@ -32,7 +32,7 @@ export type ZunoStatusValue =
   | 'interrupted';
 
 /** What a running turn is doing right now (for the status line and the interrupt receipt). */
-export type TurnActivity = 'idle' | 'model' | 'tools' | 'interrupting';
+export type TurnActivity = 'idle' | 'model' | 'compacting' | 'tools' | 'interrupting';
 
 /** Query `state` result. */
 export interface SessionState {

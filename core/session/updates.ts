@@ -20,6 +20,28 @@ export const SUBMIT_INPUT_UPDATE = 'submitInput';
 /** Name of the session hard-interrupt update (TD10). */
 export const INTERRUPT_UPDATE = 'interrupt';
 
+/** Update name: compact the session's conversation now (issue 28 item 4; between turns). */
+export const COMPACT_UPDATE = 'compact';
+
+/** `compact` Update request: who asks (recorded nowhere else; the receipt says what happened). */
+export interface CompactRequest {
+  /** Free text for the history, e.g. `zuno session compact`. */
+  requestedBy?: string;
+}
+
+/** `compact` Update result: the published summary's facts (core/compaction/contract.ts CompactResult) and when it ran. */
+export interface CompactReceipt {
+  sessionId: string;
+  compactionId: string;
+  boundary: { turn: number; step: number };
+  beforeTokens: number;
+  afterTokens: number;
+  summaryHash: string;
+  estimator: string;
+  /** The session was running a turn when asked: the compaction waited for it to end. */
+  waitedForTurn: boolean;
+}
+
 /** Update name: resume a paused session (its cause fixed). */
 export const RESUME_UPDATE = 'resume';
 

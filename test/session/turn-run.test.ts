@@ -2,6 +2,7 @@ import { ActivityFailure, ApplicationFailure, RetryState } from '@temporalio/com
 import { describe, expect, it } from 'vitest';
 import { localProvider } from '../../client/zuno-config.js';
 import { DEFAULT_ACTIVITY_DEFAULTS } from '../../core/activity-defaults.js';
+import type { CompactInput, CompactResult } from '../../core/compaction/contract.js';
 import type { ModelStepInput, ModelStepResult } from '../../core/session/activities.js';
 import type { AdmittedInput } from '../../core/session/inbox.js';
 import type { SessionMeta } from '../../core/session/meta.js';
@@ -49,6 +50,26 @@ const calls = (...toolCalls: PlannedToolCall[]): ModelStepResult => ({
   textLength: 0,
 });
 const ok: ToolActivityResult = { outcome: 'ok', outputBytes: 1 };
+const overThreshold: ModelStepResult = {
+  ...answer(0),
+  compactionRequired: { usedTokens: 14_000, limitTokens: 12_000, estimator: 'test' },
+};
+const contextLimit = () =>
+  ApplicationFailure.create({
+    message: 'prompt is too long',
+    type: 'provider_context_limit',
+    nonRetryable: true,
+    details: [{ used: 210_000, limit: 200_000 }],
+  });
+const compacted = (i: CompactInput): CompactResult => ({
+  compactionId: i.compactionId,
+  boundary: { turn: 0, step: 0 },
+  beforeTokens: 14_000,
+  afterTokens: 3_000,
+  summaryHash: 'abc',
+  estimator: 'test',
+  alreadyPublished: false,
+});
 
 /** One model step's script: its result, a failure, or a function run when the step is scheduled. */
 type StepScript = ModelStepResult | Error | ((i: ModelStepInput) => ModelStepResult | Error);
@@ -69,6 +90,8 @@ function rig(
     tool?: (activity: string) => Promise<ToolActivityResult>;
     gate?: (c: PlannedToolCall) => ReturnType<TurnPorts['decideCall']>;
     race?: <T>(running: Promise<T>) => Promise<Raced<T>> | undefined;
+    compaction?: boolean;
+    compact?: (i: CompactInput) => Promise<CompactResult>;
   } = {},
 ): Rig {
   const log: string[] = [];
@@ -76,7 +99,12 @@ function rig(
   const host: Rig['host'] = {
     meta,
     inbox: [],
-    generation: { stateMachine: true, fastTurn: o.fastTurn ?? true, localReads: o.localReads ?? 'v2' },
+    generation: {
+      stateMachine: true,
+      fastTurn: o.fastTurn ?? true,
+      localReads: o.localReads ?? 'v2',
+      compaction: o.compaction ?? true,
+    },
     settled: [],
     step: 0,
     activity: 'idle',
@@ -131,6 +159,11 @@ function rig(
       log.push(`try local ${tool}`);
       return { kind: 'done', value: ok };
     },
+    compactSession: (i) => {
+      log.push(`compact ${i.trigger} ${i.recovery} at ${i.at.step}`);
+      return o.compact ? o.compact(i) : Promise.resolve(compacted(i));
+    },
+    uid: () => `u${log.length}`,
     taskQueue: () => 'q',
   };
   return {
@@ -296,5 +329,56 @@ describe('TurnRun (SE1, TD5, TD10) without a server', () => {
     const result = await r.run();
     expect(result.outcome).toMatchObject({ kind: 'limit', limit: 'turn_step_limit', steps: MAX_STEPS_PER_TURN });
     expect(result.finish.status).toBe('failed');
+  });
+
+  describe('compaction (CP6, CP8)', () => {
+    it('a step over the threshold compacts, then runs again carrying the same inputs; the turn does not fail', async () => {
+      const r = rig([overThreshold, answer(4)]);
+      const result = await r.run();
+      expect(r.log.filter((l) => !l.startsWith('details'))).toEqual([
+        'modelStep 0',
+        'compact threshold 1 at 0',
+        'modelStep 0',
+      ]);
+      expect(r.steps.map((s) => s.newInputs.map((i) => i.inputId))).toEqual([['in_0'], ['in_0']]);
+      expect(result.outcome).toEqual({ turn: 3, steps: 1, inputIds: ['in_0'], kind: 'final_answer', textLength: 4 });
+      expect(r.log).toContain('details turn');
+    });
+
+    it("a provider's context-limit error takes the same recovery and keeps the provider's figures", async () => {
+      const seen: CompactInput[] = [];
+      const r = rig([contextLimit(), answer()], { compact: async (i) => (seen.push(i), compacted(i)) });
+      const result = await r.run();
+      expect(result.outcome.kind).toBe('final_answer');
+      expect(seen).toMatchObject([
+        { trigger: 'context_limit', recovery: 1, usedTokens: 210_000, limitTokens: 200_000 },
+      ]);
+      expect(seen[0]!.compactionId).toMatch(/^cmp_3_0_/);
+    });
+
+    it('a 6th recovery in one turn fails typed compaction_limit and schedules nothing more', async () => {
+      const r = rig([overThreshold, contextLimit(), overThreshold, overThreshold, contextLimit(), overThreshold]);
+      const result = await r.run();
+      expect(r.log.filter((l) => l.startsWith('compact'))).toHaveLength(5);
+      expect(r.log.filter((l) => l.startsWith('modelStep'))).toHaveLength(6);
+      expect(result.outcome).toMatchObject({ kind: 'failed', code: 'compaction_limit', steps: 0 });
+      expect(result.finish).toMatchObject({ status: 'failed', error: { code: 'compaction_limit' } });
+    });
+
+    it('a compaction that fails for good ends the turn with its typed code, not retryable for a Goal', async () => {
+      const r = rig([overThreshold], {
+        compact: () => Promise.reject(ApplicationFailure.nonRetryable('empty summary', 'compaction_failed')),
+      });
+      const result = await r.run();
+      expect(result.outcome).toMatchObject({ kind: 'failed', code: 'compaction_failed' });
+      expect(result.outcome).not.toHaveProperty('retryable');
+    });
+
+    it('an older generation treats a context-limit error as the failure it was', async () => {
+      const r = rig([contextLimit()], { compaction: false });
+      const result = await r.run();
+      expect(r.log.some((l) => l.startsWith('compact'))).toBe(false);
+      expect(result.outcome).toMatchObject({ kind: 'failed', code: 'provider_context_limit' });
+    });
   });
 });
