@@ -15,6 +15,7 @@ import { callSummary } from './show-args.js';
 import { renderToolCall } from './show-call.js';
 import { speakerLabel, untakenInputLines } from './show-inputs.js';
 import { LIMITS, proseLines, type ShowView } from './show-text.js';
+import { compactionLines, compactionMarks, type CompactionMark } from './show-compactions.js';
 import { agentLine, type DelegatedBy, delegatedBy, renderDelegations } from './show-delegations.js';
 
 /**
@@ -62,11 +63,12 @@ export async function sessionShowCommand(
       ? { id: goalRow.id, status: goalRow.snapshot.state.status, reason: goalReason(goalRow.snapshot) }
       : null;
     const delegations = await store.listDelegations(sessionId);
+    const compactions = await compactionMarks(store, sessionId);
     const started = await store.getDelegationOfChild(sessionId);
     sink.out(
       opts.json
-        ? `${JSON.stringify({ ...t, background, rules, route, goal, delegatedBy: started, delegations, usage: usage ? { cumulative: usage.cumulative, snapshot: usage.snapshot } : null }, null, 2)}\n`
-        : renderTranscript(t, view, await turnEnds(store, sessionId), delegatedBy(t.session, started)) +
+        ? `${JSON.stringify({ ...t, background, rules, route, goal, delegatedBy: started, delegations, compactions, usage: usage ? { cumulative: usage.cumulative, snapshot: usage.snapshot } : null }, null, 2)}\n`
+        : renderTranscript(t, view, await turnEnds(store, sessionId), delegatedBy(t.session, started), compactions) +
             renderBackground(background, t) +
             renderDelegations(delegations, view) +
             (usage ? renderUsage(usage) : ''),
@@ -203,6 +205,7 @@ export function renderTranscript(
   view: ShowView = { sessionId: t.session.id, full: false, color: false },
   ends: TurnEnd[] = [],
   by: DelegatedBy | null = delegatedBy(t.session, null),
+  compactions: CompactionMark[] = [],
 ): string {
   const s = t.session;
   const lines = [
@@ -221,11 +224,22 @@ export function renderTranscript(
     const e = turn === null ? undefined : endOf.get(turn);
     if (e) lines.push(turnEndLine(e));
   };
+  // CP13: each published compaction is marked after the last step it covers.
+  const marks = new Map<string, CompactionMark[]>();
+  for (const c of compactions) {
+    const key = `${c.boundary.turn}.${c.boundary.step}`;
+    marks.set(key, [...(marks.get(key) ?? []), c]);
+  }
+  const flushMarks = (key: string) => {
+    for (const c of marks.get(key) ?? []) lines.push(...compactionLines(c));
+    marks.delete(key);
+  };
   let last = '';
   let lastTurn: number | null = null;
   for (const p of parts) {
     const here = `${p.turn}.${p.step}`;
     if (here !== last) {
+      flushMarks(last);
       if (lastTurn !== null && p.turn !== lastTurn) flushEnd(lastTurn);
       lines.push('', `── ${stepLabel(p.turn, p.step)}`);
       last = here;
@@ -240,7 +254,9 @@ export function renderTranscript(
       if (c) lines.push(...renderToolCall(c, view));
     }
   }
+  flushMarks(last);
   flushEnd(lastTurn);
+  for (const key of [...marks.keys()]) flushMarks(key);
   lines.push(...untakenInputLines(t, view));
   if (s.finalText) lines.push('', ...proseLines('final', s.finalText, view));
   return `${lines.join('\n')}\n`;
