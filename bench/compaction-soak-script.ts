@@ -1,0 +1,113 @@
+/**
+ * The long Goal of bench/compaction-soak.ts (issue 28 item 7): its workspace
+ * (one ~2 KB text file per turn) and its provider script, built in code.
+ *
+ * Every Goal turn is two model steps: (1) a `todo_update` that changes the
+ * one Todo (so the GL23 progress fingerprint moves and the Goal never pauses
+ * `no_progress`) beside a `read` of that turn's file (so the conversation
+ * grows by ~700 tokens a turn), (2) a short text that ends the turn. The
+ * last turn marks the Todo completed and completes the Goal with
+ * `goal_update` (no criteria, so no evidence is needed). A thread matching
+ * `Compaction request` answers every summary request with the same summary.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { countTokens } from 'gpt-tokenizer';
+import { ScriptSchema, type Script, type ScriptReply } from '../local-provider/script.js';
+
+/** The tools the Goal's session offers (meta `tools`): what the script calls, nothing more. */
+export const SOAK_TOOLS = ['read', 'todo_update', 'goal_update'];
+
+/** The Goal's objective (the session's first user message). */
+export const SOAK_OBJECTIVE =
+  'Work through the chunk files under chunks/ one per turn: read chunk N, record it on the Todo, then go on with the next until all are done.';
+
+/** The summary every compaction request gets (the `Compaction request` thread). */
+export const SOAK_SUMMARY = [
+  'Goal: read the chunk files under chunks/ one per turn and record each on the single Todo td_1.',
+  'Progress: the chunks before the retained conversation are read and recorded; nothing is blocked.',
+  'Next: continue with the next chunk after the last one visible in the retained conversation.',
+].join('\n');
+
+/** Path of turn `k`'s file (1-based), relative to the workspace. */
+export const chunkPath = (k: number) => `chunks/c${String(k).padStart(4, '0')}.txt`;
+
+const WORDS = (
+  'the parser reads each record from the ledger and checks its total against the batch before it writes ' +
+  'a summary line for the report while the worker keeps a count of every entry it has seen so far today'
+).split(' ');
+
+/**
+ * Writes `turns` files of about `bytes` bytes each under `<workspace>/chunks/`:
+ * English-like lines (about 4–5 characters a token, as prose and code are),
+ * each line distinct (it names its chunk and line), so nothing repeats.
+ */
+export function writeSoakWorkspace(workspace: string, turns: number, bytes = 2000): void {
+  mkdirSync(join(workspace, 'chunks'), { recursive: true });
+  for (let k = 1; k <= turns; k++) {
+    const lines: string[] = [];
+    for (let l = 0, size = 0; size < bytes; l++) {
+      const words = Array.from({ length: 12 }, (_, i) => WORDS[(k * 31 + l * 7 + i * 3) % WORDS.length]);
+      const line = `Chunk ${k}, line ${l}: ${words.join(' ')}.`;
+      lines.push(line);
+      size += line.length + 1;
+    }
+    writeFileSync(join(workspace, chunkPath(k)), `${lines.join('\n')}\n`);
+  }
+}
+
+/** The work step of turn `k` of `turns`: the Todo change and the chunk's read (the last turn also completes). */
+function workStep(k: number, turns: number): ScriptReply {
+  const todo =
+    k === 1
+      ? { op: 'add', title: 'Chunk 1', status: 'in_progress' }
+      : k === turns
+        ? { op: 'set', id: 'td_1', title: `Chunk ${k}`, status: 'completed' }
+        : { op: 'set', id: 'td_1', title: `Chunk ${k}` };
+  const toolCalls: NonNullable<ScriptReply['toolCalls']> = [
+    { name: 'todo_update', arguments: { expected_revision: k - 1, changes: [todo] } },
+    { name: 'read', arguments: { path: chunkPath(k) } },
+  ];
+  if (k === turns) toolCalls.push({ name: 'goal_update', arguments: { expected_revision: 1, complete: true } });
+  return { toolCalls };
+}
+
+/**
+ * The provider script of a `turns`-turn Goal. `contextWindow` (tokens), when
+ * given and the local provider knows the key, makes the provider refuse a
+ * request over it with a real context-limit error; a provider without the
+ * key gets the script without it (the bench says so).
+ */
+export function soakScript(turns: number, contextWindow?: number): { script: Script; windowEnforced: boolean } {
+  const replies: ScriptReply[] = [];
+  for (let k = 1; k <= turns; k++) {
+    replies.push(workStep(k, turns));
+    replies.push({ text: k === turns ? 'All chunks are done; the goal is complete.' : `Chunk ${k} recorded.` });
+  }
+  // Every summary request gets the same reply; copies cover a thread position that grows with each compaction.
+  const summaries = Array.from({ length: turns }, () => ({ text: SOAK_SUMMARY }));
+  const script = { replies, threads: [{ match: 'Compaction request', replies: summaries }] };
+  if (contextWindow === undefined) return { script, windowEnforced: false };
+  const withWindow = { ...script, contextWindow };
+  const parsed = ScriptSchema.safeParse(withWindow);
+  return parsed.success ? { script: parsed.data, windowEnforced: true } : { script, windowEnforced: false };
+}
+
+/**
+ * Tokens of one captured model request as the window sees it: the o200k BPE
+ * count of its conversation (`messages`, Responses `input` and
+ * `instructions`, Anthropic `system`) and its tool declarations, serialized
+ * as sent. An estimate: a provider adds a few tokens of framing per message.
+ */
+export function requestTokens(body: unknown): number {
+  const b = body as Record<string, unknown>;
+  const parts = [b.messages, b.input, b.instructions, b.system, b.tools].filter((p) => p !== undefined);
+  return countTokens(parts.map((p) => (typeof p === 'string' ? p : JSON.stringify(p))).join('\n'));
+}
+
+/** True for a captured request of the compaction thread (its first user message names the compaction request). */
+export function isCompactionRequest(body: unknown): boolean {
+  const b = body as { messages?: { role?: string; content?: unknown }[]; input?: unknown };
+  const first = (b.messages ?? []).find((m) => m.role === 'user') ?? b.input;
+  return JSON.stringify(first ?? '').includes('Compaction request');
+}
