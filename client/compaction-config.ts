@@ -101,3 +101,12 @@ export function unknownWindowNote(meta: {
   const ref = `${meta.provider.id}/${meta.model}`;
   return `note: no context window known for ${ref} — Zuno will not compact before requests (a provider's context-limit error is still recovered from); set zuno.json models["${ref}"].context_window`;
 }
+
+/** Prints {@link unknownWindowNote} through `notify` (a command's stderr; null under `--json`) when it applies. */
+export function noteUnknownWindow(
+  meta: { provider: { id: string }; model: string; context?: ContextWindow },
+  notify: ((line: string) => void) | null,
+): void {
+  const note = unknownWindowNote(meta);
+  if (note) notify?.(note);
+}

@@ -16,7 +16,7 @@ import { newSessionId, titleOf } from '../session-start.js';
 import { loadZunoConfig } from '../zuno-config.js';
 import { commandModel } from '../command-model.js';
 import { sessionMetaFor } from '../session-meta.js';
-import { unknownWindowNote } from '../compaction-config.js';
+import { noteUnknownWindow } from '../compaction-config.js';
 import { recordSessionStart } from './run.js';
 import { resolveWorkspace } from './run-plan.js';
 
@@ -155,8 +155,7 @@ async function startAndFollow(
     route: serving.route,
   });
   // CP6: a model with no known window is never compacted before a request; say so once.
-  const windowNote = unknownWindowNote(meta);
-  if (windowNote) notify?.(windowNote);
+  noteUnknownWindow(meta, notify);
   const goal: GoalWorkflowStart = {
     goalId: newGoalId(),
     objective: input.objective,
