@@ -2,6 +2,7 @@ import { errorOf, loadConfig as load } from '../helpers/config.js';
 import { describe, expect, it } from 'vitest';
 import { sessionCompaction, unknownWindowNote } from '../../client/compaction-config.js';
 import { COMPACTION_DEFAULTS } from '../../core/compaction/settings.js';
+import { renderUsage } from '../../client/commands/session-show.js';
 
 describe('zuno.json models and compaction (CP6, CP7, CP12)', () => {
   it('no keys: the built-in window for a known model, none for an unknown one, the default settings', () => {
@@ -66,5 +67,18 @@ describe('zuno.json models and compaction (CP6, CP7, CP12)', () => {
     expect(
       unknownWindowNote({ ...meta, context: { windowTokens: 1000, outputReserveTokens: 10, source: 'config' } }),
     ).toBeNull();
+  });
+});
+
+describe('session show: the context line names the usable window when known', () => {
+  it('appends "of U usable (window W)"; older events without a window print as before', () => {
+    const cumulative = { requests: 1, tokens: { uncachedInput: 900, output: 100 }, unknownRequests: {} };
+    const snapshot = { confirmedTokens: 1000, estimatedTokens: 0, totalTokens: 1000 };
+    expect(renderUsage({ cumulative, snapshot })).toContain(
+      'context ≈ 1000 tokens (provider-confirmed 1000 + estimated 0)\n',
+    );
+    expect(
+      renderUsage({ cumulative, snapshot: { ...snapshot, windowTokens: 200_000, usableTokens: 168_000 } }),
+    ).toContain('context ≈ 1000 tokens (provider-confirmed 1000 + estimated 0) of 168000 usable (window 200000)\n');
   });
 });
