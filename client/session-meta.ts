@@ -1,14 +1,15 @@
 /**
  * The `SessionMeta` a command starts a session (or a Council's seats) with:
  * the model resolved for it, the workspace, its route, and what `zuno.json`
- * and `temporal.yaml` say about concurrency, activity defaults, permission
- * and sandbox. One builder for `zuno run`, `zuno goal start` and
- * `zuno council run`.
+ * and `temporal.yaml` say about concurrency, activity defaults, permission,
+ * sandbox, the model's context window and compaction. One builder for
+ * `zuno run`, `zuno goal start` and `zuno council run`.
  */
 import type { SessionMeta, SessionRoute } from '../core/session/meta.js';
 import type { TemporalContext } from './context.js';
 import { sessionPermission } from './permission-config.js';
 import { sandboxPolicy } from './sandbox-config.js';
+import { sessionCompaction } from './compaction-config.js';
 import type { modelFor } from './scripted-provider.js';
 import type { ZunoConfig } from './zuno-config.js';
 
@@ -41,5 +42,7 @@ export function sessionMetaFor(p: SessionMetaParts): SessionMeta {
     route: p.route,
     ...sessionPermission(p.zcfg.permission),
     sandbox: sandboxPolicy(p.zcfg.sandbox, p.workspace),
+    // CP6/CP7: the model's window (absent: unknown) and the compaction settings; children and seats inherit them.
+    ...sessionCompaction(p.zcfg, p.resolved.provider.id, p.resolved.model),
   };
 }

@@ -13,6 +13,7 @@ import { BUDGET_MAX } from '../core/goal/budgets.js';
 import type { PermissionPolicy } from '../core/permission/types.js';
 import { PermissionConfigSchema } from './permission-config.js';
 import { SandboxSchema } from './sandbox-config.js';
+import { CompactionSchema, ModelsSchema } from './compaction-config.js';
 
 const RetrySchema = z.strictObject({
   max_attempts: z.number().int().min(1).max(20).default(DEFAULT_PROVIDER_RETRY.maxAttempts),
@@ -135,6 +136,10 @@ const ZunoConfigSchema = z.strictObject({
   permission: PermissionConfigSchema.prefault({}),
   /** The shell sandbox (SH10, SB1; docs/sandbox.md): absent = the auto default. */
   sandbox: SandboxSchema.optional(),
+  /** Context windows by `provider/model` (CP6; docs/compaction.md): they win over the built-in table. */
+  models: ModelsSchema.optional(),
+  /** Compaction settings (CP7, CP12; docs/compaction.md): absent keys take the defaults. */
+  compaction: CompactionSchema.optional(),
 });
 
 /** Validated `zuno.json` (provider and session settings; temporal.yaml holds the Temporal side). */

@@ -180,6 +180,11 @@ export const eventSchemas = {
       confirmedTokens: z.number().optional(),
       estimatedTokens: z.number(),
       totalTokens: z.number(),
+      // Issue 28 (CP6): absent in events recorded before it (their estimate was chars/4).
+      estimator: z.string().optional(),
+      requestEstimate: z.number().optional(),
+      windowTokens: z.number().optional(),
+      usableTokens: z.number().optional(),
     }),
   }),
   [EV.completed]: turnEnded,

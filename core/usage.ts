@@ -5,6 +5,8 @@
  * provider did not report is absent, never 0, and the cumulative record
  * counts the requests whose bucket was unknown.
  */
+import type { ContextWindow } from './compaction/settings.js';
+import { usableTokens } from './compaction/windows.js';
 import type { Usage } from './messages.js';
 
 /** Non-overlapping token buckets of one request; absent = unknown. */
@@ -32,8 +34,10 @@ export interface CumulativeUsage {
 
 /**
  * PR11 ContextUsageSnapshot after one request: the provider-confirmed
- * baseline (its input + output count for this request) and an estimate
- * (≈ 4 characters per token) of whatever it did not count.
+ * baseline (its input + output count for this request) and a tokenizer
+ * estimate (activities/session/context/estimator.ts) of whatever it did not
+ * count. Events recorded before issue 28 carry only the first three fields
+ * (their estimate was 4 characters per token).
  */
 export interface ContextUsageSnapshot {
   /** Tokens the provider confirmed (input + output of this request); absent when it reported none. */
@@ -42,11 +46,14 @@ export interface ContextUsageSnapshot {
   estimatedTokens: number;
   /** confirmed + estimated. */
   totalTokens: number;
-}
-
-/** Rough token estimate of a text, 4 characters per token (PR11 "estimate of the rest"). */
-export function estimateTokens(chars: number): number {
-  return Math.ceil(chars / 4);
+  /** The estimator of `estimatedTokens` and `requestEstimate` (e.g. `o200k_base`). */
+  estimator?: string;
+  /** The tokenizer's estimate of the whole request, whether or not the provider reported its input. */
+  requestEstimate?: number;
+  /** The model's context window (meta.context), when known. */
+  windowTokens?: number;
+  /** The window minus the output reserve: what a request may fill. */
+  usableTokens?: number;
 }
 
 /** Splits normalized usage into non-overlapping buckets (uncached = input − cache read − cache write). */
@@ -81,18 +88,27 @@ export function accumulate(prev: CumulativeUsage | undefined, b: UsageBuckets, u
 
 /**
  * The snapshot after a request: the provider's input + output count when
- * it reported both, else an estimate from the request and output sizes
- * (characters) for what it left uncounted.
+ * it reported them, else the tokenizer estimates for what it left
+ * uncounted — `request.tokens` for its input, `outputTokens` for its
+ * answer — with the estimator named and, when `window` is known, the
+ * window and its usable part. Tokens. Pure.
  */
-export function contextSnapshot(u: Usage | undefined, requestChars: number, outputChars: number): ContextUsageSnapshot {
+export function contextSnapshot(
+  u: Usage | undefined,
+  request: { tokens: number; estimator: string },
+  outputTokens: number,
+  window?: ContextWindow,
+): ContextUsageSnapshot {
   const input = u?.inputTokens;
   const output = u?.outputTokens;
   const confirmed = input !== undefined ? input + (output ?? 0) : undefined;
-  const estimated =
-    (input === undefined ? estimateTokens(requestChars) : 0) + (output === undefined ? estimateTokens(outputChars) : 0);
+  const estimated = (input === undefined ? request.tokens : 0) + (output === undefined ? outputTokens : 0);
   return {
     ...(confirmed !== undefined ? { confirmedTokens: confirmed } : {}),
     estimatedTokens: estimated,
     totalTokens: (confirmed ?? 0) + estimated,
+    estimator: request.estimator,
+    requestEstimate: request.tokens,
+    ...(window ? { windowTokens: window.windowTokens, usableTokens: usableTokens(window) } : {}),
   };
 }

@@ -10,6 +10,7 @@ import { carriedInputs } from './persist.js';
 import { recordSettled } from './tool-records.js';
 import { stepLedger } from './step-ledger.js';
 import { usageEvent } from './usage-record.js';
+import { requestEstimate } from './context/estimator.js';
 import { providerFailure } from './retry-window.js';
 import { stepsToMessages } from './prompt.js';
 import { RequestAssembler, type AssembledRequest } from './request-assembly.js';
@@ -234,7 +235,8 @@ class ModelSteps {
       store,
       { sessionId, turn, step, attempt, atMs: now() },
       response,
-      request.requestChars,
+      requestEstimate(request.messages, input.toolsDisabled ? [] : this.offered(meta), meta.provider.transport),
+      meta.context,
     );
     const ledger = await stepLedger(
       {

@@ -16,6 +16,7 @@ import { newSessionId, titleOf } from '../session-start.js';
 import { loadZunoConfig } from '../zuno-config.js';
 import { commandModel } from '../command-model.js';
 import { sessionMetaFor } from '../session-meta.js';
+import { noteUnknownWindow } from '../compaction-config.js';
 import { recordSessionStart } from './run.js';
 import { resolveWorkspace } from './run-plan.js';
 
@@ -153,6 +154,8 @@ async function startAndFollow(
     temporal,
     route: serving.route,
   });
+  // CP6: a model with no known window is never compacted before a request; say so once.
+  noteUnknownWindow(meta, notify);
   const goal: GoalWorkflowStart = {
     goalId: newGoalId(),
     objective: input.objective,

@@ -25,6 +25,7 @@ import {
 } from '../session-start.js';
 import { reopenState } from '../session-target.js';
 import { sessionMetaFor } from '../session-meta.js';
+import { noteUnknownWindow } from '../compaction-config.js';
 import { planRun, type RunOptions, type RunPlan } from './run-plan.js';
 import { probeOf, TemporalOutage } from '../temporal-outage.js';
 import { DEFAULT_AGENT_NAME } from '../../core/agents.js';
@@ -251,6 +252,8 @@ async function runSession(
     route: serving.route,
     agent: plan.agent,
   });
+  // CP6: a model with no known window is never compacted before a request; say so once, when its meta is set.
+  if (!live) noteUnknownWindow(meta, notify);
   const started = await admitAndTrack(plan, temporal, meta, prompt, live !== null, progress, serving.servedHere);
   notify?.(
     plan.existing

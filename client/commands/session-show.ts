@@ -188,7 +188,10 @@ export function renderUsage(u: UsageRecord): string {
     `context ≈ ${u.snapshot.totalTokens} tokens` +
       (u.snapshot.confirmedTokens !== undefined
         ? ` (provider-confirmed ${u.snapshot.confirmedTokens} + estimated ${u.snapshot.estimatedTokens})`
-        : ` (estimated; the provider reported no usage)`),
+        : ` (estimated; the provider reported no usage)`) +
+      (u.snapshot.usableTokens !== undefined
+        ? ` of ${u.snapshot.usableTokens} usable (window ${u.snapshot.windowTokens})`
+        : ''),
   ];
   return `${lines.join('\n')}\n`;
 }

@@ -170,6 +170,8 @@ describe('zuno run (human mode, stdout not a TTY)', () => {
     const admitted = err.find((l) => l.startsWith('session '));
     // Plain words: no workflow id, no input id, no receipt jargon.
     expect(admitted).toMatch(/^session ses_[0-9a-z]+ started$/);
+    // CP6: a model with no known window is said once (a scripted model has none unless zuno.json models sets it).
+    expect(err.filter((l) => l.startsWith('note: no context window known for local/scripted'))).toHaveLength(1);
     // The answer text never leaks into the progress stream.
     expect(r.stderr).not.toContain(FINAL);
     expect(r.stderr).not.toContain(taskQueue);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { EV, parseEventData } from '../../core/events.js';
 import { accumulate, contextSnapshot, usageBuckets } from '../../core/usage.js';
 
 describe('PR11 usage buckets and snapshots', () => {
@@ -35,17 +36,44 @@ describe('PR11 usage buckets and snapshots', () => {
     expect(second.unknownRequests).toEqual({ cacheRead: 2, cacheWrite: 2, uncachedInput: 1, output: 1 });
   });
 
-  it('the snapshot is provider-confirmed when usage came, estimated otherwise', () => {
-    expect(contextSnapshot({ inputTokens: 900, outputTokens: 100 }, 4000, 400)).toEqual({
+  it('the snapshot is provider-confirmed when usage came, the tokenizer estimate otherwise (named)', () => {
+    const req = { tokens: 1000, estimator: 'o200k_base' };
+    expect(contextSnapshot({ inputTokens: 900, outputTokens: 100 }, req, 100)).toEqual({
       confirmedTokens: 1000,
       estimatedTokens: 0,
       totalTokens: 1000,
+      estimator: 'o200k_base',
+      requestEstimate: 1000,
     });
-    expect(contextSnapshot(undefined, 4000, 400)).toEqual({ estimatedTokens: 1100, totalTokens: 1100 });
-    expect(contextSnapshot({ inputTokens: 900 }, 4000, 400)).toEqual({
+    expect(contextSnapshot(undefined, req, 100)).toMatchObject({ estimatedTokens: 1100, totalTokens: 1100 });
+    expect(contextSnapshot({ inputTokens: 900 }, req, 100)).toMatchObject({
       confirmedTokens: 900,
       estimatedTokens: 100,
       totalTokens: 1000,
     });
+  });
+
+  it('with a known window the snapshot carries it and its usable part', () => {
+    const snap = contextSnapshot(
+      { inputTokens: 900, outputTokens: 100 },
+      { tokens: 950, estimator: 'o200k_base≈anthropic' },
+      0,
+      { windowTokens: 200_000, outputReserveTokens: 32_000, source: 'builtin' },
+    );
+    expect(snap).toMatchObject({ windowTokens: 200_000, usableTokens: 168_000, estimator: 'o200k_base≈anthropic' });
+  });
+
+  it('a usage event recorded before issue 28 (no estimator, no window) still parses', () => {
+    const old = {
+      eventId: 'step_1_1:usage:1',
+      turn: 1,
+      step: 1,
+      attempt: 1,
+      usage: { inputTokens: 10, outputTokens: 2 },
+      buckets: { uncachedInput: 10, output: 2 },
+      cumulative: { requests: 1, tokens: { uncachedInput: 10, output: 2 }, unknownRequests: {} },
+      snapshot: { confirmedTokens: 12, estimatedTokens: 0, totalTokens: 12 },
+    };
+    expect(parseEventData(EV.usage, old)?.snapshot).toEqual(old.snapshot);
   });
 });

@@ -20,6 +20,7 @@ import { newGoalId, type StartedGoal, startGoal } from '../../client/goal-start.
 import { newSessionId, startSession } from '../../client/session-start.js';
 import type { GoalBudgets } from '../../core/goal/budgets.js';
 import type { DelegationLink } from '../../core/delegation/link.js';
+import type { CompactionSettings, ContextWindow } from '../../core/compaction/settings.js';
 import { localProvider } from '../../client/zuno-config.js';
 import { connectClient } from '../../worker/connection.js';
 import { createZunoWorker } from '../../worker/worker.js';
@@ -65,6 +66,9 @@ export interface RunSessionOptions {
   tools?: string[];
   /** For a session standing in for a child: its delegation link (issue 12). */
   delegation?: DelegationLink;
+  /** The model's context window and the compaction settings (issue 28; default: none, the defaults). */
+  context?: ContextWindow;
+  compaction?: CompactionSettings;
 }
 
 /** What a Goal adds to a session start. */
@@ -158,6 +162,8 @@ export async function createHarness(opts: {
     ...(o.agent ? { agent: o.agent } : {}),
     ...(o.tools ? { tools: o.tools } : {}),
     ...(o.delegation ? { delegation: o.delegation } : {}),
+    ...(o.context ? { context: o.context } : {}),
+    ...(o.compaction ? { compaction: o.compaction } : {}),
   });
   const startScriptedGoal = async (o: RunSessionOptions & GoalStartOptions): Promise<StartedGoalRun> => {
     const provider = await startLocalProvider({ script: o.script });

@@ -47,7 +47,11 @@ describe('provider request events and usage (PR8 counters, PR11)', () => {
       tokens: { uncachedInput: 1500, cacheRead: 600, output: 25 },
       unknownRequests: { cacheRead: 1, cacheWrite: 2 },
     });
-    expect(last.snapshot).toEqual({ confirmedTokens: 1105, estimatedTokens: 0, totalTokens: 1105 });
+    expect(last.snapshot).toMatchObject({ confirmedTokens: 1105, estimatedTokens: 0, totalTokens: 1105 });
+    // Issue 28: the request's tokenizer estimate and its estimator; no window for a scripted model.
+    expect(last.snapshot.estimator).toBe('o200k_base');
+    expect(last.snapshot.requestEstimate).toBeGreaterThan(0);
+    expect(last.snapshot.windowTokens).toBeUndefined();
     const shown = renderUsage(last);
     expect(shown).toContain(
       'usage over 2 provider requests: input 1500, cache read 600 (+ unknown in 1 of 2 requests)',
