@@ -51,6 +51,8 @@ export interface RunFigures {
   largestRequest: { tokens: number; turn: number | null };
   /** Largest input the provider reported (the usage event's inputTokens; the local provider estimates chars/4). */
   largestReportedInput: number;
+  /** Largest request estimate Zuno recorded (the usage snapshot's `requestEstimate`, its estimator); 0: none recorded. */
+  largestRecordedEstimate: number;
   /** Main requests over the usable window (window − reserve) and over the whole window. */
   overUsable: number;
   overWindow: number;
@@ -188,6 +190,7 @@ export async function runFigures(
     compactionRequests: run.requests.length - main.length,
     largestRequest: { tokens: main[largestAt]?.tokens ?? 0, turn: turns[largestAt] ?? null },
     largestReportedInput: Math.max(0, ...usage.map((u) => u.usage?.inputTokens ?? 0)),
+    largestRecordedEstimate: Math.max(0, ...usage.map((u) => u.snapshot.requestEstimate ?? 0)),
     overUsable: main.filter((r) => r.tokens > window.usableTokens).length,
     overWindow: main.filter((r) => r.tokens > window.windowTokens).length,
     compactions: await compactionFigures(store, run.sessionId, tokensByTurn),

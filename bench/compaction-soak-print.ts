@@ -45,7 +45,8 @@ function rows(s: Soak): [string, string, string][] {
         (r) => `${r.largestRequest.tokens} (${pct(r.largestRequest.tokens)}, turn ${r.largestRequest.turn ?? '?'})`,
       ),
     ],
-    ['largest reported input (provider usage)', ...both((r) => r.largestReportedInput)],
+    ["largest request, Zuno's estimate (usage snapshot)", ...both((r) => r.largestRecordedEstimate)],
+    ['largest input the provider reported', ...both((r) => r.largestReportedInput)],
     [
       `requests over usable ${s.window.usableTokens} / over window`,
       ...both((r) => `${r.overUsable} / ${r.overWindow}`),
