@@ -26,8 +26,8 @@ export interface SoakRunOptions {
   /** The session's context window (absent: unknown, no proactive compaction). */
   context?: ContextWindow;
   compaction: CompactionSettings;
-  /** Cancel the Goal at the first main request over this many tokens (the baseline); absent: run to the end. */
-  stopOverTokens?: number;
+  /** Cancel the Goal at the first main request over this many tokens (the baseline at the window; the compacted run at a runaway size). */
+  stopOverTokens: number;
   /** No new provider request for this long (ms) counts as a stall: the Goal is cancelled. */
   stallMs: number;
 }
@@ -49,7 +49,7 @@ export interface SoakRun {
   goalWorkflowId: string;
   /** The Goal's last snapshot (its `goal` Query, or its result once closed). */
   final: GoalSnapshot;
-  /** Why the bench ended the run, if it did: `over_window`, `stopped: <status> <reason>`, `stalled`. */
+  /** Why the bench ended the run, if it did: `a request over N tokens`, `stopped: <status> <reason>`, `stalled …`. */
   endedBy: string | null;
   /** The first main request over `stopOverTokens` (baseline), index into `requests`. */
   overflowAt: number | null;
@@ -98,13 +98,14 @@ class Watch {
   /** Sizes the requests captured since the last call; notes the first main request over `stopOverTokens`. */
   catchUp(): void {
     while (this.requests.length < this.captured.length) {
-      const body = this.captured[this.requests.length];
-      const r = { index: this.requests.length, compaction: isCompactionRequest(body), tokens: requestTokens(body) };
+      const i = this.requests.length;
+      const body = this.captured[i];
+      const r = { index: i, compaction: isCompactionRequest(body), tokens: requestTokens(body) };
+      this.captured[i] = null; // sized: a soak's bodies would otherwise hold hundreds of MB
       this.requests.push(r);
       this.lastGrowth = performance.now();
       const limit = this.o.stopOverTokens;
-      if (this.overflowAt === null && !r.compaction && limit !== undefined && r.tokens > limit)
-        this.overflowAt = r.index;
+      if (this.overflowAt === null && !r.compaction && r.tokens > limit) this.overflowAt = r.index;
     }
   }
 
@@ -112,7 +113,7 @@ class Watch {
   reasonToEnd(snap: GoalSnapshot): string | null {
     if (this.endedBy !== null) return null;
     const stop = stopOf(snap);
-    if (this.overflowAt !== null) this.endedBy = 'over_window';
+    if (this.overflowAt !== null) this.endedBy = `a request over ${this.o.stopOverTokens} tokens`;
     else if (stop) this.endedBy = `stopped: ${stop}`;
     else if (performance.now() - this.lastGrowth > this.o.stallMs)
       this.endedBy = `stalled ${this.o.stallMs} ms after the last request`;

@@ -12,6 +12,10 @@
  * - **baseline**: `compaction.auto: false` and no window; cancelled at its
  *   first request over W tokens.
  *
+ * A compacted run is cancelled too at a request over 2·W (compaction is not
+ * keeping up), when its Goal stops by itself (paused, blocked), or after
+ * 180 s without a request; the table says which.
+ *
  * Printed per run: turns, compactions (count, triggers, each one's turn,
  * estimate, before/after and usage per turn around it), the largest request
  * (o200k BPE count of the captured body) against the window, total usage
@@ -79,6 +83,8 @@ async function main(): Promise<void> {
       script,
       context: { windowTokens: WINDOW, outputReserveTokens: RESERVE, source: 'config' },
       compaction: COMPACTION_DEFAULTS,
+      // Compaction keeps requests inside the window; one at twice the window means it does not: stop there.
+      stopOverTokens: 2 * WINDOW,
       stallMs: STALL_MS,
     });
     const compacted = await runFigures(h.store, h.client, compactedRun, window);
