@@ -51,8 +51,14 @@ function rows(s: Soak): [string, string, string][] {
       `requests over usable ${s.window.usableTokens} / over window`,
       ...both((r) => `${r.overUsable} / ${r.overWindow}`),
     ],
-    ['baseline overflow turn', '-', String(s.baseline.overflowTurn ?? 'none')],
-    [`usage tokens, turns before ${s.upTo.beforeTurn ?? 'the end'}`, String(s.upTo.compacted), String(s.upTo.baseline)],
+    ['baseline overflow turn (turns count from 0)', '-', String(s.baseline.overflowTurn ?? 'none')],
+    [
+      s.upTo.beforeTurn === null
+        ? 'usage tokens, whole run (baseline never overflowed)'
+        : `usage tokens, turns 0–${s.upTo.beforeTurn - 1} (before the baseline's overflow)`,
+      String(s.upTo.compacted),
+      String(s.upTo.baseline),
+    ],
     ['usage tokens, whole run', ...both(totalTokens)],
     ['session history events (sum over runs)', ...both((r) => r.history.events)],
     ['session continue-as-new', ...both((r) => r.history.continueAsNew)],
