@@ -88,8 +88,7 @@ export class ProviderError extends ZunoError {
 /** Provider error codes (`error.code` / Anthropic error type) that name a request over the context window. */
 const CONTEXT_LIMIT_CODES = new Set(['context_length_exceeded', 'request_too_large', 'string_above_max_length']);
 /** Messages that name a request over the context window (OpenAI, Anthropic, common OpenAI-compatible servers). */
-const CONTEXT_LIMIT_TEXT =
-  /maximum context length|context_length_exceeded|prompt is too long|request_too_large/i;
+const CONTEXT_LIMIT_TEXT = /maximum context length|context_length_exceeded|prompt is too long|request_too_large/i;
 
 /**
  * CP8: whether a provider failure is an explicit context-limit error, and
@@ -106,7 +105,8 @@ export function contextLimitOf(code: string | undefined, text: string | undefine
   const out: ContextLimitFigures = {};
   const anthropic = /(\d[\d,]*) tokens? > (\d[\d,]*)/.exec(t);
   const limit = anthropic?.[2] ?? /maximum context length is (\d[\d,]*)/i.exec(t)?.[1];
-  const used = anthropic?.[1] ?? /resulted in (\d[\d,]*) tokens/i.exec(t)?.[1] ?? /requested (\d[\d,]*) tokens/i.exec(t)?.[1];
+  const used =
+    anthropic?.[1] ?? /resulted in (\d[\d,]*) tokens/i.exec(t)?.[1] ?? /requested (\d[\d,]*) tokens/i.exec(t)?.[1];
   if (num(limit) !== undefined && Number.isFinite(num(limit))) out.limit = num(limit)!;
   if (num(used) !== undefined && Number.isFinite(num(used))) out.used = num(used)!;
   return out;

@@ -82,10 +82,7 @@ export class TranscriptCache {
     const summary = await currentSummary(this.store, sessionId);
     const epoch = summary?.compactionId ?? null;
     let entry = this.entries.get(sessionId);
-    if (
-      entry &&
-      (entry.epoch !== epoch || (await this.store.partsThrough(sessionId, entry.through)) !== entry.parts)
-    ) {
+    if (entry && (entry.epoch !== epoch || (await this.store.partsThrough(sessionId, entry.through)) !== entry.parts)) {
       this.drop(sessionId);
       entry = undefined;
     }

@@ -63,5 +63,8 @@ export async function compactedHead(
   s: ValidSummary,
 ): Promise<ModelMessage[]> {
   const anchor = await anchorMessage(store, sessionId, s);
-  return [{ role: 'system', segment: COMPACTION_SEGMENT_ID, text: compactionSegmentText(s) }, ...(anchor ? [anchor] : [])];
+  return [
+    { role: 'system', segment: COMPACTION_SEGMENT_ID, text: compactionSegmentText(s) },
+    ...(anchor ? [anchor] : []),
+  ];
 }

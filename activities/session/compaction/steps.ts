@@ -14,7 +14,8 @@ export interface StepRows {
 }
 
 /** a before b (turn, then step). */
-export const stepBefore = (a: StepKey, b: StepKey): boolean => a.turn < b.turn || (a.turn === b.turn && a.step < b.step);
+export const stepBefore = (a: StepKey, b: StepKey): boolean =>
+  a.turn < b.turn || (a.turn === b.turn && a.step < b.step);
 
 /** The steps of `rows` in (turn, step) order, each with its messages, parts (by position) and tool calls (by position). */
 export function groupSteps(rows: TranscriptRows): StepRows[] {
@@ -22,7 +23,8 @@ export function groupSteps(rows: TranscriptRows): StepRows[] {
   const of = (k: StepKey): StepRows => {
     const id = `${k.turn}/${k.step}`;
     let s = byKey.get(id);
-    if (!s) byKey.set(id, (s = { key: { turn: k.turn, step: k.step }, rows: { messages: [], parts: [], toolCalls: [] } }));
+    if (!s)
+      byKey.set(id, (s = { key: { turn: k.turn, step: k.step }, rows: { messages: [], parts: [], toolCalls: [] } }));
     return s;
   };
   for (const m of rows.messages) of(m).rows.messages.push(m);
