@@ -1,16 +1,17 @@
 /**
  * The summary request of a compaction (CP9, CP11, CP12): the compaction
- * system prompt (summary.md) apart from the main agent's instructions,
- * then one user message that opens with a fixed recognisable line, and
- * holds the previous valid summary (labelled, to inherit and correct), the
- * current work state from the store (Goal, Plan, Todo) and the projected
- * record of the steps to summarize. No tools are offered.
+ * system prompt (summary.md) apart from the main agent's instructions; the
+ * previous valid summary, labelled, to inherit and correct (a second system
+ * segment); then one user message that opens with a fixed recognisable
+ * line and holds the current work state from the store (Goal, Plan, Todo)
+ * and the projected record of the steps to summarize. No tools are offered.
  */
 import { renderGoalContext } from '../../../core/goal/context.js';
 import type { ModelMessage } from '../../../core/messages.js';
 import type { SessionMeta } from '../../../core/session/meta.js';
 import type { ProjectionStore } from '../../projection/types.js';
 import { workStateSegment } from '../work-state-segment.js';
+import { replacesSentence } from './compacted-head.js';
 import type { ValidSummary } from './current.js';
 import { projectSteps } from './project.js';
 import type { WindowPlan } from './window.js';
@@ -19,6 +20,22 @@ import { summaryTemplate } from './templates.js';
 /** The first line of every summary request (scripted tests route it with a thread `match: "Compaction request"`). */
 export function requestFirstLine(sessionId: string): string {
   return `Compaction request: summarize the earlier conversation of session ${sessionId}.`;
+}
+
+/**
+ * The previous valid summary as the request's second system segment
+ * (CP3, CP13: inherited and corrected), closed by the same factual sentence
+ * a main request carries — so a scripted model counts a repeat
+ * compaction's request at a new position (local-provider/position.ts).
+ */
+function previousSegment(previous: ValidSummary): string {
+  return [
+    `Previous summary (${previous.compactionId}). It covers the conversation before the record in the user message: inherit it and correct it from the newer messages.`,
+    '<previous_summary>',
+    previous.summary.trim(),
+    '</previous_summary>',
+    replacesSentence(previous.summarizedSteps, previous.summarizedUserMessages),
+  ].join('\n');
 }
 
 /** A summary request as sent, with its segments for `session.compaction.prompt`. */
@@ -31,18 +48,9 @@ export interface SummaryRequest {
 async function sections(
   store: ProjectionStore,
   meta: SessionMeta,
-  previous: ValidSummary | null,
   plan: WindowPlan,
 ): Promise<[string, string, string][]> {
   const out: [string, string, string][] = [['compaction.request', 'fixed', requestFirstLine(meta.sessionId)]];
-  if (previous) {
-    const head = `Previous summary (${previous.compactionId}; it covers the conversation before the record below — inherit it and correct it from newer messages):`;
-    out.push([
-      'compaction.previous',
-      `event ${previous.compactionId}:summary`,
-      `${head}\n<previous_summary>\n${previous.summary.trim()}\n</previous_summary>`,
-    ]);
-  }
   const goal = meta.goal ? await store.getGoal(meta.goal.goalId) : null;
   if (goal)
     out.push([
@@ -74,15 +82,20 @@ export async function buildSummaryRequest(
   plan: WindowPlan,
 ): Promise<SummaryRequest> {
   const system = summaryTemplate();
-  const parts = await sections(store, meta, previous, plan);
+  const inherited = previous ? previousSegment(previous) : null;
+  const parts = await sections(store, meta, plan);
   const user = parts.map(([, , text]) => text).join('\n\n');
   return {
     messages: [
       { role: 'system', segment: 'compaction.summary', text: system },
+      ...(inherited ? [{ role: 'system' as const, segment: 'compaction.previous', text: inherited }] : []),
       { role: 'user', text: user },
     ],
     segments: [
       { id: 'compaction.summary', source: 'activities/session/compaction/summary.md', chars: system.length },
+      ...(previous && inherited
+        ? [{ id: 'compaction.previous', source: `event ${previous.compactionId}:summary`, chars: inherited.length }]
+        : []),
       ...parts.map(([id, source, text]) => ({ id, source, chars: text.length })),
     ],
   };
