@@ -16,7 +16,10 @@
  * A compacted request (docs/compaction.md) carries a summary in place of its
  * older steps and user messages, and its system text says how many it
  * replaces; they are counted as if they were still there, so the scripted
- * replies keep their order across a compaction.
+ * replies keep their order across a compaction. On Anthropic the kept first
+ * user message absorbs a user message that follows it (the adapter merges
+ * consecutive user messages), so in a compacted request each text block of
+ * the first user message counts as a turn.
  */
 import type { WireSurface } from '../core/messages.js';
 
@@ -90,6 +93,13 @@ export function summarizedPosition(surface: WireSurface, body: Record<string, un
   return m ? { steps: Number(m[1]), turns: Number(m[2]) } : { steps: 0, turns: 0 };
 }
 
+/** Text blocks of an Anthropic request's first user message (a string content is one). */
+function firstUserTextBlocks(body: Record<string, unknown>): number {
+  const first = list(body.messages).find((m) => m.role === 'user');
+  if (!first) return 0;
+  return typeof first.content === 'string' ? 1 : list(first.content).filter((b) => b.type === 'text').length;
+}
+
 function surfacePosition(surface: WireSurface, body: Record<string, unknown>): ConversationPosition {
   switch (surface) {
     case 'chat-completions':
@@ -110,7 +120,10 @@ function surfacePosition(surface: WireSurface, body: Record<string, unknown>): C
 export function conversationPosition(surface: WireSurface, body: Record<string, unknown>): ConversationPosition {
   const own = surfacePosition(surface, body);
   const replaced = summarizedPosition(surface, body);
-  return { steps: own.steps + replaced.steps, turns: own.turns + replaced.turns };
+  if (replaced.steps === 0 && replaced.turns === 0) return own;
+  // Anthropic merges the kept first user message with a user message right after it: each text block was a turn.
+  const merged = surface === 'anthropic-messages' ? Math.max(0, firstUserTextBlocks(body) - 1) : 0;
+  return { steps: own.steps + replaced.steps, turns: own.turns + replaced.turns + merged };
 }
 
 /** A stable key of a position (`<steps>/<turns>`). */

@@ -4,6 +4,9 @@ import { join } from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProjectionStore, ProjectionWrite } from '../../activities/projection/types.js';
+import { buildAnthropicBody } from '../../activities/providers/anthropic-request.js';
+import { buildChatCompletionBody } from '../../activities/providers/chat-request.js';
+import { buildResponsesBody } from '../../activities/providers/responses-request.js';
 import { runCompaction, type CompactControl } from '../../activities/session/compaction/compact-session.js';
 import { COMPACTION_SEGMENT_ID } from '../../activities/session/compaction/compacted-head.js';
 import { currentSummary } from '../../activities/session/compaction/current.js';
@@ -15,6 +18,7 @@ import type { CompactInput } from '../../core/compaction/contract.js';
 import { COMPACTION_DEFAULTS } from '../../core/compaction/settings.js';
 import { EV } from '../../core/events.js';
 import type { SessionMeta } from '../../core/session/meta.js';
+import { conversationPosition } from '../../local-provider/position.js';
 import type { Script } from '../../local-provider/script.js';
 import { startLocalProvider, type LocalProvider } from '../../local-provider/server.js';
 import { createTestDb, sessionRow, type TestDb } from '../projection/harness.js';
@@ -225,6 +229,17 @@ describe('compactSession', () => {
     const users = request.messages.filter((x) => x.role === 'user') as { text: string }[];
     expect(users.map((u) => u.text)).toEqual([ANCHOR, 'Now add a test.']); // stored messages only
     expect(JSON.stringify(request.messages)).not.toContain('Reading config.ts.');
+    // A scripted model sees the position the uncompacted request would have had (4 steps, 2 turns) on every surface.
+    const full = { messages: request.messages, model: 'm', tools: [] };
+    expect(conversationPosition('chat-completions', buildChatCompletionBody(full) as never)).toEqual({
+      steps: 4,
+      turns: 2,
+    });
+    expect(conversationPosition('anthropic-messages', buildAnthropicBody(full) as never)).toEqual({
+      steps: 4,
+      turns: 2,
+    });
+    expect(conversationPosition('responses', buildResponsesBody({}, full) as never)).toEqual({ steps: 4, turns: 2 });
   });
 
   it('publishes nothing for an answer that did not finish normally, and the earlier summary stays valid', async () => {

@@ -185,5 +185,19 @@ describe('the scripted position of a compacted request', () => {
     expect(conversationPosition('responses', responses)).toEqual({ steps: 7, turns: 3 });
     const anthropic = { system: sentence, messages: [{ role: 'user', content: 'hi' }] };
     expect(conversationPosition('anthropic-messages', anthropic)).toEqual({ steps: 7, turns: 3 });
+    // The anchor and the next turn's input, merged by the Anthropic adapter, are two turns.
+    const merged = {
+      system: sentence,
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'anchor' },
+            { type: 'text', text: 'next' },
+          ],
+        },
+      ],
+    };
+    expect(conversationPosition('anthropic-messages', merged)).toEqual({ steps: 7, turns: 4 });
   });
 });
