@@ -283,11 +283,45 @@ describe('compactSession', () => {
     expect(stored?.data).toMatchObject({ previous: 'cmp_1_1_1' });
   });
 
+  it('a summary request past compaction.timeoutSeconds publishes nothing (timeout)', async () => {
+    const server = await serve({ text: 'late', fault: { delayMs: 60_000 } });
+    const m = meta(server, { compaction: { ...COMPACTION_DEFAULTS, retainedTokens: 100, timeoutSeconds: 1 } });
+    const failure = await failureOf(runCompaction(store, input(m, 'cmp_slow', { turn: 1, step: 3 }), ctl));
+    expect(failure.type).toBe('compaction_failed');
+    expect((await store.lastEvent(S, EV.compactionFailed))?.data).toMatchObject({
+      compactionId: 'cmp_slow',
+      code: 'timeout',
+    });
+    expect((await currentSummary(store, S))?.compactionId).toBe('cmp_1_3_1');
+  });
+
+  it('a transient provider failure retries (typed, retryable); the request’s own context limit is compaction_failed', async () => {
+    const busy = await serve({ text: 'x', fault: { status: 503 } });
+    const transient = await failureOf(runCompaction(store, input(meta(busy), 'cmp_busy', { turn: 1, step: 3 }), ctl));
+    expect(transient.type).toBe('provider_unavailable');
+    expect(transient.nonRetryable).toBe(false);
+    const retried = await runCompaction(store, input(meta(busy), 'cmp_busy', { turn: 1, step: 3 }), {
+      ...ctl,
+      attempt: 2,
+    });
+    expect(retried.alreadyPublished).toBe(false);
+    await store.writeBatch(S, stepWrites(1, 3, { text: 'More.', output: 'more' }));
+    const full = await serve({ text: 'x', fault: { contextLimit: true } });
+    const limit = await failureOf(runCompaction(store, input(meta(full), 'cmp_full', { turn: 1, step: 4 }), ctl));
+    expect(limit.type).toBe('compaction_failed');
+    expect(limit.nonRetryable).toBe(true);
+    expect((await store.lastEvent(S, EV.compactionFailed))?.data).toMatchObject({
+      compactionId: 'cmp_full',
+      code: 'compaction_failed',
+    });
+  });
+
   it('fails compaction_failed when nothing is left to compact', async () => {
     const server = await serve({ text: 'unused' });
     const failure = await failureOf(runCompaction(store, input(meta(server), 'cmp_none', { turn: 1, step: 2 }), ctl));
     expect(failure.type).toBe('compaction_failed');
     expect(failure.message).toContain('nothing left to compact');
+    expect((await store.lastEvent(S, EV.compactionFailed))?.data).toMatchObject({ compactionId: 'cmp_none' });
     expect(server.requests.length).toBe(0);
   });
 });

@@ -96,9 +96,13 @@ export async function runCompaction(
     atMs: Date.now(),
   });
   const previous = await currentSummary(store, sessionId);
-  const plan = await planWindow(store, sessionId, input.at, previous, settings.retainedTokens);
+  const plan = await planWindow(store, sessionId, input.at, previous, settings.retainedTokens).catch((err: unknown) =>
+    recordFinalFailure(store, input, ctl.attempt, err),
+  );
   const request = await buildSummaryRequest(store, meta, previous, plan);
-  const sent = await sendSummaryRequest(meta, settings, request, ctl);
+  const sent = await sendSummaryRequest(meta, settings, request, ctl).catch((err: unknown) =>
+    recordFinalFailure(store, input, ctl.attempt, err),
+  );
   const rejected = 'rejected' in sent ? sent.rejected : rejectAnswer(sent.response, settings);
   if (rejected || !('response' in sent)) return fail(store, input, ctl.attempt, rejected!);
   return publish(store, input, { previous, plan, request, response: sent.response });
@@ -120,6 +124,29 @@ async function fail(store: ProjectionStore, input: CompactInput, attempt: number
     nonRetryable: true,
     details: [{ code: why.code }],
   });
+}
+
+/**
+ * A send that failed for good (a non-retryable ApplicationFailure) is
+ * recorded as `session.compaction.failed` with its type; then rethrown.
+ * Retryable failures and cancellation pass unrecorded (the next attempt decides).
+ */
+async function recordFinalFailure(
+  store: ProjectionStore,
+  input: CompactInput,
+  attempt: number,
+  err: unknown,
+): Promise<never> {
+  if (err instanceof ApplicationFailure && err.nonRetryable) {
+    await store.appendEvent({
+      id: `${input.compactionId}:failed:${attempt}`,
+      sessionId: input.meta.sessionId,
+      type: EV.compactionFailed,
+      data: { compactionId: input.compactionId, attempt, code: err.type ?? 'compaction_failed', message: err.message },
+      atMs: Date.now(),
+    });
+  }
+  throw err;
 }
 
 /** What a successful attempt publishes from. */

@@ -35,10 +35,21 @@ export type SendOutcome = { response: ModelResponse } | { rejected: Rejection };
 /**
  * A provider failure of the summary request as Temporal sees it: typed by
  * the ProviderError code; retryable ones retry (Retry-After honoured as
- * `nextRetryDelay`), the rest do not. Other errors pass unchanged.
+ * `nextRetryDelay`), the rest do not. A context-limit error of the summary
+ * request itself is `compaction_failed` (compacting again would not help).
+ * Other errors pass unchanged.
  */
 export function summaryProviderFailure(err: unknown): unknown {
   if (!isProviderError(err)) return err;
+  if (err.code === 'provider_context_limit') {
+    // Not the main request's limit: compacting again would not shrink this request.
+    return ApplicationFailure.create({
+      type: 'compaction_failed',
+      message: `the compaction summary request itself exceeds the model's context window: ${err.message}`,
+      nonRetryable: true,
+      details: [{ code: 'provider_context_limit', ...err.contextLimit }],
+    });
+  }
   return ApplicationFailure.create({
     type: err.code,
     message: `compaction summary request: ${err.message}`,
