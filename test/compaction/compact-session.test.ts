@@ -38,6 +38,7 @@ let db: TestDb;
 let store: ProjectionStore;
 let ws: string;
 const servers: LocalProvider[] = [];
+let cache: TranscriptCache;
 
 /** The writes of one stored step: optional user text, assistant text, one read call with its result. */
 function stepWrites(
@@ -204,7 +205,8 @@ describe('compactSession', () => {
   it('assembles the next request from the anchor, the summary segment and the tail, with no synthesized user message', async () => {
     const server = await serve({ text: 'unused' });
     const m = meta(server);
-    const earlier = await new TranscriptCache(store).before(S, { turn: 1, step: 1 });
+    cache = new TranscriptCache(store);
+    const earlier = await cache.before(S, { turn: 1, step: 1 });
     expect(earlier.summary?.compactionId).toBe('cmp_1_1_1');
     const request = await new RequestAssembler(store).assemble(
       { meta: m, turn: 1, step: 1, newInputs: [], settled: [] },
@@ -281,6 +283,14 @@ describe('compactSession', () => {
     });
     const stored = await store.lastEvent(S, EV.compactionSummary);
     expect(stored?.data).toMatchObject({ previous: 'cmp_1_1_1' });
+    // The worker's cached prefix belonged to the first summary: the next request starts from the second.
+    const next = await cache.before(S, { turn: 1, step: 3 });
+    const head = next.messages[0] as { role: string; text: string };
+    expect(head.text).toContain('SUMMARY TWO');
+    expect(head.text).not.toContain('SUMMARY ONE');
+    expect(next.messages[1]).toEqual({ role: 'user', text: ANCHOR });
+    expect(JSON.stringify(next.messages)).not.toContain('Now add a test.');
+    expect(JSON.stringify(next.messages)).toContain('All green.');
   });
 
   it('a summary request past compaction.timeoutSeconds publishes nothing (timeout)', async () => {
