@@ -103,8 +103,9 @@ export async function runCompaction(
   const sent = await sendSummaryRequest(meta, settings, request, ctl).catch((err: unknown) =>
     recordFinalFailure(store, input, ctl.attempt, err),
   );
-  const rejected = 'rejected' in sent ? sent.rejected : rejectAnswer(sent.response, settings);
-  if (rejected || !('response' in sent)) return fail(store, input, ctl.attempt, rejected!);
+  if ('rejected' in sent) return fail(store, input, ctl.attempt, sent.rejected);
+  const rejected = rejectAnswer(sent.response, settings);
+  if (rejected) return fail(store, input, ctl.attempt, rejected);
   return publish(store, input, { previous, plan, request, response: sent.response });
 }
 

@@ -13,7 +13,7 @@ import type { ProjectionStore } from '../../projection/types.js';
 import { workStateSegment } from '../work-state-segment.js';
 import { replacesSentence } from './compacted-head.js';
 import type { ValidSummary } from './current.js';
-import { projectSteps } from './project.js';
+import { PROJECTION_LIMITS, projectSteps, type ProjectionLimits } from './project.js';
 import type { WindowPlan } from './window.js';
 import { summaryTemplate } from './templates.js';
 
@@ -44,6 +44,18 @@ export interface SummaryRequest {
   segments: { id: string; source: string; chars: number }[];
 }
 
+/**
+ * The projection's bounds for this session: the defaults, with the whole
+ * record held to half the model's usable window (≈ 4 characters a token)
+ * when the window is known, but never below 20 000 characters.
+ */
+export function recordLimits(meta: SessionMeta): ProjectionLimits {
+  if (!meta.context) return PROJECTION_LIMITS;
+  const usable = Math.max(0, meta.context.windowTokens - meta.context.outputReserveTokens);
+  const totalChars = Math.min(PROJECTION_LIMITS.totalChars, Math.max(20_000, usable * 2));
+  return { ...PROJECTION_LIMITS, totalChars };
+}
+
 /** The request's user-message sections: [segment id, source, text]. */
 async function sections(
   store: ProjectionStore,
@@ -62,7 +74,7 @@ async function sections(
   if (work) out.push([work.segment, 'work state', `Current work state (from the store, authoritative):\n${work.text}`]);
   const first = plan.summarized[0]!.key;
   const last = plan.boundary;
-  const record = projectSteps(plan.summarized);
+  const record = projectSteps(plan.summarized, recordLimits(meta));
   out.push([
     'compaction.record',
     `steps ${first.turn}.${first.step}–${last.turn}.${last.step}`,
