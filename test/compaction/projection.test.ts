@@ -143,6 +143,26 @@ describe('old tool outputs in a request (issue 28 item 5)', () => {
     expect(messages.length).toBe(conversation.length);
   });
 
+  it('keeps a receipt line that sat in the elided gap', () => {
+    const receipt = '[verification rcp_abc123] passed · exit 0 · authoritative (bash, pipefail)';
+    const output = `${'a'.repeat(3_000)}\n${receipt}\n${'b'.repeat(3_000)}`;
+    const conversation: ModelMessage[] = [
+      { role: 'user', text: 'go' },
+      assistant(0),
+      { role: 'tool', callId: 'c0', name: 'shell', content: output },
+      ...Array.from({ length: 8 }, (_, i) => [assistant(i + 1), tool(i + 1, 8_000)]).flat(),
+    ];
+    const first = elideOldToolOutputs(conversation, 4_000).messages[2] as { content: string };
+    expect(first.content.length).toBeLessThan(1_500);
+    expect(first.content).toContain(receipt);
+    const [s] = groupSteps({
+      messages: [{ id: 'msg_0_0', sessionId: S, role: 'assistant', turn: 0, step: 0, createdAtMs: 0 }],
+      parts: [part(0, 0, 0, { kind: 'tool_call', toolCallId: 'tc_0_0_0' })],
+      toolCalls: [call(0, 0, 0, output)],
+    });
+    expect(projectStep(s!)).toContain('"receipts":["rcp_abc123"]');
+  });
+
   it('moves the cut only in steps of half the retained zone (a stable prefix for prompt caches)', () => {
     const conversation: ModelMessage[] = [{ role: 'user', text: 'go' }];
     for (let i = 0; i < 6; i++) conversation.push(assistant(i), tool(i, 8_000));

@@ -5,7 +5,8 @@
  * plus one reference line saying how to get it again. The stored rows are
  * unchanged (the projection keeps every output; only the request is
  * shorter), and a call keeps its — shortened — result, so the provider's
- * tool protocol still pairs.
+ * tool protocol still pairs. Its `[verification rcp_…]` receipt lines are
+ * always kept (a Goal's evidence cites them).
  *
  * Which outputs are old is measured in estimated tokens from the START of
  * the conversation, and the cut advances in steps of half the retained
@@ -15,7 +16,7 @@
  * `retainedTokens` and 1.5 × `retainedTokens` at the end of the conversation.
  */
 import type { ModelMessage } from '../../../core/messages.js';
-import { fragment } from './project.js';
+import { fragment, receiptLines } from './project.js';
 import { estimateTokens } from './tokens.js';
 
 /** An old tool output longer than this (characters) is elided. */
@@ -46,7 +47,10 @@ export function elideOldToolOutputs(
   const messages = conversation.map((m, i) => {
     if (m.role !== 'tool' || ends[i]! > cut || m.content.length <= ELIDE_OVER_CHARS) return m;
     elided++;
-    const content = `${fragment(m.content, ELIDED_KEEP_CHARS)}\n${elidedReference(m.name, m.callId, m.content.length)}`;
+    const kept = fragment(m.content, ELIDED_KEEP_CHARS);
+    // A receipt line (the evidence a Goal cites) survives even when it sat in the gap.
+    const receipts = receiptLines(m.content).filter((r) => !kept.includes(r));
+    const content = [kept, ...receipts, elidedReference(m.name, m.callId, m.content.length)].join('\n');
     return { ...m, content };
   });
   return { messages, elided };

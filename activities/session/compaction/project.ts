@@ -5,7 +5,8 @@
  * adjacent JSON lines (never the native function protocol); long texts keep
  * a head and a tail around a marked gap; a reasoning part contributes only
  * its visible text, labelled historical — an encrypted capsule
- * (`providerReasoning`) never enters. When the whole record is too long,
+ * (`providerReasoning`) never enters. A result names the verification
+ * receipts (`rcp_…`) its whole output holds, cut or not. When the whole record is too long,
  * whole steps are left out of the middle (boundaries only between steps).
  */
 import type { PartRow, ToolCallRow } from '../../projection/types.js';
@@ -51,6 +52,11 @@ export function fragment(text: string, max: number): string {
   return `${text.slice(0, head)}…[${grouped(omitted)} chars omitted]…${tail > 0 ? text.slice(-tail) : ''}`;
 }
 
+/** `[verification rcp_…]` receipt lines (SH3) of a tool output: evidence a shortened output must not lose. */
+export function receiptLines(text: string): string[] {
+  return text.match(/^\[verification rcp_[^\]\s]+\][^\n]*$/gm) ?? [];
+}
+
 /** The JSON line of a call, then the JSON line of its result (inert text; CP14). */
 function callLines(row: ToolCallRow, l: ProjectionLimits): string[] {
   const call = { call: row.callId, tool: row.tool, row: row.id, arguments: fragment(row.argsJson, l.argsChars) };
@@ -58,6 +64,8 @@ function callLines(row: ToolCallRow, l: ProjectionLimits): string[] {
   if (row.outcome) result.outcome = row.outcome;
   if (row.errorCode) result.error_code = row.errorCode;
   result.output = row.output == null ? '(no result recorded)' : fragment(row.output, l.outputChars);
+  const receipts = row.output ? receiptLines(row.output).map((r) => /rcp_[^\]\s]+/.exec(r)![0]) : [];
+  if (receipts.length > 0) result.receipts = receipts;
   return [`tool call: ${JSON.stringify(call)}`, `tool result: ${JSON.stringify(result)}`];
 }
 
