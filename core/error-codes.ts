@@ -34,6 +34,10 @@ export const ERROR_CODES = {
   cannot_access: 'A path component cannot be accessed (permission or I/O error while resolving).',
   cannot_read: 'A file or directory could not be read (the errno is in the message/data).',
   client_ids_exhausted: 'The session refuses new client message ids: it holds as many as it can remember.',
+  compaction_failed:
+    'A compaction published no summary (nothing left to compact, or the reply was empty, cut, too long or late: CP12); the earlier summary stays valid.',
+  compaction_limit:
+    "A turn's request still did not fit the model's context after 5 compactions (CP6); the turn fails closed, a Goal does not retry it.",
   config_invalid: 'A Zuno config file or value is invalid (names the file and each bad key).',
   config_missing: 'An explicitly given config path cannot be read.',
   content_filtered:
@@ -81,10 +85,6 @@ export const ERROR_CODES = {
   jobs_unavailable: 'The session has no job store on this worker.',
   local_elsewhere:
     "A local activity reached a worker that does not run the session's task queue (an expected refusal; the workflow routes it elsewhere).",
-  compaction_failed:
-    'A compaction published no summary (nothing left to compact, or the reply was empty, cut, too long or late: CP12); the earlier summary stays valid.',
-  compaction_limit:
-    "A turn's request still did not fit the model's context after 5 compactions (CP6); the turn fails closed, a Goal does not retry it.",
   model_invalid: 'A model reference is malformed (expected provider/model).',
   model_missing: 'The command was given neither a model nor a script.',
   model_step_failed: 'A model step failed for good without a typed code (its message says why).',
@@ -116,6 +116,8 @@ export const ERROR_CODES = {
   provider_bad_request: 'The provider refused the request as invalid (400/404/413/422); not retried.',
   provider_config: 'The provider setup is broken (unknown provider, bad base URL…); the turn blocks.',
   provider_connection: 'Could not connect to the provider (refused, reset, DNS); retryable.',
+  provider_context_limit:
+    'The provider said the request exceeds the context window (used/limit kept); compaction recovers (CP8).',
   provider_protocol: 'The provider answered in a shape Zuno cannot parse; not retried.',
   provider_rate_limited: 'The provider rate-limited the request (429); retried after Retry-After.',
   provider_retry_deadline: "A model step's retry window (PR1) ran out; carries the last failure.",

@@ -324,6 +324,8 @@ export const eventSchemas = {
     /** Steps and user messages the summary stands for, from the session's start (the scripted server's position). */
     summarizedSteps: z.number(),
     summarizedUserMessages: z.number(),
+    /** The session's first user message (CP10), kept verbatim in every later request: its step and part position. */
+    anchor: z.object({ turn: z.number(), step: z.number(), position: z.number() }).nullable().optional(),
     beforeTokens: z.number(),
     afterTokens: z.number(),
     estimator: z.string(),

@@ -22,6 +22,12 @@ export type ProviderErrorCode =
   | 'provider_timeout'
   /** Connection refused / reset / DNS failure / connect timeout before any response. Retryable. */
   | 'provider_connection'
+  /**
+   * CP8: the provider refused the request as larger than the model's context
+   * window (OpenAI `context_length_exceeded`, Anthropic `prompt is too long` /
+   * `request_too_large`). Not retried as is: the workflow compacts first.
+   */
+  | 'provider_context_limit'
   /** Unparseable stream, chunk JSON or non-SSE success body. Not retryable (PR3: invalid protocol → block). */
   | 'provider_protocol'
   /** `finish_reason: content_filter` with no text and no tool calls: typed terminal refusal, not retryable (PR3). */
@@ -36,6 +42,7 @@ export const RETRYABLE_BY_CODE: Readonly<Record<ProviderErrorCode, boolean>> = O
   upstream_stream_incomplete: true,
   provider_timeout: true,
   provider_connection: true,
+  provider_context_limit: false,
   provider_protocol: false,
   content_filtered: false,
 });

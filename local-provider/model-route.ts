@@ -1,12 +1,14 @@
 /**
  * A model request on the local provider server, from body to reply: admit
  * it (size, JSON, the surface's required fields, the script's API key),
+ * refuse it when it exceeds the script's `contextWindow` (`context-limit.ts`),
  * pick its scripted reply (`reply-book.ts`), fire the reply's fault, then
  * answer — JSON, a recorded replay, or an SSE stream, whole or cut short.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { WireSurface } from '../core/messages.js';
 import { MAX_REQUEST_BYTES, type Exchange } from './exchange.js';
+import { contextLimitError, requestTokens } from './context-limit.js';
 import { fillReceiptsFromRequest } from './placeholders.js';
 import type { Replay } from './replay.js';
 import type { FaultTaken, ReplyBook } from './reply-book.js';
@@ -54,6 +56,14 @@ interface ChosenReply {
 export async function handleModelRequest(route: ModelRoute, ex: Exchange): Promise<void> {
   const body = await admit(route, ex);
   if (body === undefined) return;
+  const window = route.script.contextWindow;
+  if (window !== undefined) {
+    const used = requestTokens(ex.codec, body);
+    if (used > window) {
+      const e = contextLimitError(ex.codec, used, window);
+      return ex.refuse(400, e.message, e.code, `context window exceeded: ${used} > ${window} tokens`);
+    }
+  }
   const chosen = choose(route, ex, body);
   if (chosen === undefined) return;
   await sendReply(route, ex, body, chosen);
@@ -106,6 +116,13 @@ function choose(route: ModelRoute, ex: Exchange, body: Record<string, unknown>):
   const fault = reply.fault;
   const label = `reply ${index + 1}/${route.replies.length}${picked.at}`;
   const taken = route.book.takeFault(index, fault);
+  if (taken?.kind === 'context-limit') {
+    const used = requestTokens(ex.codec, body);
+    const e = contextLimitError(ex.codec, used, route.script.contextWindow ?? Math.max(1, used - 1));
+    ex.answer(400, ex.codec.errorBody(400, ex.rid, e.message, e.code));
+    ex.logLine(`400 context limit (${label}, fault ${taken.use}/${fault?.times ?? 1})`);
+    return undefined;
+  }
   if (taken?.kind === 'status') {
     const extra: Record<string, string> = fault?.retryAfter !== undefined ? { 'retry-after': fault.retryAfter } : {};
     ex.answer(fault!.status!, ex.codec.errorBody(fault!.status!, ex.rid, fault!.message, fault!.code), extra);

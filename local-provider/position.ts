@@ -11,6 +11,15 @@
  * | Chat Completions   | `assistant` messages                                                      | `user` messages                                             |
  * | Responses          | runs of consecutive `reasoning` / `function_call` / assistant `message` items | `message` items with role `user` (a string `input` is one)  |
  * | Anthropic Messages | `assistant` messages                                                      | `user` messages with some block other than `tool_result`    |
+ * | any, compacted     | + N when the system text says `This summary replaces N earlier model steps and M earlier user messages` | + M |
+ *
+ * A compacted request (docs/compaction.md) carries a summary in place of its
+ * older steps and user messages, and its system text says how many it
+ * replaces; they are counted as if they were still there, so the scripted
+ * replies keep their order across a compaction. On Anthropic the kept first
+ * user message absorbs a user message that follows it (the adapter merges
+ * consecutive user messages), so in a compacted request each text block of
+ * the first user message counts as a turn.
  */
 import type { WireSurface } from '../core/messages.js';
 
@@ -61,12 +70,37 @@ function anthropicPosition(body: Record<string, unknown>): ConversationPosition 
   };
 }
 
-/**
- * The position of a (validated) request body on `surface`.
- *
- * @returns steps and turns as described above; malformed entries are skipped.
- */
-export function conversationPosition(surface: WireSurface, body: Record<string, unknown>): ConversationPosition {
+/** The sentence a compacted request's system text carries (activities/session/compaction/compacted-head.ts). */
+const SUMMARY_REPLACES = /This summary replaces (\d+) earlier model steps and (\d+) earlier user messages/;
+
+/** The system text of a request on `surface`: Chat system/developer messages, Responses `instructions` and system items, Anthropic `system`. */
+export function systemText(surface: WireSurface, body: Record<string, unknown>): string {
+  const isSystem = (m: Record<string, unknown>) => m.role === 'system' || m.role === 'developer';
+  if (surface === 'anthropic-messages') return contentText(body.system);
+  if (surface === 'responses') {
+    const items = typeof body.input === 'string' ? [] : list(body.input).filter(isSystem);
+    return [contentText(body.instructions), ...items.map((i) => contentText(i.content))].join('\n');
+  }
+  return list(body.messages)
+    .filter(isSystem)
+    .map((m) => contentText(m.content))
+    .join('\n');
+}
+
+/** Steps and user messages a compaction summary in the request's system text replaces (0, 0 when none). */
+export function summarizedPosition(surface: WireSurface, body: Record<string, unknown>): ConversationPosition {
+  const m = SUMMARY_REPLACES.exec(systemText(surface, body));
+  return m ? { steps: Number(m[1]), turns: Number(m[2]) } : { steps: 0, turns: 0 };
+}
+
+/** Text blocks of an Anthropic request's first user message (a string content is one). */
+function firstUserTextBlocks(body: Record<string, unknown>): number {
+  const first = list(body.messages).find((m) => m.role === 'user');
+  if (!first) return 0;
+  return typeof first.content === 'string' ? 1 : list(first.content).filter((b) => b.type === 'text').length;
+}
+
+function surfacePosition(surface: WireSurface, body: Record<string, unknown>): ConversationPosition {
   switch (surface) {
     case 'chat-completions':
       return chatPosition(body);
@@ -75,6 +109,21 @@ export function conversationPosition(surface: WireSurface, body: Record<string, 
     case 'anthropic-messages':
       return anthropicPosition(body);
   }
+}
+
+/**
+ * The position of a (validated) request body on `surface`: what its
+ * messages hold plus what a compaction summary in its system text replaces.
+ *
+ * @returns steps and turns as described above; malformed entries are skipped.
+ */
+export function conversationPosition(surface: WireSurface, body: Record<string, unknown>): ConversationPosition {
+  const own = surfacePosition(surface, body);
+  const replaced = summarizedPosition(surface, body);
+  if (replaced.steps === 0 && replaced.turns === 0) return own;
+  // Anthropic merges the kept first user message with a user message right after it: each text block was a turn.
+  const merged = surface === 'anthropic-messages' ? Math.max(0, firstUserTextBlocks(body) - 1) : 0;
+  return { steps: own.steps + replaced.steps, turns: own.turns + replaced.turns + merged };
 }
 
 /** A stable key of a position (`<steps>/<turns>`). */

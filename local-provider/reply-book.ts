@@ -20,7 +20,8 @@ export interface PickedReply {
 
 /** What a reply's fault does to this request (`takeFault`). */
 export type FaultTaken =
-  { kind: 'status'; use: number } | { kind: 'cut-end' | 'cut-destroy' | 'malformed' | 'stream-error'; use: number };
+  | { kind: 'status' | 'context-limit'; use: number }
+  | { kind: 'cut-end' | 'cut-destroy' | 'malformed' | 'stream-error'; use: number };
 
 /** The reply bookkeeping of one server: positions held, cursors, fault uses, replies served. */
 export class ReplyBook {
@@ -74,7 +75,7 @@ export class ReplyBook {
   }
 
   /**
-   * Fires reply `index`'s repeating fault (status / cutStream /
+   * Fires reply `index`'s repeating fault (status / contextLimit / cutStream /
    * malformedChunk / streamError) while it has uses left; undefined when the
    * reply is to be served (no such fault, or its `times` are used up).
    */
@@ -86,6 +87,7 @@ export class ReplyBook {
     this.remember();
     const use = used + 1;
     if (fault.status !== undefined) return { kind: 'status', use };
+    if (fault.contextLimit === true) return { kind: 'context-limit', use };
     if (fault.cutStream === true) return { kind: fault.mode === 'destroy' ? 'cut-destroy' : 'cut-end', use };
     return { kind: fault.streamError === true ? 'stream-error' : 'malformed', use };
   }

@@ -117,6 +117,10 @@ export const ScriptOutputItemSchema = z
  *   `error` event then `response.failed`; Anthropic: an `error` event, default
  *   type `overloaded_error`) and end. `message`, `code` override the defaults;
  *   `times` as above.
+ * - `contextLimit: true`: answer HTTP 400 with the surface's real
+ *   context-limit error (`context-limit.ts`; the limit is the script's
+ *   `contextWindow`, else one token less than the request's estimate).
+ *   `times` as above.
  * - `delayMs`: serve the reply normally but wait `delayMs` ms before the
  *   response headers (`between: "headers"`, default) or before every chunk
  *   (`between: "chunks"`). This consumes the reply (it is a slow answer, not a failure).
@@ -134,13 +138,14 @@ export const ScriptFaultSchema = z
     mode: z.enum(['end', 'destroy']).optional(),
     malformedChunk: z.literal(true).optional(),
     streamError: z.literal(true).optional(),
+    contextLimit: z.literal(true).optional(),
     delayMs: z.number().int().nonnegative().max(600_000).optional(),
     between: z.enum(['headers', 'chunks']).optional(),
     /** How many requests get the fault before the reply is served (status/cutStream/malformedChunk/streamError). */
     times: z.number().int().min(1).max(1000).optional(),
   })
   .superRefine((f, ctx) => {
-    const kinds = (['status', 'cutStream', 'malformedChunk', 'streamError', 'delayMs'] as const).filter(
+    const kinds = (['status', 'cutStream', 'malformedChunk', 'streamError', 'contextLimit', 'delayMs'] as const).filter(
       (k) => f[k] !== undefined,
     );
     if (kinds.length !== 1) {
@@ -148,8 +153,8 @@ export const ScriptFaultSchema = z
         code: 'custom',
         message:
           kinds.length === 0
-            ? 'a fault needs exactly one of status, cutStream, malformedChunk, streamError, delayMs'
-            : `a fault takes exactly one of status, cutStream, malformedChunk, streamError, delayMs (got ${kinds.join(', ')})`,
+            ? 'a fault needs exactly one of status, cutStream, malformedChunk, streamError, contextLimit, delayMs'
+            : `a fault takes exactly one of status, cutStream, malformedChunk, streamError, contextLimit, delayMs (got ${kinds.join(', ')})`,
       });
       return;
     }
@@ -167,7 +172,7 @@ export const ScriptFaultSchema = z
     only('code', ['status', 'streamError']);
     only('mode', ['cutStream']);
     only('between', ['delayMs']);
-    only('times', ['status', 'cutStream', 'malformedChunk', 'streamError']);
+    only('times', ['status', 'cutStream', 'malformedChunk', 'streamError', 'contextLimit']);
   })
   .describe('fault injected for retries tests');
 
@@ -295,6 +300,13 @@ export const ScriptSchema = z
      * request over and over).
      */
     replyBy: z.enum(['position', 'arrival']).optional(),
+    /**
+     * The model's context window in tokens: a request whose estimate
+     * (⌈characters / 4⌉ of its messages or input, system text and tools)
+     * exceeds it is answered HTTP 400 with the surface's real context-limit
+     * error, before any reply is consumed (`context-limit.ts`).
+     */
+    contextWindow: z.number().int().positive().optional(),
     /** Replies, given out in order (see `replyBy`); a faulted request keeps its reply current. */
     replies: z.array(ScriptReplySchema),
     /**

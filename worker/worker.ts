@@ -7,6 +7,7 @@ import { createBgObserver, type BgObserverActivities } from '../activities/sessi
 import { createFinishTurn } from '../activities/session/finish-turn.js';
 import { createRecordQuestion } from '../activities/session/question-records.js';
 import { createRecordApproval } from '../activities/session/approval-records.js';
+import { createCompactSession } from '../activities/session/compaction/compact-session.js';
 import { createModelStep } from '../activities/session/model-step.js';
 import { createDelegationActivities } from '../activities/delegation/delegation-activities.js';
 import { createToolActivities } from '../activities/session/tool-activity.js';
@@ -260,6 +261,7 @@ function activityOptions(
     maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE_MAX_MS,
     activities: {
       modelStep: createModelStep({ store: opts.store, toolSpecs: toolSpecs(), goalOnly: goalOnlyTools() }),
+      compactSession: createCompactSession({ store: opts.store }),
       finishTurn: createFinishTurn(opts.store, serves),
       recordGoal: createRecordGoal(opts.store),
       recordApproval: createRecordApproval(opts.store),

@@ -34,6 +34,14 @@ export interface ProviderErrorInit {
   providerId?: string;
   /** Extra strings to scrub from every text (e.g. the API key). Never stored. */
   secrets?: readonly string[];
+  /** CP8: a context-limit error's figures, parsed from the provider's message (code `provider_context_limit`). */
+  contextLimit?: ContextLimitFigures;
+}
+
+/** CP8: the provider's own figures of a context-limit error, in tokens (absent when its message does not say). */
+export interface ContextLimitFigures {
+  used?: number;
+  limit?: number;
 }
 
 /**
@@ -53,6 +61,8 @@ export class ProviderError extends ZunoError {
   readonly retryable: boolean;
   readonly retryAfterMs?: number;
   readonly diagnostic: ProviderDiagnostic;
+  /** CP8: set on a `provider_context_limit` error (possibly empty when the message gave no figures). */
+  readonly contextLimit?: ContextLimitFigures;
 
   constructor(code: ProviderErrorCode, init: ProviderErrorInit) {
     const diagnostic = sanitizeDiagnostic(init.diagnostic, init.secrets ?? []);
@@ -65,12 +75,41 @@ export class ProviderError extends ZunoError {
     const details: Record<string, unknown> = { diagnostic, retryable: RETRYABLE_BY_CODE[code] };
     if (retryAfterMs !== undefined) details.retryAfterMs = retryAfterMs;
     if (init.providerId !== undefined) details.providerId = init.providerId;
+    if (init.contextLimit !== undefined) details.contextLimit = init.contextLimit;
     super(code, `${where}${diagnostic.reason}`, details);
     this.name = 'ProviderError';
     this.retryable = RETRYABLE_BY_CODE[code];
     if (retryAfterMs !== undefined) this.retryAfterMs = retryAfterMs;
     this.diagnostic = diagnostic;
+    if (init.contextLimit !== undefined) this.contextLimit = init.contextLimit;
   }
+}
+
+/** Provider error codes (`error.code` / Anthropic error type) that name a request over the context window. */
+const CONTEXT_LIMIT_CODES = new Set(['context_length_exceeded', 'request_too_large', 'string_above_max_length']);
+/** Messages that name a request over the context window (OpenAI, Anthropic, common OpenAI-compatible servers). */
+const CONTEXT_LIMIT_TEXT = /maximum context length|context_length_exceeded|prompt is too long|request_too_large/i;
+
+/**
+ * CP8: whether a provider failure is an explicit context-limit error, and
+ * its figures: OpenAI `context_length_exceeded` ("This model's maximum
+ * context length is L tokens. However, your messages resulted in U
+ * tokens…"), Anthropic `prompt is too long: U tokens > L maximum` and
+ * `request_too_large`. `code` is the provider's error code or type, `text`
+ * its message. Undefined when it is not one; `{}` when it is one without figures.
+ */
+export function contextLimitOf(code: string | undefined, text: string | undefined): ContextLimitFigures | undefined {
+  const t = text ?? '';
+  if (!(code !== undefined && CONTEXT_LIMIT_CODES.has(code)) && !CONTEXT_LIMIT_TEXT.test(t)) return undefined;
+  const num = (s: string | undefined) => (s === undefined ? undefined : Number(s.replace(/[,_\s]/g, '')));
+  const out: ContextLimitFigures = {};
+  const anthropic = /(\d[\d,]*) tokens? > (\d[\d,]*)/.exec(t);
+  const limit = anthropic?.[2] ?? /maximum context length is (\d[\d,]*)/i.exec(t)?.[1];
+  const used =
+    anthropic?.[1] ?? /resulted in (\d[\d,]*) tokens/i.exec(t)?.[1] ?? /requested (\d[\d,]*) tokens/i.exec(t)?.[1];
+  if (num(limit) !== undefined && Number.isFinite(num(limit))) out.limit = num(limit)!;
+  if (num(used) !== undefined && Number.isFinite(num(used))) out.used = num(used)!;
+  return out;
 }
 
 /** True when `err` is a {@link ProviderError} (also across module copies: checks `name` + `code`). */

@@ -3,7 +3,7 @@
  * which host (never the full URL), which secrets to scrub, and what is known
  * so far about the response (status, request id).
  */
-import { ProviderError } from './errors.js';
+import { contextLimitOf, ProviderError } from './errors.js';
 import { RETRYABLE_BY_CODE, type ProviderErrorCode } from '../../core/provider-error-codes.js';
 
 /** What a {@link ProviderError} built during one request may say about it. */
@@ -33,7 +33,9 @@ export interface FailureExtra {
 /**
  * Build a typed {@link ProviderError} carrying a PR6 diagnostic (status,
  * code, request id, reason), redacted with `ctx.secrets` and bounded by
- * `ProviderError` itself.
+ * `ProviderError` itself. A `provider_bad_request` or `provider_unavailable`
+ * whose provider code or reason names a context-limit error (errors.ts
+ * `contextLimitOf`) becomes `provider_context_limit` with the figures (CP8).
  *
  * @param code stable error code (decides `retryable`)
  * @param ctx request context (host only, never the URL)
@@ -55,6 +57,13 @@ export function providerFailure(
     providerId: ctx.providerId,
     secrets: ctx.secrets,
   };
+  // CP8: an explicit context-limit error (HTTP or inside the stream) is its own code, with the provider's figures.
+  const limit =
+    code === 'provider_bad_request' || code === 'provider_unavailable' ? contextLimitOf(extra.code, reason) : undefined;
+  if (limit !== undefined) {
+    init.contextLimit = limit;
+    return new ProviderError('provider_context_limit', init);
+  }
   if (extra.retryAfterMs !== undefined && RETRYABLE_BY_CODE[code]) init.retryAfterMs = extra.retryAfterMs;
   return new ProviderError(code, init);
 }

@@ -3,8 +3,15 @@
  * in their order — the base prompt, the agent role's, the turn's rule files
  * (SE27), the Goal (GL19/GL20), the work state (GP32) — before the
  * conversation, with PR8's reasoning replay decided at assembly.
+ *
+ * Compaction (docs/compaction.md): a compacted session's conversation
+ * arrives from transcript-cache.ts already starting with the
+ * `runtime.compaction` segment and the anchor user message, so the summary
+ * segment lands right after the segments above; long tool outputs older
+ * than the retained zone are elided here (compaction/elide.ts).
  */
 import { ApplicationFailure } from '@temporalio/activity';
+import { COMPACTION_DEFAULTS } from '../../core/compaction/contract.js';
 import { DEFAULT_AGENT_NAME, rolePrompt } from '../../core/agents.js';
 import { roleOf } from '../../core/delegation/contract.js';
 import { GOAL_SEGMENT_ID, renderGoalContext } from '../../core/goal/context.js';
@@ -12,6 +19,7 @@ import type { ModelMessage } from '../../core/messages.js';
 import type { ModelStepInput } from '../../core/session/activities.js';
 import type { ProjectionStore } from '../projection/types.js';
 import { adapterFor, type StreamModel } from './provider-call.js';
+import { elideOldToolOutputs } from './compaction/elide.js';
 import { BASE_SEGMENT_ID, systemMessages, systemPrompt } from './prompt.js';
 import { applyReasoningReplay, type ReplayCounts } from './reasoning-replay.js';
 import { TurnRules } from './rules-turn.js';
@@ -42,7 +50,8 @@ export class RequestAssembler {
   /**
    * The request of one step: the provider surface, the system segments
    * (base, role, the turn's rules — SE27, the Goal — GL19/GL20, the work
-   * state — GP32) before `conversation`, with PR8's reasoning replay applied.
+   * state — GP32) before `conversation`, with old long tool outputs elided
+   * (compaction/elide.ts) and PR8's reasoning replay applied.
    * @throws ApplicationFailure `provider_config` for a surface this build
    *   cannot speak; `rule_file_unreadable` (rules-turn.ts).
    */
@@ -75,8 +84,11 @@ export class RequestAssembler {
       ...(goal ? [{ segment: GOAL_SEGMENT_ID, text: renderGoalContext(goal.snapshot, input.continuation) }] : []),
       ...(work ? [work] : []),
     ];
+    // Issue 28 item 5: long tool outputs older than the retained zone ride as head, tail and a reference.
+    const retained = (meta.compaction ?? COMPACTION_DEFAULTS).retainedTokens;
+    const recent = elideOldToolOutputs(conversation, retained).messages;
     // PR8: which reasoning capsules this request may carry is decided now, at assembly.
-    const replay = applyReasoningReplay([...systemMessages(system), ...conversation], {
+    const replay = applyReasoningReplay([...systemMessages(system), ...recent], {
       provider: meta.provider,
       model: meta.model,
       nowMs,

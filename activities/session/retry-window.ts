@@ -6,6 +6,7 @@
  * later attempt — on any worker — measures against the same start.
  */
 import { ApplicationFailure } from '@temporalio/activity';
+import { CONTEXT_LIMIT_FAILURE } from '../../core/compaction/contract.js';
 import { EV, parseEventData } from '../../core/events.js';
 import type { ProviderRetry } from '../../core/provider-config.js';
 import type { ProjectionStore } from '../projection/types.js';
@@ -51,6 +52,21 @@ async function windowStart(f: FailureContext): Promise<number> {
   return f.nowMs;
 }
 
+/**
+ * CP8: a provider's context-limit error as the ApplicationFailure the
+ * workflow recovers from: type {@link CONTEXT_LIMIT_FAILURE}, non-retryable
+ * (the same request would fail again), details[0] = `{used?, limit?}` (the
+ * provider's token figures), details[1] = the PR6 diagnostic.
+ */
+export function contextLimitFailure(err: ProviderError): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: CONTEXT_LIMIT_FAILURE,
+    message: err.message,
+    nonRetryable: true,
+    details: [{ ...err.contextLimit }, err.diagnostic],
+  });
+}
+
 /** `status 503, code server_error, request req_1: reason` — PR6 diagnostics in one line. */
 export function describeDiagnostic(d: ProviderDiagnostic): string {
   const ids = diagnosticIds(d);
@@ -71,6 +87,7 @@ function diagnosticIds(d: ProviderDiagnostic): string {
 /**
  * Maps a modelStep failure to what Temporal should do (PR1–PR3, PR6):
  * - not a ProviderError: returned unchanged (Temporal's policy applies);
+ * - a context-limit error: {@link contextLimitFailure} (CP8);
  * - not retryable (auth, 400, protocol, content filter): non-retryable, typed by code;
  * - the last allowed attempt: non-retryable with the peer's typed error;
  * - a valid Retry-After: honoured (clamped to the max delay, never
@@ -82,6 +99,8 @@ function diagnosticIds(d: ProviderDiagnostic): string {
  */
 export async function providerFailure(err: unknown, f: FailureContext): Promise<unknown> {
   if (!(err instanceof ProviderError)) return err;
+  // CP8: the workflow compacts and runs the step again; details[0] keeps the provider's figures.
+  if (err.code === 'provider_context_limit') return contextLimitFailure(err);
   // details[1] carries the peer's Retry-After on to the workflow: a Goal's backoff honours it (GL6).
   const details =
     err.retryAfterMs !== undefined ? [err.diagnostic, { retryAfterMs: err.retryAfterMs }] : [err.diagnostic];

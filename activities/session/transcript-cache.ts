@@ -14,10 +14,31 @@
  * step — and dropped when it differs (a projection that changed under the
  * worker, e.g. a new database). Bounded: at most `maxSessions` sessions and
  * `maxChars` characters of message text in all, least recently used first out.
+ *
+ * Compaction (CP9, CP10, CP13): when the session has a valid summary, the
+ * conversation is its head (`compaction/compacted-head.ts`: the
+ * `runtime.compaction` system segment and the session's first user
+ * message, verbatim) followed by the steps after the summary's boundary
+ * only — read with `transcriptAfter(boundary)`, so a compacted session's
+ * reads stay bounded. A cached prefix belongs to one summary: a newer
+ * summary drops it.
  */
 import type { ModelMessage } from '../../core/messages.js';
-import type { ProjectionHotPath, StepKey, TranscriptRows } from '../projection/types.js';
+import type { ProjectionHotPath, ProjectionStore, StepKey, TranscriptRows } from '../projection/types.js';
+import { compactedHead } from './compaction/compacted-head.js';
+import { currentSummary, type ValidSummary } from './compaction/current.js';
 import { stepsToMessages } from './prompt.js';
+
+/** The reads the cache makes: the hot path, and the newest summary event. */
+export type TranscriptStore = ProjectionHotPath & Pick<ProjectionStore, 'lastEvent'>;
+
+/** What {@link TranscriptCache.before} returns. */
+export interface EarlierConversation {
+  messages: ModelMessage[];
+  rowsAtCurrent: boolean;
+  /** The valid summary the conversation starts from (CP13), or null when the session was never compacted. */
+  summary: ValidSummary | null;
+}
 
 /** A session's closed prefix. */
 interface Entry {
@@ -27,6 +48,8 @@ interface Entry {
   parts: number;
   messages: ModelMessage[];
   chars: number;
+  /** The summary the prefix starts from (its compaction id), null for a session never compacted. */
+  epoch: string | null;
 }
 
 /** Default bounds of one worker's cache. */
@@ -40,42 +63,51 @@ export class TranscriptCache {
   private chars = 0;
 
   constructor(
-    private readonly store: ProjectionHotPath,
+    private readonly store: TranscriptStore,
     private readonly limits: { maxSessions: number; maxChars: number } = TRANSCRIPT_CACHE_LIMITS,
   ) {}
 
   /**
    * The conversation of every step of `sessionId` before `current`, without
-   * system messages: the cached closed prefix (when its watermark holds) and
-   * the steps after it read from the projection. Steps newly closed join the
-   * cache. `rowsAtCurrent` is true when the projection already holds rows of
+   * the request's own system segments: with a valid summary, its head
+   * (the `runtime.compaction` segment and the anchor user message) and the
+   * steps after its boundary; else every step. The cached closed prefix is
+   * used when its watermark and summary still hold; the steps after it are
+   * read from the projection, and steps newly closed join the cache.
+   * `rowsAtCurrent` is true when the projection already holds rows of
    * `current` itself (a step written before this attempt: the caller rolls
    * them back).
    */
-  async before(sessionId: string, current: StepKey): Promise<{ messages: ModelMessage[]; rowsAtCurrent: boolean }> {
+  async before(sessionId: string, current: StepKey): Promise<EarlierConversation> {
+    const summary = await currentSummary(this.store, sessionId);
+    const epoch = summary?.compactionId ?? null;
     let entry = this.entries.get(sessionId);
-    if (entry && (await this.store.partsThrough(sessionId, entry.through)) !== entry.parts) {
+    if (entry && (entry.epoch !== epoch || (await this.store.partsThrough(sessionId, entry.through)) !== entry.parts)) {
       this.drop(sessionId);
       entry = undefined;
     }
-    const rows = await this.store.transcriptAfter(sessionId, entry?.through ?? null);
+    const rows = await this.store.transcriptAfter(sessionId, entry?.through ?? summary?.boundary ?? null);
     const rowsAtCurrent =
       rows.parts.some((p) => !before(p, current)) || rows.toolCalls.some((c) => !before(c, current));
     const earlier = only(rows, (k) => before(k, current));
     const closedThrough = lastClosed(earlier);
     const closed = closedThrough ? only(earlier, (k) => !before(closedThrough, k)) : undefined;
     const open = stepsToMessages(closedThrough ? only(earlier, (k) => before(closedThrough, k)) : earlier);
-    let prefix = entry?.messages ?? [];
+    const head = entry || !summary ? [] : await compactedHead(this.store, sessionId, summary);
+    let prefix = entry?.messages ?? head;
     if (closed && closedThrough) {
+      // The watermark counts parts from the session's start: after a boundary, those before it too.
+      const base = entry?.parts ?? (summary ? await this.store.partsThrough(sessionId, summary.boundary) : 0);
       prefix = [...prefix, ...stepsToMessages(closed)];
       this.keep(sessionId, {
         through: closedThrough,
-        parts: (entry?.parts ?? 0) + closed.parts.length,
+        parts: base + closed.parts.length,
         messages: prefix,
-        chars: (entry?.chars ?? 0) + textChars(closed),
+        chars: (entry?.chars ?? headChars(head)) + textChars(closed),
+        epoch,
       });
     } else if (entry) this.touch(sessionId, entry);
-    return { messages: [...prefix, ...open], rowsAtCurrent };
+    return { messages: [...prefix, ...open], rowsAtCurrent, summary };
   }
 
   /** Sessions cached now. */
@@ -144,4 +176,9 @@ function textChars(rows: TranscriptRows): number {
   for (const p of rows.parts) n += (p.text?.length ?? 0) + 64;
   for (const c of rows.toolCalls) n += c.argsJson.length + (c.output?.length ?? 0) + 64;
   return n;
+}
+
+/** Characters of a compacted conversation's head. */
+function headChars(head: readonly ModelMessage[]): number {
+  return head.reduce((n, m) => n + ('text' in m ? m.text.length : 0) + 64, 0);
 }

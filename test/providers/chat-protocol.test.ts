@@ -46,7 +46,7 @@ describe('Chat Completions refuses what is not a Chat Completions answer (PR3)',
     expect(err.diagnostic.code).toBe('nameless_tool_call');
   });
 
-  it('an in-stream invalid-request error (context_length_exceeded) is a bad request, never retried', async () => {
+  it('an in-stream context_length_exceeded is provider_context_limit (CP8: compacted, never retried as is)', async () => {
     const server = await serve({
       replies: [
         {
@@ -54,6 +54,18 @@ describe('Chat Completions refuses what is not a Chat Completions answer (PR3)',
             { error: { code: 'context_length_exceeded', type: 'invalid_request_error', message: 'too long' } },
           ] as never,
         },
+      ],
+    });
+    const err = await failureOf(streamChatCompletion(providerConfig(server.url), request));
+    expect(err.code).toBe('provider_context_limit');
+    expect(err.retryable).toBe(false);
+    expect(err.contextLimit).toEqual({}); // the message gives no figures
+  });
+
+  it('an in-stream invalid_prompt stays a bad request, never retried', async () => {
+    const server = await serve({
+      replies: [
+        { chunks: [{ error: { code: 'invalid_prompt', type: 'invalid_request_error', message: 'no' } }] as never },
       ],
     });
     const err = await failureOf(streamChatCompletion(providerConfig(server.url), request));
