@@ -8,7 +8,7 @@
 import type { Client } from '@temporalio/client';
 import { EV, parseEventData, type EventType } from '../core/events.js';
 import type { ProjectionStore } from '../activities/projection/types.js';
-import type { SoakRun } from './compaction-soak-run.js';
+import type { SoakRequest, SoakRun } from './compaction-soak-run.js';
 
 /** One compaction as the events tell it. */
 export interface CompactionFigure {
@@ -56,6 +56,8 @@ export interface RunFigures {
   /** Main requests over the usable window (window − reserve) and over the whole window. */
   overUsable: number;
   overWindow: number;
+  /** Main requests the scripted provider counts over the window (refused with a context-limit error when it enforces it). */
+  providerOverWindow: number;
   compactions: CompactionFigure[];
   compactionFailures: { code: string; message: string }[];
   /** Usage tokens (the four PR11 buckets) by turn, main requests only. */
@@ -140,13 +142,6 @@ async function compactionFigures(
   return out;
 }
 
-/** The turn of each main request, in order (from `session.provider.request`); null where the counts disagree. */
-async function requestTurns(store: ProjectionStore, run: SoakRun): Promise<(number | null)[]> {
-  const sent = await events(store, run.sessionId, EV.providerRequest);
-  const main = run.requests.filter((r) => !r.compaction);
-  return main.map((_, i) => (sent.length === main.length ? sent[i]!.turn : null));
-}
-
 /** The turn ends of the session by status (`completed`, `failed`, …). */
 async function turnEnds(store: ProjectionStore, sessionId: string): Promise<Record<string, number>> {
   const ends: Record<string, number> = {};
@@ -178,8 +173,7 @@ export async function runFigures(
   for (const u of usage) tokensByTurn.set(u.turn, (tokensByTurn.get(u.turn) ?? 0) + bucketSum(u.buckets));
   const failures = await events(store, run.sessionId, EV.compactionFailed);
   const main = run.requests.filter((r) => !r.compaction);
-  const turns = await requestTurns(store, run);
-  const largestAt = main.reduce((best, r, i) => (r.tokens > (main[best]?.tokens ?? -1) ? i : best), 0);
+  const largest = main.reduce<SoakRequest | null>((best, r) => (r.tokens > (best?.tokens ?? -1) ? r : best), null);
   return {
     label: run.label,
     goalStatus: run.final.state.status,
@@ -188,15 +182,16 @@ export async function runFigures(
     turnEnds: await turnEnds(store, run.sessionId),
     mainRequests: main.length,
     compactionRequests: run.requests.length - main.length,
-    largestRequest: { tokens: main[largestAt]?.tokens ?? 0, turn: turns[largestAt] ?? null },
+    largestRequest: { tokens: largest?.tokens ?? 0, turn: largest?.turn ?? null },
     largestReportedInput: Math.max(0, ...usage.map((u) => u.usage?.inputTokens ?? 0)),
     largestRecordedEstimate: Math.max(0, ...usage.map((u) => u.snapshot.requestEstimate ?? 0)),
     overUsable: main.filter((r) => r.tokens > window.usableTokens).length,
     overWindow: main.filter((r) => r.tokens > window.windowTokens).length,
+    providerOverWindow: main.filter((r) => r.providerTokens > window.windowTokens).length,
     compactions: await compactionFigures(store, run.sessionId, tokensByTurn),
     compactionFailures: failures.map((f) => ({ code: f.code, message: f.message })),
     tokensByTurn,
-    overflowTurn: run.overflowAt === null ? null : (turns[main.findIndex((r) => r.index === run.overflowAt)] ?? null),
+    overflowTurn: run.overflowAt === null ? null : (run.requests[run.overflowAt]?.turn ?? null),
     requestSizes: run.requests.map((r) => `${r.compaction ? 'S' : ''}${r.tokens}`),
     history: await historyFigure(client, run.workflowId),
     goalHistory: await historyFigure(client, run.goalWorkflowId),

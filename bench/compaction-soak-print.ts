@@ -47,6 +47,7 @@ function rows(s: Soak): [string, string, string][] {
     ],
     ["largest request, Zuno's estimate (usage snapshot)", ...both((r) => r.largestRecordedEstimate)],
     ['largest input the provider reported', ...both((r) => r.largestReportedInput)],
+    ["requests over the window by the provider's count (chars/4)", ...both((r) => r.providerOverWindow)],
     [
       `requests over usable ${s.window.usableTokens} / over window`,
       ...both((r) => `${r.overUsable} / ${r.overWindow}`),

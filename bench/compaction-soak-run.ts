@@ -13,10 +13,18 @@ import { DEFAULT_ACTIVITY_DEFAULTS } from '../core/activity-defaults.js';
 import type { CompactionSettings, ContextWindow } from '../core/compaction/settings.js';
 import { GOAL_CONTROL_UPDATE, GOAL_QUERY, type GoalSnapshot } from '../core/goal/contract.js';
 import type { SessionMeta } from '../core/session/meta.js';
+import { requestTokens as providerTokens } from '../local-provider/context-limit.js';
 import { startLocalProvider } from '../local-provider/server.js';
+import { chatSurface } from '../local-provider/surface-chat.js';
 import type { Script } from '../local-provider/script.js';
 import type { Harness } from '../test/helpers/harness.js';
-import { SOAK_OBJECTIVE, SOAK_TOOLS, isCompactionRequest, requestTokens } from './compaction-soak-script.js';
+import {
+  SOAK_OBJECTIVE,
+  SOAK_TOOLS,
+  isCompactionRequest,
+  requestTokens,
+  turnOfRequest,
+} from './compaction-soak-script.js';
 
 /** How one run is set up. */
 export interface SoakRunOptions {
@@ -32,11 +40,14 @@ export interface SoakRunOptions {
   stallMs: number;
 }
 
-/** One captured model request: its order, whether it was a summary request, its size (requestTokens). */
+/** One captured model request: its order, whether it was a summary request, its size (requestTokens), its Goal turn (main requests). */
 export interface SoakRequest {
   index: number;
   compaction: boolean;
   tokens: number;
+  /** The scripted provider's own estimate (⌈chars/4⌉ with tools): what its `contextWindow` is held against. */
+  providerTokens: number;
+  turn: number | null;
 }
 
 /** What one run produced. */
@@ -100,7 +111,14 @@ class Watch {
     while (this.requests.length < this.captured.length) {
       const i = this.requests.length;
       const body = this.captured[i];
-      const r = { index: i, compaction: isCompactionRequest(body), tokens: requestTokens(body) };
+      const compaction = isCompactionRequest(body);
+      const r = {
+        index: i,
+        compaction,
+        tokens: requestTokens(body),
+        providerTokens: providerTokens(chatSurface, body as Record<string, unknown>),
+        turn: compaction ? null : turnOfRequest(body),
+      };
       this.captured[i] = null; // sized: a soak's bodies would otherwise hold hundreds of MB
       this.requests.push(r);
       this.lastGrowth = performance.now();

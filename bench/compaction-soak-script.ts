@@ -13,6 +13,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { countTokens } from 'gpt-tokenizer';
+import { conversationPosition, firstUserText } from '../local-provider/position.js';
 import { ScriptSchema, type Script, type ScriptReply } from '../local-provider/script.js';
 
 /** The tools the Goal's session offers (meta `tools`): what the script calls, nothing more. */
@@ -93,21 +94,42 @@ export function soakScript(turns: number, contextWindow?: number): { script: Scr
   return parsed.success ? { script: parsed.data, windowEnforced: true } : { script, windowEnforced: false };
 }
 
-/**
- * Tokens of one captured model request as the window sees it: the o200k BPE
- * count of its conversation (`messages`, Responses `input` and
- * `instructions`, Anthropic `system`) and its tool declarations, serialized
- * as sent. An estimate: a provider adds a few tokens of framing per message.
- */
-export function requestTokens(body: unknown): number {
-  const b = body as Record<string, unknown>;
-  const parts = [b.messages, b.input, b.instructions, b.system, b.tools].filter((p) => p !== undefined);
-  return countTokens(parts.map((p) => (typeof p === 'string' ? p : JSON.stringify(p))).join('\n'));
+/** A Chat Completions message as captured (the fields the count reads). */
+interface WireMessage {
+  content?: unknown;
+  tool_calls?: { function?: { name?: string; arguments?: string } }[];
 }
 
-/** True for a captured request of the compaction thread (its first user message names the compaction request). */
+/**
+ * Tokens of one captured Chat Completions request as the window sees it,
+ * counted the way Zuno's estimator counts the messages it assembles
+ * (activities/session/context/estimator.ts, o200k_base) but on what was
+ * sent: every message's text + 4, every tool call's name and arguments + 4,
+ * every tool declaration's JSON + 4, + 3 for the reply's priming. So a
+ * request refused or cut before Zuno recorded its usage is counted too.
+ */
+export function requestTokens(body: unknown): number {
+  const b = body as { messages?: WireMessage[]; tools?: unknown[] };
+  const text = (c: unknown) => (typeof c === 'string' ? c : c === undefined || c === null ? '' : JSON.stringify(c));
+  let n = 3;
+  for (const m of b.messages ?? []) {
+    n += 4 + countTokens(text(m.content));
+    for (const c of m.tool_calls ?? []) n += 4 + countTokens(`${c.function?.name ?? ''}${c.function?.arguments ?? ''}`);
+  }
+  for (const t of b.tools ?? []) n += 4 + countTokens(JSON.stringify(t));
+  return n;
+}
+
+/** True for a captured Chat Completions request of the compaction thread (its first user message starts the summary request). */
 export function isCompactionRequest(body: unknown): boolean {
-  const b = body as { messages?: { role?: string; content?: unknown }[]; input?: unknown };
-  const first = (b.messages ?? []).find((m) => m.role === 'user') ?? b.input;
-  return JSON.stringify(first ?? '').includes('Compaction request');
+  return firstUserText('chat-completions', body as Record<string, unknown>).includes('Compaction request');
+}
+
+/**
+ * The Goal turn (0-based) a captured main request belongs to: the script's
+ * reply it asks for is its conversation position's step count (compacted
+ * steps included, as the scripted server counts them), two replies a turn.
+ */
+export function turnOfRequest(body: unknown): number {
+  return Math.floor(conversationPosition('chat-completions', body as Record<string, unknown>).steps / 2);
 }
