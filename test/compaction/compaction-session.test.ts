@@ -1,4 +1,5 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -7,7 +8,12 @@ import { EV } from '../../core/events.js';
 import { sessionWorkflowId } from '../../core/ids.js';
 import { COMPACT_UPDATE, type CompactReceipt } from '../../core/session/updates.js';
 import type { ScriptReply } from '../../local-provider/script.js';
+import { Worker } from '@temporalio/worker';
+import { COMPACTION_PATCH } from '../../workflows/generation.js';
+import { workflowBundlePath } from '../../worker/workflow-bundle.js';
+import { TEMPORAL_BIN } from '../helpers/dev-server.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
+import { patchIds } from '../helpers/history.js';
 
 /**
  * Compaction end to end (issue 28, CP6–CP8, CP10): a real Temporal server,
@@ -15,12 +21,35 @@ import { createHarness, type Harness } from '../helpers/harness.js';
  * small: a 4 000-token window, files of ~3 000 characters.
  */
 let h: Harness;
+let codePath: string;
+const bundleDir = mkdtempSync(join(tmpdir(), 'zuno-compact-bundle-'));
 beforeAll(async () => {
   h = await createHarness({ address: inject('temporalAddress') });
+  codePath = await workflowBundlePath(bundleDir);
 });
 afterAll(async () => {
   await h?.close();
+  rmSync(bundleDir, { recursive: true, force: true });
 });
+
+const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'histories');
+
+/**
+ * Replays the workflow's history as the Temporal CLI exports it (DESIGN.md
+ * §4) and checks it recorded the compaction generation's marker; with
+ * ZUNO_RECORD_HISTORY=1 it is written as fixture `name` (replayed by
+ * test/session/replay.test.ts from then on).
+ */
+async function replays(workflowId: string, name: string): Promise<void> {
+  const json = execFileSync(
+    TEMPORAL_BIN,
+    ['workflow', 'show', '--workflow-id', workflowId, '--address', h.address, '--output', 'json'],
+    { encoding: 'utf8' },
+  );
+  expect(patchIds(JSON.parse(json))).toContain(COMPACTION_PATCH);
+  await Worker.runReplayHistory({ workflowBundle: { codePath } }, JSON.parse(json), workflowId);
+  if (process.env.ZUNO_RECORD_HISTORY === '1') writeFileSync(join(FIXTURES, name), json);
+}
 
 const WINDOW: ContextWindow = { windowTokens: 4_000, outputReserveTokens: 1_000, source: 'config' };
 const SETTINGS = { ...COMPACTION_DEFAULTS, retainedTokens: 1_000 };
@@ -99,6 +128,7 @@ describe('compaction in a session (CP6, CP8)', () => {
       'f4.txt',
     ]);
     expect(await eventsOf(run.sessionId, EV.failed)).toHaveLength(0);
+    await replays(run.workflowId, 'session-compaction-threshold-v1.json');
   });
 
   for (const surface of ['chat-completions', 'anthropic-messages'] as const) {
@@ -122,6 +152,7 @@ describe('compaction in a session (CP6, CP8)', () => {
       expect(await eventsOf(run.sessionId, EV.compactionSummary)).toHaveLength(1);
       const t = (await h.store.loadTranscript(run.sessionId))!;
       expect(t.toolCalls.map((c) => JSON.parse(c.argsJson).path)).toEqual(['f0.txt', 'f1.txt', 'f2.txt']);
+      if (surface === 'chat-completions') await replays(run.workflowId, 'session-compaction-context-limit-v1.json');
     });
   }
 
@@ -143,6 +174,7 @@ describe('compaction in a session (CP6, CP8)', () => {
     expect(failed).toHaveLength(1);
     const desc = await h.client.workflow.getHandle(run.workflowId).describe();
     expect(desc.status.name).toBe('FAILED');
+    await replays(run.workflowId, 'session-compaction-limit-v1.json');
   });
 
   it('compaction.auto false skips the threshold but still recovers from a context-limit error and compacts when asked', async () => {
@@ -181,5 +213,6 @@ describe('compaction in a session (CP6, CP8)', () => {
     expect(manual.messages!.map((m) => text(m.content)).join('\n')).toContain('AUTO-OFF-1');
     await handle.terminate('test over');
     await run.closeProvider();
+    await replays(run.workflowId, 'session-compaction-manual-v1.json');
   });
 });
