@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { EV } from '../../core/events.js';
 import { assistantMessageId } from '../../core/ids.js';
-import type { ToolSpec } from '../../core/messages.js';
+import type { ModelMessage, ToolSpec, WireSurface } from '../../core/messages.js';
 import type { ModelStepInput, ModelStepResult } from '../../core/session/activities.js';
 import type { ProjectionStore, ProjectionWrite, StepDeletion } from '../projection/types.js';
 import type { ModelResponse } from '../providers/types.js';
@@ -10,7 +10,7 @@ import { carriedInputs } from './persist.js';
 import { recordSettled } from './tool-records.js';
 import { stepLedger } from './step-ledger.js';
 import { usageEvent } from './usage-record.js';
-import { requestEstimate } from './context/estimator.js';
+import { estimateRequestTokens, estimatorFor, requestEstimate } from './context/estimator.js';
 import { thresholdCrossing } from './compaction/threshold.js';
 import type { CompactionRequired } from '../../core/compaction/contract.js';
 import { providerFailure } from './retry-window.js';
@@ -162,7 +162,7 @@ class ModelSteps {
           meta,
           estimate,
           summary: earlier.summary,
-          compactable: earlier.messages.some((m) => m.role === 'assistant'),
+          compactableTokens: compactableTokens(earlier.messages, meta.provider.transport),
         })
       : null;
     if (crossing) {
@@ -306,4 +306,15 @@ class ModelSteps {
     ]);
     return planned;
   }
+}
+
+/**
+ * Estimated tokens of what a compaction could summarize in `earlier`: its
+ * conversation without the system segments and the anchor (the session's
+ * first user message, never summarized: CP10).
+ */
+function compactableTokens(earlier: readonly ModelMessage[], surface: WireSurface): number {
+  const firstUser = earlier.findIndex((m) => m.role === 'user');
+  const steps = earlier.filter((m, i) => m.role !== 'system' && i !== firstUser);
+  return steps.length === 0 ? 0 : estimateRequestTokens(steps, [], estimatorFor(surface)).tokens;
 }

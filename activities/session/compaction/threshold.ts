@@ -20,22 +20,32 @@ export interface ThresholdInput {
   estimate: { requestTokens: number; estimator: string };
   /** The valid summary the conversation starts from, if any. */
   summary: ValidSummary | null;
-  /** Some stored step lies after the summary's boundary (else a compaction has nothing to summarize). */
-  compactable: boolean;
+  /**
+   * Estimated tokens of the stored steps a compaction could summarize (after
+   * the summary's boundary, the anchor excluded).
+   */
+  compactableTokens: number;
 }
 
 /**
  * The crossing, or null: no window known (no proactive compaction, the
- * run said so once), `compaction.auto` false (CP7), nothing to compact, or
- * under the threshold. Reads the session's newest `session.usage` event.
+ * run said so once), `compaction.auto` false (CP7), under the threshold, or
+ * too little to compact — the steps a compaction could summarize are no
+ * more than `min(retainedTokens, limit / 2)`: what does not fit then is the
+ * fixed part (system segments, tools, the anchor, the summary), which a
+ * compaction cannot shrink; the request is sent, and a provider's
+ * context-limit error still recovers (CP8). This keeps a session whose
+ * fixed part is near the threshold from compacting before every step.
+ * Reads the session's newest `session.usage` event.
  */
 export async function thresholdCrossing(
   store: Pick<ProjectionStore, 'lastEvent'>,
   t: ThresholdInput,
 ): Promise<CompactionRequired | null> {
   const settings = t.meta.compaction ?? COMPACTION_DEFAULTS;
-  if (!t.meta.context || !settings.auto || !t.compactable) return null;
+  if (!t.meta.context || !settings.auto) return null;
   const limit = Math.floor(settings.threshold * usableTokens(t.meta.context));
+  if (t.compactableTokens <= Math.min(settings.retainedTokens, limit / 2)) return null;
   const row = await store.lastEvent(t.meta.sessionId, EV.usage);
   const usage = row && row.seq > (t.summary?.seq ?? 0) ? parseEventData(EV.usage, row.data) : null;
   const sameEstimator = usage?.snapshot.estimator === t.estimate.estimator;
