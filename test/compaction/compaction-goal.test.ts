@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import { COMPACTION_DEFAULTS } from '../../core/compaction/contract.js';
 import { EV } from '../../core/events.js';
 import type { ScriptReply } from '../../local-provider/script.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
@@ -28,10 +29,10 @@ const OBJECTIVE = 'Digest the retry notes into a plan of changes';
 const SUMMARY_ONE = 'SUMMARY-ONE: the Plan has two steps; f0 was read; f1 is next.';
 const SUMMARY_TWO = 'SUMMARY-TWO: f0 and f1 were read, td_1 is completed; f2 is next, then complete the goal.';
 
-/** A workspace with three files of about 3 000 characters each (`f0.txt` …). */
-function workspace(): string {
+/** A workspace with `n` files of about 3 000 characters each (`f0.txt` …). */
+function workspace(n = 3): string {
   const dir = mkdtempSync(join(tmpdir(), 'zuno-compact-goal-ws-'));
-  for (let i = 0; i < 3; i++) {
+  for (let i = 0; i < n; i++) {
     const lines = Array.from({ length: 60 }, (_, l) => `file ${i} line ${l}: notes about the retry policy`);
     writeFileSync(join(dir, `f${i}.txt`), `${lines.join('\n')}\n`);
   }
@@ -155,6 +156,137 @@ it('compaction inside a Goal keeps the Goal, Plan and Todo: the first request af
       'goal_update',
     ]);
     expect(t.toolCalls.every((c) => c.outcome === 'ok')).toBe(true);
+  } finally {
+    if (!completed) {
+      await g.goal.executeUpdate('goalControl', { args: [{ commandId: 'cancel', action: 'cancel' }] }).catch(() => {});
+      await g.result().catch(() => {});
+    }
+    await g.closeProvider();
+  }
+}, 240_000);
+
+it("a compaction in a Goal's continuation turn keeps the continuation directive and summarizes the earlier turn", async () => {
+  const g = await h.startScriptedGoal({
+    workspace: workspace(),
+    prompt: OBJECTIVE,
+    tools: ['read', 'plan_update', 'todo_update', 'goal_update'],
+    script: {
+      replies: [
+        // Turn 0 (the objective): a Plan and a read, then the turn ends; the Goal continues.
+        call('plan_update', { action: 'create', steps: [{ title: 'Read the notes' }, { title: 'Write the plan' }] }),
+        read(0),
+        { text: 'First pass done.' },
+        // Turn 1 (a continuation, no user message): the first request of the turn hits the context limit.
+        limited(call('todo_update', { expected_revision: 0, changes: [{ op: 'add', title: 'Read f1' }] })),
+        read(1),
+        call('goal_update', { expected_revision: 1, complete: true }),
+        { text: 'The goal is complete.' },
+      ],
+      threads: [{ match: 'Compaction request', replies: [{ text: SUMMARY_ONE }] }],
+    },
+  });
+  let completed = false;
+  try {
+    const final = await g.result();
+    completed = true;
+    expect(final.state.status).toBe('completed');
+    expect((await g.sessionResult()).status).toBe('completed');
+    const markers = await h.store.eventsOfType(g.sessionId, EV.contextCompact);
+    expect(markers.map((e) => [(e.data as { turn: number }).turn, (e.data as { step: number }).step])).toEqual([
+      [1, 0],
+    ]);
+    const all = g.providerRequests as Body[];
+    const at = all.findIndex(isCompaction);
+    expect(at).toBeGreaterThan(0);
+    // The summary request covered turn 0 and carried the Goal and the Plan from the store.
+    const request = userText(all[at]!);
+    expect(request).toContain(`# Goal ${g.goalId}`);
+    expect(request).toContain('- st_1 [pending] Read the notes');
+    expect(request).toContain('## step 0.0');
+    expect(request).toContain('## step 0.2');
+    // The request that hit the limit and the one sent again after the compaction are both continuations.
+    const before = systemText(all[at - 1]!);
+    const after = all[at + 1]!;
+    expect(before).toContain('automatic continuation of the goal');
+    expect(systemText(after)).toContain('automatic continuation of the goal');
+    expect(systemText(after)).toContain(`# Goal ${g.goalId}`);
+    expect(systemText(after)).toContain('# Work state (runtime.work_state)');
+    expect(systemText(after)).toContain(`<summary>\n${SUMMARY_ONE}\n</summary>`);
+    // CP10: the only user message is the objective, kept verbatim; no user message was synthesized.
+    expect(after.messages.filter((m) => m.role === 'user').map((m) => text(m.content))).toEqual([OBJECTIVE]);
+    const t = (await h.store.loadTranscript(g.sessionId))!;
+    expect(t.toolCalls.map((c) => c.tool)).toEqual(['plan_update', 'read', 'todo_update', 'read', 'goal_update']);
+  } finally {
+    if (!completed) {
+      await g.goal.executeUpdate('goalControl', { args: [{ commandId: 'cancel', action: 'cancel' }] }).catch(() => {});
+      await g.result().catch(() => {});
+    }
+    await g.closeProvider();
+  }
+}, 240_000);
+
+/**
+ * The reported input of a reply: over the threshold of a 20 000-token window (0.8 × 18 000 usable). The local
+ * provider's default usage counts the messages only, not the offered tools' schemas (a real provider counts
+ * both), so the Goal's growing transcript alone would not reach a threshold deterministically; a reported figure does.
+ */
+const big = (r: ScriptReply): ScriptReply => ({ ...r, usage: { inputTokens: 15_000, outputTokens: 10 } });
+
+it('a Goal crossing the threshold of its context window (CP6): each compaction and the request after it carry the Goal and the work state', async () => {
+  const summaries = ['GS-1', 'GS-2'];
+  const g = await h.startScriptedGoal({
+    workspace: workspace(5),
+    prompt: OBJECTIVE,
+    tools: ['read', 'plan_update', 'todo_update', 'goal_update'],
+    context: { windowTokens: 20_000, outputReserveTokens: 2_000, source: 'config' },
+    compaction: { ...COMPACTION_DEFAULTS, retainedTokens: 1_000 },
+    script: {
+      replies: [
+        call('plan_update', { action: 'create', steps: [{ title: 'Read the notes' }, { title: 'Write the plan' }] }),
+        read(0),
+        big(read(1)),
+        read(2),
+        big(read(3)),
+        read(4),
+        call('goal_update', { expected_revision: 1, complete: true }),
+        { text: 'The goal is complete.' },
+      ],
+      threads: [{ match: 'Compaction request', replies: summaries.map((s) => ({ text: s })) }],
+    },
+  });
+  let completed = false;
+  try {
+    const final = await g.result();
+    completed = true;
+    expect(final.state.status).toBe('completed');
+    const markers = await h.store.eventsOfType(g.sessionId, EV.contextCompact);
+    expect(markers.map((e) => e.data as { trigger: string; step: number })).toMatchObject([
+      { trigger: 'threshold', step: 3 },
+      { trigger: 'threshold', step: 5 },
+    ]);
+    const published = await h.store.eventsOfType(g.sessionId, EV.compactionSummary);
+    expect(published.map((e) => (e.data as { summary: string }).summary)).toEqual(summaries);
+    const all = g.providerRequests as Body[];
+    const at = all.flatMap((b, i) => (isCompaction(b) ? [i] : []));
+    expect(at).toHaveLength(2);
+    at.forEach((i, k) => {
+      expect(userText(all[i]!)).toContain(`# Goal ${g.goalId}`);
+      expect(userText(all[i]!)).toContain('- st_1 [pending] Read the notes');
+      if (k > 0) expect(systemText(all[i]!)).toContain(`<previous_summary>\n${summaries[k - 1]}\n</previous_summary>`);
+      // CP6: nothing was sent for the step over the threshold; the request after the summary is that step's.
+      const next = all[i + 1]!;
+      expect(isCompaction(next)).toBe(false);
+      expect(systemText(next)).toContain(`# Goal ${g.goalId}`);
+      expect(systemText(next)).toContain('- st_1 [pending] Read the notes');
+      expect(systemText(next)).toContain(`<summary>\n${summaries[k]}\n</summary>`);
+    });
+    expect(all).toHaveLength(8 + 2);
+    const t = (await h.store.loadTranscript(g.sessionId))!;
+    expect(t.toolCalls.map((c) => (c.tool === 'read' ? JSON.parse(c.argsJson).path : c.tool))).toEqual([
+      'plan_update',
+      ...Array.from({ length: 5 }, (_, i) => `f${i}.txt`),
+      'goal_update',
+    ]);
   } finally {
     if (!completed) {
       await g.goal.executeUpdate('goalControl', { args: [{ commandId: 'cancel', action: 'cancel' }] }).catch(() => {});
