@@ -89,6 +89,19 @@ export function sessionCompaction(
 }
 
 /**
+ * The context window a resumed session's new model has (zuno.json of the
+ * workspace, else the built-in table), or null when unknown: sent with the
+ * model so compaction measures the model that runs (issue 28).
+ */
+export function contextForModel(
+  cfg: { models?: ModelsConfig; compaction?: CompactionConfig },
+  providerId: string,
+  model: string,
+): ContextWindow | null {
+  return sessionCompaction(cfg, providerId, model).context ?? null;
+}
+
+/**
  * The one line a command prints when the session's model has no known
  * window (CP6: no proactive compaction), or null when it has one.
  */

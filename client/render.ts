@@ -2,7 +2,7 @@ import type { EventRow } from '../activities/projection/index.js';
 import { messageWithoutCode } from '../core/errors.js';
 import { inertBlock, inertText, plainTerminalLine } from '../core/terminal-text.js';
 import { timedOutWords } from '../core/tools/shell.js';
-import { EV, parseEvent, TURN_END_EVENTS, type TypedEvent } from '../core/events.js';
+import { EV, type EventData as DataOf, parseEvent, TURN_END_EVENTS, type TypedEvent } from '../core/events.js';
 import { readsFailed } from './commands/tool-record-view.js';
 import { notInForceLine } from './commands/rules-view.js';
 import { councilEndLine, delegationEndLine } from './render-delegation.js';
@@ -137,6 +137,13 @@ export class HumanRenderer {
       case EV.instructionNotInForce:
         this.line(notInForceLine(e.data));
         break;
+      case EV.contextCompact:
+      case EV.compactionSummary:
+      case EV.compactionFailed: {
+        const line = compactionLine(e);
+        if (line) this.line(line);
+        break;
+      }
       case EV.toolLateResult:
         this.line(`(${e.data.tool} reported ${e.data.outcome} after it was recorded uncertain; the record stands)`);
         break;
@@ -284,4 +291,40 @@ function bgCompletedLine(d: EventData<typeof EV.bgCompleted>): string {
     `${mark} background ${d.taskID} ${d.state}` +
     `${d.exitCode !== null ? ` exit ${d.exitCode}` : ''}, ${d.totalWritten} bytes`
   );
+}
+
+/** Thousands as `12.3k` (people read token counts), exact below 10 000. */
+function kTokens(n: number): string {
+  return n >= 10_000 ? `${(n / 1000).toFixed(1)}k` : String(n);
+}
+
+/** `⟳ compacting the conversation (2 of 5 this turn): ≈14.2k tokens over the 12.0k threshold` — a `context.compact` marker. */
+export function compactingLine(d: DataOf<typeof EV.contextCompact>): string {
+  const which = d.recovery > 0 ? ` (${d.recovery} of 5 this turn)` : ' (asked by a person)';
+  const figures =
+    d.usedTokens !== undefined && d.limitTokens !== undefined
+      ? d.trigger === 'context_limit'
+        ? `: the provider counted ${kTokens(d.usedTokens)} tokens, over its limit of ${kTokens(d.limitTokens)}`
+        : `: ≈${kTokens(d.usedTokens)} tokens, over the ${kTokens(d.limitTokens)} threshold`
+      : '';
+  return `⟳ compacting the conversation${which}${figures}`;
+}
+
+/** `✓ compacted: ≈14.2k → ≈3.1k tokens (summary 2 104 characters)` — a published `session.compaction.summary`. */
+export function compactedLine(d: DataOf<typeof EV.compactionSummary>): string {
+  return `✓ compacted: ≈${kTokens(d.beforeTokens)} → ≈${kTokens(d.afterTokens)} tokens (summary ${d.summary.length} characters, ${d.compactionId})`;
+}
+
+/** The progress line of a compaction event (issue 28 item 6), or null (a marker of a retried attempt). */
+function compactionLine(e: TypedEvent): string | null {
+  switch (e.type) {
+    case EV.contextCompact:
+      return e.data.attempt === 1 ? compactingLine(e.data) : null;
+    case EV.compactionSummary:
+      return compactedLine(e.data);
+    case EV.compactionFailed:
+      return `✗ compaction ${e.data.compactionId} published nothing (${e.data.code}): ${plainTerminalLine(e.data.message)}`;
+    default:
+      return null;
+  }
 }

@@ -157,6 +157,9 @@ export const eventSchemas = {
     withheldReasoningCapsules: z.number(),
     restoredReasoningReplayBoundaries: z.number(),
     withheldAmbiguousReasoningCapsules: z.number(),
+    /** Issue 28: the tokenizer estimate of the request and its estimator (absent before it). */
+    estimatedTokens: z.number().optional(),
+    estimator: z.string().optional(),
   }),
   [EV.usage]: z.object({
     eventId: z.string(),

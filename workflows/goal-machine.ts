@@ -1,3 +1,4 @@
+import { withContext } from '../core/compaction/settings.js';
 import {
   CancellationScope,
   allHandlersFinished,
@@ -144,12 +145,15 @@ export class GoalMachine implements RouteHost {
       if (out.next.state.status === 'active') this.attempt = 0;
       if (req.action === 'resume' && req.choice === 'resume') {
         if (req.route || req.provider || req.model) {
-          this.meta = {
-            ...this.meta,
-            ...(req.route ? { route: req.route } : {}),
-            ...(req.provider ? { provider: req.provider } : {}),
-            ...(req.model ? { model: req.model } : {}),
-          };
+          this.meta = withContext(
+            {
+              ...this.meta,
+              ...(req.route ? { route: req.route } : {}),
+              ...(req.provider ? { provider: req.provider } : {}),
+              ...(req.model ? { model: req.model } : {}),
+            },
+            req.context,
+          );
         }
       }
       this.changed({
@@ -157,6 +161,7 @@ export class GoalMachine implements RouteHost {
         ...(req.action === 'resume' && req.route ? { route: req.route } : {}),
         ...(req.action === 'resume' && req.provider ? { provider: req.provider } : {}),
         ...(req.action === 'resume' && req.model ? { model: req.model } : {}),
+        ...(req.action === 'resume' && req.context !== undefined ? { context: req.context } : {}),
       });
     }
     const result: GoalControlResult = {

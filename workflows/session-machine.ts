@@ -13,6 +13,7 @@ import {
 } from '@temporalio/workflow';
 import type { GoalDirective, GoalTurnReport, GoalTurnSource } from '../core/goal/contract.js';
 import { ZunoStatus } from '../core/search-attributes.js';
+import { withContext } from '../core/compaction/settings.js';
 import { ApprovalBook } from './approvals.js';
 import { ManualCompaction, type ManualCompactionHost } from './manual-compaction.js';
 import { answerText, type QuestionView } from '../core/question-contract.js';
@@ -245,12 +246,15 @@ export class SessionMachine implements TurnHost, QuestionHost, ManualCompactionH
    */
   resume(req: ResumeRequest | undefined): ResumeReceipt {
     this.life = resumeAsked(this.life);
-    this.meta = {
-      ...this.meta,
-      ...(req?.route ? { route: req.route } : {}),
-      ...(req?.provider ? { provider: req.provider } : {}),
-      ...(req?.model ? { model: req.model } : {}),
-    };
+    this.meta = withContext(
+      {
+        ...this.meta,
+        ...(req?.route ? { route: req.route } : {}),
+        ...(req?.provider ? { provider: req.provider } : {}),
+        ...(req?.model ? { model: req.model } : {}),
+      },
+      req?.context,
+    );
     const pausedBy = this.lastOutcome?.kind === 'paused' ? this.lastOutcome.reason : 'paused';
     return { sessionId: this.meta.sessionId, turn: this.turn, pausedBy };
   }
@@ -264,12 +268,15 @@ export class SessionMachine implements TurnHost, QuestionHost, ManualCompactionH
   goalDirective(d: GoalDirective): void {
     if (!this.goal) return;
     this.goal.onDirective(d);
-    this.meta = {
-      ...this.meta,
-      ...(d.route ? { route: d.route } : {}),
-      ...(d.provider ? { provider: d.provider } : {}),
-      ...(d.model ? { model: d.model } : {}),
-    };
+    this.meta = withContext(
+      {
+        ...this.meta,
+        ...(d.route ? { route: d.route } : {}),
+        ...(d.provider ? { provider: d.provider } : {}),
+        ...(d.model ? { model: d.model } : {}),
+      },
+      d.context,
+    );
     if (d.resumeSession) this.life = resumeAsked(this.life);
     if (d.answer && !this.inbox.some((i) => i.clientMessageId === d.answer!.requestId)) {
       // GL39: the answer is the person's own input (typed at `zuno goal answer`), keyed by the request it answers.

@@ -234,7 +234,11 @@ export class TurnRun {
     const summary = `turn ${this.turn + 1} · compacting (${input.recovery} of ${MAX_RECOVERIES_PER_DRIVE}) · ${input.trigger}`;
     const options = modelStepOptions(this.meta.provider.retry, this.meta.activityDefaults, summary);
     const outcome = await this.ports.race(this.ports.compactSession(input, options));
-    if (outcome.kind === 'done') return true;
+    if (outcome.kind === 'done') {
+      // The summary request is spent by this turn too (GL10 budgets); a result read back was never counted.
+      this.count(outcome.value.usage);
+      return true;
+    }
     if (this.interrupted) this.endInterrupted();
     else if (outcome.kind === 'failed') {
       this.ended = classifyModelFailure(outcome.error, this.meta.activityDefaults.model.startToCloseTimeoutMs);
@@ -280,11 +284,16 @@ export class TurnRun {
       this.ended = classifyModelFailure(outcome.error, this.meta.activityDefaults.model.startToCloseTimeoutMs);
       return null;
     }
-    const tokens = requestTokens(outcome.value.usage);
-    if (tokens === null) this.spent.usage.unmeasured += 1;
-    else this.spent.usage.tokens += tokens;
+    this.count(outcome.value.usage);
     this.host.settled = [];
     return outcome.value;
+  }
+
+  /** Adds one provider request's usage to what the turn spent (`unmeasured` when it reported none). */
+  private count(usage: ModelStepResult['usage']): void {
+    const tokens = requestTokens(usage);
+    if (tokens === null) this.spent.usage.unmeasured += 1;
+    else this.spent.usage.tokens += tokens;
   }
 
   /** The step answered with no tool call: the turn ends, unless steered inputs wait (SE1); true when it ended. */

@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { EV } from '../../core/events.js';
 import { assistantMessageId } from '../../core/ids.js';
-import type { ToolSpec } from '../../core/messages.js';
+import type { ModelMessage, ToolSpec, WireSurface } from '../../core/messages.js';
 import type { ModelStepInput, ModelStepResult } from '../../core/session/activities.js';
 import type { ProjectionStore, ProjectionWrite, StepDeletion } from '../projection/types.js';
 import type { ModelResponse } from '../providers/types.js';
@@ -10,7 +10,9 @@ import { carriedInputs } from './persist.js';
 import { recordSettled } from './tool-records.js';
 import { stepLedger } from './step-ledger.js';
 import { usageEvent } from './usage-record.js';
-import { requestEstimate } from './context/estimator.js';
+import { estimateRequestTokens, estimatorFor, requestEstimate } from './context/estimator.js';
+import { thresholdCrossing } from './compaction/threshold.js';
+import type { CompactionRequired } from '../../core/compaction/contract.js';
 import { providerFailure } from './retry-window.js';
 import { stepsToMessages } from './prompt.js';
 import { RequestAssembler, type AssembledRequest } from './request-assembly.js';
@@ -18,6 +20,9 @@ import { rollbackEvent, sessionTurnWrite, turnStartedEvent } from './step-events
 import { TranscriptCache } from './transcript-cache.js';
 import { declaredTools } from '../../core/tools/registry.js';
 import { sessionCatalog } from '../../core/delegation/contract.js';
+
+/** The result of a step that sent nothing (CP6: it asked for a compaction first). */
+const answerless = { finishReason: 'stop', toolCalls: [], textLength: 0 } as const satisfies Partial<ModelStepResult>;
 
 /** Interval between modelStep heartbeats, in ms (the heartbeat timeout is temporal.yaml `activities.model`). */
 const HEARTBEAT_EVERY_MS = 2_000;
@@ -68,6 +73,8 @@ interface StepAt {
 /** What the request phase hands the stream phase: the request, and where the step's parts start. */
 interface Prepared {
   request: AssembledRequest;
+  /** The tokenizer estimate of the request (CP6; recorded with its usage). */
+  estimate: { requestTokens: number; estimator: string };
   /** Position of the step's first part (after the inputs it carries). */
   position: number;
   reconciled: Awaited<ReturnType<typeof recordSettled>>;
@@ -92,6 +99,8 @@ class ModelSteps {
     const ctx = Context.current();
     const at: StepAt = { input, sessionId: input.meta.sessionId, attempt: ctx.info.attempt };
     const prepared = await this.prepare(at, ctx);
+    // CP6: over the threshold, nothing of the step was written and nothing is sent.
+    if ('compactionRequired' in prepared) return { ...answerless, compactionRequired: prepared.compactionRequired };
     const response = await this.streamAnswer(at, ctx, prepared.request);
     const planned = await this.recordAnswer(at, prepared, response);
     return {
@@ -114,7 +123,10 @@ class ModelSteps {
    * Settles workflow-settled outcomes, rolls back an earlier attempt (PR4),
    * assembles the request and writes, in one batch, what it carries (SE9).
    */
-  private async prepare({ input, sessionId, attempt }: StepAt, ctx: Context): Promise<Prepared> {
+  private async prepare(
+    { input, sessionId, attempt }: StepAt,
+    ctx: Context,
+  ): Promise<Prepared | { compactionRequired: CompactionRequired }> {
     const { store } = this;
     const { meta, turn, step } = input;
     const now = () => Date.now();
@@ -143,6 +155,22 @@ class ModelSteps {
       await store.writeBatch(sessionId, carriedWrites);
       throw err;
     }
+    const tools = input.toolsDisabled ? [] : this.offered(meta);
+    const estimate = requestEstimate(request.messages, tools, meta.provider.transport);
+    const crossing = input.mayCompact
+      ? await thresholdCrossing(store, {
+          meta,
+          estimate,
+          summary: earlier.summary,
+          compactableTokens: compactableTokens(earlier.messages, meta.provider.transport),
+        })
+      : null;
+    if (crossing) {
+      // CP6: before any request record; the step's inputs are carried again once compacted.
+      if (rolledBack)
+        await store.writeBatch(sessionId, [rollbackEvent(sessionId, { turn, step, attempt }, meta, rolledBack, now())]);
+      return { compactionRequired: crossing };
+    }
     // Before the request, one batch: what it carries (SE9: reconstructible from the projection once sent).
     await store.writeBatch(sessionId, [
       ...carriedWrites,
@@ -161,12 +189,14 @@ class ModelSteps {
             surface: meta.provider.transport,
             messages: request.messages.length,
             ...request.counts,
+            estimatedTokens: estimate.requestTokens,
+            estimator: estimate.estimator,
           },
           atMs: now(),
         },
       },
     ]);
-    return { request, position: carried.nextPosition, reconciled };
+    return { request, estimate, position: carried.nextPosition, reconciled };
   }
 
   /** Streams the provider's answer while heartbeating, emitting coalesced `message.part.delta` events. */
@@ -224,7 +254,7 @@ class ModelSteps {
   /** After the answer, one batch: usage, the part ledger in provider order (PR9), calls validated and planned (TD8). */
   private async recordAnswer(
     { input, sessionId, attempt }: StepAt,
-    { request, position }: Prepared,
+    { estimate, position }: Prepared,
     response: ModelResponse,
   ): Promise<ModelStepResult['toolCalls']> {
     const { store } = this;
@@ -235,7 +265,7 @@ class ModelSteps {
       store,
       { sessionId, turn, step, attempt, atMs: now() },
       response,
-      requestEstimate(request.messages, input.toolsDisabled ? [] : this.offered(meta), meta.provider.transport),
+      estimate,
       meta.context,
     );
     const ledger = await stepLedger(
@@ -276,4 +306,15 @@ class ModelSteps {
     ]);
     return planned;
   }
+}
+
+/**
+ * Estimated tokens of what a compaction could summarize in `earlier`: its
+ * conversation without the system segments and the anchor (the session's
+ * first user message, never summarized: CP10).
+ */
+function compactableTokens(earlier: readonly ModelMessage[], surface: WireSurface): number {
+  const firstUser = earlier.findIndex((m) => m.role === 'user');
+  const steps = earlier.filter((m, i) => m.role !== 'system' && i !== firstUser);
+  return steps.length === 0 ? 0 : estimateRequestTokens(steps, [], estimatorFor(surface)).tokens;
 }

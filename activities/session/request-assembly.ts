@@ -35,8 +35,6 @@ export interface AssembledRequest {
   messages: ModelMessage[];
   /** PR8 counters recorded on `session.provider.request`. */
   counts: ReplayCounts;
-  /** Characters of the request's messages as JSON (the context snapshot's estimate, PR11). */
-  requestChars: number;
 }
 
 /** Assembles model-step requests for one worker (it remembers each session's rules for the turn). */
@@ -97,7 +95,6 @@ export class RequestAssembler {
       stream,
       messages: replay.messages,
       counts: replay.counts,
-      requestChars: JSON.stringify(replay.messages).length,
     };
   }
 }

@@ -15,6 +15,7 @@ import type { Sink } from '../sink.js';
 import { hostId } from '../routing.js';
 import { keyAvailable, serveWork, workerMode } from '../serving.js';
 import { loadZunoConfig, resolveModel } from '../zuno-config.js';
+import { contextForModel } from '../compaction-config.js';
 import { controlGoal, withServedGoal } from './goal-control.js';
 import { connectGoal, openGoalTarget } from './goal-target.js';
 import { apiKeyMissing, resolveWorkspace } from './run-plan.js';
@@ -183,6 +184,7 @@ async function resumeGoal(r: ResumeInputs): Promise<number> {
     route: serving.route,
     provider: resolved.provider,
     model: resolved.model,
+    context: contextForModel(loadZunoConfig(session.workspace, opts.config), resolved.provider.id, resolved.model),
   });
   notify?.(`goal ${goalId}: ${sent.message} (revision ${sent.revision}; its turns run on host ${serving.route.host})`);
   return driveGoal({

@@ -15,6 +15,7 @@ import { hostId } from '../routing.js';
 import { keyAvailable, serveWork, workerMode } from '../serving.js';
 import { checkSessionId, sessionResultOf } from '../session-start.js';
 import { loadZunoConfig, resolveModel } from '../zuno-config.js';
+import { contextForModel } from '../compaction-config.js';
 import { exitFor, followSession } from './run.js';
 import { probeOf, TemporalOutage } from '../temporal-outage.js';
 import { asErrorCode } from '../../core/error-codes.js';
@@ -93,6 +94,7 @@ export async function sessionResumeCommand(id: string, opts: ResumeOptions, sink
       route,
       provider: resolved.provider,
       model: resolved.model,
+      context: contextForModel(zcfg, resolved.provider.id, resolved.model),
       source: 'cli:session-resume',
     };
     const receipt = await sendResume(handle, id, req);

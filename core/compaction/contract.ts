@@ -5,6 +5,7 @@
  * recovery budget of one drive. Deterministic (shared by workflows and
  * activities).
  */
+import type { Usage } from '../messages.js';
 import type { SessionMeta } from '../session/meta.js';
 
 export type { CompactionSettings, ContextWindow } from './settings.js';
@@ -50,6 +51,8 @@ export interface CompactResult {
   estimator: string;
   /** True when an earlier attempt had already published this compaction (a worker killed after publishing). */
   alreadyPublished: boolean;
+  /** The summary request's usage as the provider reported it (a Goal's budgets count it, GL10). */
+  usage?: Usage;
 }
 
 /** What modelStep returns instead of sending when the next request crosses the threshold (CP6). */

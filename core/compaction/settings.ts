@@ -32,6 +32,21 @@ export interface CompactionSettings {
   maxSummaryBytes: number;
 }
 
+/**
+ * `meta` with its context window changed along with its model (a resume on
+ * another model, issue 28): `undefined` keeps it, `null` removes it (the new
+ * model's window is unknown), a window replaces it. Pure.
+ */
+export function withContext<T extends { context?: ContextWindow }>(
+  meta: T,
+  context: ContextWindow | null | undefined,
+): T {
+  if (context === undefined) return meta;
+  const { context: _old, ...rest } = meta;
+  void _old;
+  return (context === null ? rest : { ...rest, context }) as T;
+}
+
 /** Defaults of {@link CompactionSettings} (docs/compaction.md says why). */
 export const COMPACTION_DEFAULTS: CompactionSettings = {
   auto: true,

@@ -1,3 +1,4 @@
+import type { ContextWindow } from '../compaction/settings.js';
 import type { ProviderConfig } from '../provider-config.js';
 import type { SessionMeta, SessionRoute } from '../session/meta.js';
 import type { TurnOutcome } from '../session/outcome.js';
@@ -214,6 +215,8 @@ export type GoalControlRequest = { commandId: string; expectedRevision?: number;
       route?: SessionRoute;
       provider?: ProviderConfig;
       model?: string;
+      /** With `model`: its context window (null: unknown; issue 28). */
+      context?: ContextWindow | null;
     }
   | { action: 'cancel' }
   | { action: 'answer'; requestId: string; text: string }
@@ -274,6 +277,8 @@ export interface GoalDirective {
   route?: SessionRoute;
   provider?: ProviderConfig;
   model?: string;
+  /** With `model`: its context window (null: unknown; issue 28). */
+  context?: ContextWindow | null;
   /** GL36: turns run while the Goal is paused on an unknown outcome have every tool disabled. */
   toolsDisabled?: boolean;
   /** The Goal was resumed: a session paused with it (PR3 `provider_auth`) runs its paused turn again. */

@@ -3,6 +3,7 @@
  * Updates (`submitInput`, `interrupt`, `resume`), its query (`state`) and its
  * signal (`bgSettled`), with the Updates' arguments and receipts.
  */
+import type { ContextWindow } from '../compaction/settings.js';
 import type { ProviderConfig } from '../provider-config.js';
 import type { SessionRoute } from './meta.js';
 import type { TurnActivity } from './state.js';
@@ -54,6 +55,8 @@ export interface ResumeRequest {
   route?: SessionRoute;
   provider?: ProviderConfig;
   model?: string;
+  /** With `model`: its context window (null: unknown), so compaction measures the new model (issue 28). */
+  context?: ContextWindow | null;
   /** Who asks (e.g. `cli:session-resume`), recorded in the resume event. */
   source?: string;
 }

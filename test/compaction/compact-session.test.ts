@@ -113,7 +113,7 @@ function meta(server: LocalProvider, over: Partial<SessionMeta> = {}): SessionMe
     title: 't',
     toolConcurrency: 8,
     activityDefaults: DEFAULT_ACTIVITY_DEFAULTS,
-    compaction: { ...COMPACTION_DEFAULTS, retainedTokens: 100 },
+    compaction: { ...COMPACTION_DEFAULTS, retainedTokens: 125 },
     ...over,
   };
 }

@@ -56,3 +56,16 @@ export async function activityRuns(client: Client, workflowId: string): Promise<
     ];
   });
 }
+
+/** The `patched()` ids a history recorded (its `core_patch` markers), from the CLI's proto3 JSON. */
+export function patchIds(history: {
+  events: {
+    markerRecordedEventAttributes?: { markerName: string; details?: Record<string, { payloads: { data: string }[] }> };
+  }[];
+}): string[] {
+  return history.events.flatMap((e) => {
+    const m = e.markerRecordedEventAttributes;
+    const data = m?.markerName === 'core_patch' ? m.details?.['patch-data']?.payloads[0]?.data : undefined;
+    return data ? [(JSON.parse(Buffer.from(data, 'base64').toString('utf8')) as { id: string }).id] : [];
+  });
+}

@@ -12,6 +12,7 @@ import { FAST_TURN_PATCH } from '../../workflows/session-machine.js';
 import { workflowBundlePath } from '../../worker/workflow-bundle.js';
 import { TEMPORAL_BIN } from '../helpers/dev-server.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
+import { patchIds } from '../helpers/history.js';
 
 /**
  * History-replay tests (DESIGN.md §4): the current workflow code must replay
@@ -23,18 +24,6 @@ import { createHarness, type Harness } from '../helpers/harness.js';
  */
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'histories');
 
-/** The `patched()` ids a history recorded (its `core_patch` markers), from the CLI's proto3 JSON. */
-function patchIds(history: {
-  events: {
-    markerRecordedEventAttributes?: { markerName: string; details?: Record<string, { payloads: { data: string }[] }> };
-  }[];
-}): string[] {
-  return history.events.flatMap((e) => {
-    const m = e.markerRecordedEventAttributes;
-    const data = m?.markerName === 'core_patch' ? m.details?.['patch-data']?.payloads[0]?.data : undefined;
-    return data ? [(JSON.parse(Buffer.from(data, 'base64').toString('utf8')) as { id: string }).id] : [];
-  });
-}
 let h: Harness;
 let codePath: string;
 const stateDir = mkdtempSync(join(tmpdir(), 'zuno-replay-'));
@@ -301,6 +290,10 @@ describe('session workflow determinism', () => {
     const v3 = patchIds(JSON.parse(readFileSync(join(FIXTURES, 'session-approvals-v3.json'), 'utf8')));
     const v4 = patchIds(JSON.parse(readFileSync(join(FIXTURES, 'session-approvals-v4.json'), 'utf8')));
     expect([v3.includes(EXACT_SUBJECT_PATCH), v4.includes(EXACT_SUBJECT_PATCH)]).toEqual([false, true]);
+    // Compaction (issue 28, patched('zuno-compaction-v1')): over the threshold, a provider's context limit, the 6th
+    // recovery failing closed, a person's compaction (test/compaction/compaction-session.test.ts records them).
+    for (const kind of ['threshold', 'context-limit', 'limit', 'manual'])
+      expect(files).toContain(`session-compaction-${kind}-v1.json`);
     // Questions: asked, the worker killed, answered (test/session/questions-crash.test.ts records it).
     expect(files).toContain('session-questions-v1.json');
     // Delegation (issue 12): a parent with a foreground task and a background job, and a child (test/delegation/delegation-replay.test.ts).

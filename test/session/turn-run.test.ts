@@ -69,6 +69,7 @@ const compacted = (i: CompactInput): CompactResult => ({
   summaryHash: 'abc',
   estimator: 'test',
   alreadyPublished: false,
+  usage: { inputTokens: 100, outputTokens: 20 },
 });
 
 /** One model step's script: its result, a failure, or a function run when the step is scheduled. */
@@ -343,6 +344,8 @@ describe('TurnRun (SE1, TD5, TD10) without a server', () => {
       expect(r.steps.map((s) => s.newInputs.map((i) => i.inputId))).toEqual([['in_0'], ['in_0']]);
       expect(result.outcome).toEqual({ turn: 3, steps: 1, inputIds: ['in_0'], kind: 'final_answer', textLength: 4 });
       expect(r.log).toContain('details turn');
+      // The summary request counts toward the turn's spending (GL10); the step that sent nothing does not.
+      expect(result.spent.usage).toEqual({ tokens: 120, unmeasured: 1 });
     });
 
     it("a provider's context-limit error takes the same recovery and keeps the provider's figures", async () => {

@@ -14,6 +14,12 @@ describe('text for the Temporal UI (rendered as Markdown there)', () => {
     expect(markdownLiteral('plain words, (parens) and a-b.')).toBe('plain words, (parens) and a-b.');
   });
 
+  it('a compaction says which recovery of the turn it is, or that a person asked (issue 28 item 6)', () => {
+    const at = Date.UTC(2026, 11, 1, 6, 41, 5);
+    expect(statusLine.compacting(2, 2, 5, at)).toBe('turn 3 · compacting (2 of 5) · since 06:41:05 UTC');
+    expect(statusLine.compacting(2, 0, 5, at)).toBe('turn 3 · compacting (asked by a person) · since 06:41:05 UTC');
+  });
+
   it('the status line escapes what came from the model', () => {
     const at = Date.UTC(2026, 11, 1, 6, 41, 5);
     expect(statusLine.tools(0, [{ name: 'shell', summary: 'shell: echo $HOME `id`' }], at)).toBe(

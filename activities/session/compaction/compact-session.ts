@@ -60,6 +60,7 @@ function resultOf(d: EventData<typeof EV.compactionSummary>, alreadyPublished: b
     summaryHash: d.summaryHash,
     estimator: d.estimator,
     alreadyPublished,
+    ...(d.usage ? { usage: d.usage } : {}),
   };
 }
 

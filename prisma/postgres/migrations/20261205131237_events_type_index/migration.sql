@@ -1,0 +1,3 @@
+-- CreateIndex
+CREATE INDEX "events_sessionId_type_seq_idx" ON "events"("sessionId", "type", "seq");
+
