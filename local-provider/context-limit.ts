@@ -14,10 +14,10 @@ import type { SurfaceCodec } from './surface.js';
 /**
  * Estimated tokens of a request: ⌈characters / 4⌉ of what the surface counts
  * as its prompt (Chat/Anthropic `messages` and `system`, Responses `input`
- * and `instructions`) plus its `tools`.
+ * and `instructions`, and the `tools` of each).
  */
 export function requestTokens(codec: SurfaceCodec, body: Record<string, unknown>): number {
-  return Math.ceil((codec.promptChars(body) + JSON.stringify(body.tools ?? []).length) / 4);
+  return Math.ceil(codec.promptChars(body) / 4);
 }
 
 /** The message and error code (Anthropic: error type) of a context-limit error on `codec`'s surface. */

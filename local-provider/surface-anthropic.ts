@@ -68,8 +68,13 @@ export function anthropicUsage(u: ScriptUsage): Record<string, unknown> {
   return out;
 }
 
+/** Characters of what the surface counts as input: messages, system text and the offered tools' schemas. */
 function promptChars(body: Record<string, unknown>): number {
-  return JSON.stringify(body.messages ?? '').length + JSON.stringify(body.system ?? '').length;
+  return (
+    JSON.stringify(body.tools ?? []).length +
+    JSON.stringify(body.messages ?? '').length +
+    JSON.stringify(body.system ?? '').length
+  );
 }
 
 function defaultSignature(c: RenderCtx, i: number): string {

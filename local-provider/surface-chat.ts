@@ -21,8 +21,9 @@ export function chatUsage(u: ScriptUsage): Record<string, unknown> {
 
 const DONE: WireEvent = { data: '[DONE]' };
 
+/** Characters of what the surface counts as input: messages, system text and the offered tools' schemas. */
 function promptChars(body: Record<string, unknown>): number {
-  return JSON.stringify(body.messages ?? '').length;
+  return JSON.stringify(body.tools ?? []).length + JSON.stringify(body.messages ?? '').length;
 }
 
 /** A `chat.completion.chunk` event of request `c`: id, object, created, model, then `fields`. */

@@ -21,9 +21,11 @@ export function responsesUsage(u: ScriptUsage): Record<string, unknown> {
   return usage;
 }
 
+/** Characters of what the surface counts as input: messages, system text and the offered tools' schemas. */
 function promptChars(body: Record<string, unknown>): number {
   return (
-    JSON.stringify(body.input ?? '').length + (typeof body.instructions === 'string' ? body.instructions.length : 0)
+    JSON.stringify(body.tools ?? []).length +
+    (JSON.stringify(body.input ?? '').length + (typeof body.instructions === 'string' ? body.instructions.length : 0))
   );
 }
 

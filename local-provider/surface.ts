@@ -74,7 +74,7 @@ export interface SurfaceCodec {
   errorBody(status: number, requestId: string, message?: string, code?: string): string;
   /** Whether the request asked for a stream. */
   wantsStream(body: Record<string, unknown>): boolean;
-  /** Characters of the prompt, for usage estimates. */
+  /** Characters of the prompt (messages, system text, tool schemas), for usage estimates and context limits. */
   promptChars(body: Record<string, unknown>): number;
   /** Stream events of a scripted turn. */
   render(turn: ScriptedTurn, ctx: RenderCtx): RenderedStream;

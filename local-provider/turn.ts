@@ -121,6 +121,7 @@ export function estimateTokens(chars: number): number {
  * input (from `promptChars`), output and total only; `null` → none.
  */
 export function turnUsage(turn: ScriptedTurn, promptChars: number): ScriptUsage | null {
+  // `promptChars` counts the offered tools' schemas too, as real providers' input tokens do.
   if (turn.usage === null) return null;
   if (turn.usage !== undefined) return turn.usage;
   const outChars = turn.items.reduce(

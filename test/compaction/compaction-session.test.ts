@@ -91,10 +91,10 @@ describe('compaction in a session (CP6, CP8)', () => {
       compaction: SETTINGS,
       script: {
         replies: [read(0), read(1), read(2), read(3), read(4), { text: 'done reading' }],
-        threads: summaries(SUMMARY),
+        threads: summaries(SUMMARY, `${SUMMARY} (2)`, `${SUMMARY} (3)`, `${SUMMARY} (4)`),
       },
     });
-    expect(run.result.status).toBe('completed');
+    expect(run.result.status, JSON.stringify(run.result.error)).toBe('completed');
     expect((await h.store.loadTranscript(run.sessionId))!.session.finalText).toBe('done reading');
     const markers = await eventsOf(run.sessionId, EV.contextCompact);
     const published = await eventsOf(run.sessionId, EV.compactionSummary);
