@@ -23,12 +23,28 @@ export const SOAK_TOOLS = ['read', 'todo_update', 'goal_update'];
 export const SOAK_OBJECTIVE =
   'Work through the chunk files under chunks/ one per turn: read chunk N, record it on the Todo, then go on with the next until all are done.';
 
-/** The summary every compaction request gets (the `Compaction request` thread). */
+/** The summary every compaction request gets (the `Compaction request` thread), ~300 bytes. */
 export const SOAK_SUMMARY = [
   'Goal: read the chunk files under chunks/ one per turn and record each on the single Todo td_1.',
   'Progress: the chunks before the retained conversation are read and recorded; nothing is blocked.',
   'Next: continue with the next chunk after the last one visible in the retained conversation.',
 ].join('\n');
+
+/**
+ * The summary text of `bytes` bytes at least: {@link SOAK_SUMMARY}, then
+ * numbered "Reference" lines (what a real summary's references and
+ * decisions look like in size) up to the length. `bytes` ≤ its length: the
+ * plain summary.
+ */
+export function soakSummary(bytes: number): string {
+  const lines = [SOAK_SUMMARY];
+  for (let i = 1; lines.join('\n').length < bytes; i++) {
+    lines.push(
+      `Reference ${i}: chunks/c${String(i).padStart(4, '0')}.txt was read and recorded on td_1; nothing in it is open.`,
+    );
+  }
+  return lines.join('\n');
+}
 
 /** Path of turn `k`'s file (1-based), relative to the workspace. */
 export const chunkPath = (k: number) => `chunks/c${String(k).padStart(4, '0')}.txt`;
@@ -77,16 +93,21 @@ function workStep(k: number, turns: number): ScriptReply {
  * The provider script of a `turns`-turn Goal. `contextWindow` (tokens), when
  * given and the local provider knows the key, makes the provider refuse a
  * request over it with a real context-limit error; a provider without the
- * key gets the script without it (the bench says so).
+ * key gets the script without it (the bench says so). Every summary request
+ * is answered with `soakSummary(summaryBytes)`.
  */
-export function soakScript(turns: number, contextWindow?: number): { script: Script; windowEnforced: boolean } {
+export function soakScript(
+  turns: number,
+  contextWindow?: number,
+  summaryBytes = 0,
+): { script: Script; windowEnforced: boolean } {
   const replies: ScriptReply[] = [];
   for (let k = 1; k <= turns; k++) {
     replies.push(workStep(k, turns));
     replies.push({ text: k === turns ? 'All chunks are done; the goal is complete.' : `Chunk ${k} recorded.` });
   }
   // Every summary request gets the same reply; copies cover a thread position that grows with each compaction.
-  const summaries = Array.from({ length: turns }, () => ({ text: SOAK_SUMMARY }));
+  const summaries = Array.from({ length: turns }, () => ({ text: soakSummary(summaryBytes) }));
   const script = { replies, threads: [{ match: 'Compaction request', replies: summaries }] };
   if (contextWindow === undefined) return { script, windowEnforced: false };
   const withWindow = { ...script, contextWindow };

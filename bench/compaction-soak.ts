@@ -23,7 +23,7 @@
  * baseline's), Temporal history events of the session (summed over its
  * continue-as-new runs) and wall time. `--json` prints the same as JSON.
  *
- *   npx tsx bench/compaction-soak.ts [--turns 300] [--window 16000] [--file-bytes 2000] [--json]
+ *   npx tsx bench/compaction-soak.ts [--turns 300] [--window 16000] [--file-bytes 2000] [--summary-bytes 300] [--json]
  */
 import { join } from 'node:path';
 import { COMPACTION_DEFAULTS } from '../core/compaction/settings.js';
@@ -34,11 +34,12 @@ import { printSoak, soakJson } from './compaction-soak-print.js';
 import { badArgument, benchFlags, runBench, zunoBench } from './worker-procs.js';
 
 const flags = benchFlags(
-  'usage: npx tsx bench/compaction-soak.ts [--turns 300 (3..2000)] [--window 16000 (4000..1000000 tokens)] [--file-bytes 2000 (200..20000, read per turn)] [--json]',
+  'usage: npx tsx bench/compaction-soak.ts [--turns 300 (3..2000)] [--window 16000 (4000..1000000 tokens)] [--file-bytes 2000 (200..20000, read per turn)] [--summary-bytes 300 (0..65536, the scripted summary)] [--json]',
   {
     turns: { type: 'string', default: '300' },
     window: { type: 'string', default: '16000' },
     'file-bytes': { type: 'string', default: '2000' },
+    'summary-bytes': { type: 'string', default: '300' },
     json: { type: 'boolean', default: false },
   },
 );
@@ -50,6 +51,9 @@ if (!Number.isInteger(WINDOW) || WINDOW < 4000 || WINDOW > 1_000_000)
 const FILE_BYTES = Number(flags['file-bytes']);
 if (!Number.isInteger(FILE_BYTES) || FILE_BYTES < 200 || FILE_BYTES > 20_000)
   badArgument('--file-bytes must be an integer in 200..20000');
+const SUMMARY_BYTES = Number(flags['summary-bytes']);
+if (!Number.isInteger(SUMMARY_BYTES) || SUMMARY_BYTES < 0 || SUMMARY_BYTES > 65_536)
+  badArgument('--summary-bytes must be an integer in 0..65536');
 const RESERVE = 2000;
 /** No provider request for this long ends a run as stalled. */
 const STALL_MS = 180_000;
@@ -73,7 +77,7 @@ async function main(): Promise<void> {
     });
     const baseline = await runFigures(h.store, h.client, baselineRun, window);
 
-    const { script, windowEnforced } = soakScript(TURNS, WINDOW);
+    const { script, windowEnforced } = soakScript(TURNS, WINDOW, SUMMARY_BYTES);
     progress(
       `compacted: window ${WINDOW}, reserve ${RESERVE}, default compaction; provider enforces it: ${windowEnforced}`,
     );
