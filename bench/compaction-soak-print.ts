@@ -27,13 +27,17 @@ const kv = (o: Record<string, number>) =>
     .map(([k, v]) => `${k} ${v}`)
     .join(', ') || '-';
 
+/** A reason cut to fit a table cell (the whole one is printed under the table). */
+const short = (reason: string | null) =>
+  reason === null ? '-' : reason.length > 40 ? `${reason.slice(0, 39)}…` : reason;
+
 /** The rows of the side-by-side table: label, compacted, baseline. */
 function rows(s: Soak): [string, string, string][] {
   const both = (f: (r: RunFigures) => unknown): [string, string] => [String(f(s.compacted)), String(f(s.baseline))];
   const pct = (n: number) => `${Math.round((n / s.window.windowTokens) * 100)} %`;
   return [
     ['goal status', ...both((r) => r.goalStatus)],
-    ['ended by the bench', ...both((r) => r.endedBy ?? '-')],
+    ['ended by the bench', ...both((r) => short(r.endedBy))],
     ['turns completed: turn ends / goal spent.turns', ...both((r) => `${r.turnEnds.completed ?? 0} / ${r.turns}`)],
     ['turn ends', ...both((r) => kv(r.turnEnds))],
     ['main requests / summary requests', ...both((r) => `${r.mainRequests} / ${r.compactionRequests}`)],
@@ -80,6 +84,7 @@ export function printSoak(s: Soak): void {
     `\nlong Goal of ${s.turns} turns, window ${s.window.windowTokens} (usable ${s.window.usableTokens}); provider enforces the window: ${s.windowEnforced ? 'yes' : 'no'}`,
   );
   for (const r of table) console.log(`${r[0].padEnd(w[0]!)}  ${r[1].padStart(w[1]!)}  ${r[2].padStart(w[2]!)}`);
+  for (const r of [s.compacted, s.baseline]) if (r.endedBy) console.log(`${r.label} ended by the bench: ${r.endedBy}`);
   const cs = s.compacted.compactions;
   if (cs.length === 0) return;
   console.log('\ncompactions of the compacted run (usage tokens per turn: average of up to 3 turns before / after)');
