@@ -42,8 +42,10 @@ export interface RunFigures {
   label: string;
   goalStatus: string;
   endedBy: string | null;
-  /** Turns that ended (the Goal's `spent.turns`), and turn ends by status. */
+  /** Turns the Goal counted (`spent.turns`), and turn ends by status. */
   turns: number;
+  /** Tokens the Goal counted (`spent.tokens`: its budget's measure, summary requests included since issue 28). */
+  goalTokens: number;
   turnEnds: Record<string, number>;
   mainRequests: number;
   compactionRequests: number;
@@ -179,6 +181,7 @@ export async function runFigures(
     goalStatus: run.final.state.status,
     endedBy: run.endedBy,
     turns: run.final.spent.turns,
+    goalTokens: run.final.spent.tokens,
     turnEnds: await turnEnds(store, run.sessionId),
     mainRequests: main.length,
     compactionRequests: run.requests.length - main.length,

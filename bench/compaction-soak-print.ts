@@ -65,6 +65,7 @@ function rows(s: Soak): [string, string, string][] {
       String(s.upTo.baseline),
     ],
     ['usage tokens, whole run', ...both(totalTokens)],
+    ['tokens the Goal counted (spent.tokens)', ...both((r) => r.goalTokens)],
     ['session history events (sum over runs)', ...both((r) => r.history.events)],
     ['session continue-as-new', ...both((r) => r.history.continueAsNew)],
     ['largest session run, events', ...both((r) => r.history.largestRun)],
