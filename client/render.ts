@@ -293,9 +293,10 @@ function bgCompletedLine(d: EventData<typeof EV.bgCompleted>): string {
   );
 }
 
-/** Thousands as `12.3k` (people read token counts), exact below 10 000. */
-function kTokens(n: number): string {
-  return n >= 10_000 ? `${(n / 1000).toFixed(1)}k` : String(n);
+/** Token counts as people read them: exact below 1 000, else `12.3k`; exact both when two rounded ones would read alike. */
+export function kTokens(n: number, other?: number): string {
+  const k = (v: number) => (v >= 1000 ? `${(v / 1000).toFixed(1)}k` : String(v));
+  return other !== undefined && k(n) === k(other) ? n.toLocaleString('en-US') : k(n);
 }
 
 /** `⟳ compacting the conversation (2 of 5 this turn): ≈14.2k tokens over the 12.0k threshold` — a `context.compact` marker. */
@@ -304,15 +305,18 @@ export function compactingLine(d: DataOf<typeof EV.contextCompact>): string {
   const figures =
     d.usedTokens !== undefined && d.limitTokens !== undefined
       ? d.trigger === 'context_limit'
-        ? `: the provider counted ${kTokens(d.usedTokens)} tokens, over its limit of ${kTokens(d.limitTokens)}`
-        : `: ≈${kTokens(d.usedTokens)} tokens, over the ${kTokens(d.limitTokens)} threshold`
+        ? `: the provider counted ${kTokens(d.usedTokens, d.limitTokens)} tokens, over its limit of ${kTokens(d.limitTokens, d.usedTokens)}`
+        : `: ≈${kTokens(d.usedTokens, d.limitTokens)} tokens, over the ${kTokens(d.limitTokens, d.usedTokens)} threshold`
       : '';
   return `⟳ compacting the conversation${which}${figures}`;
 }
 
-/** `✓ compacted: ≈14.2k → ≈3.1k tokens (summary 2 104 characters)` — a published `session.compaction.summary`. */
+/**
+ * `✓ compacted: the earlier conversation took ≈9.6k tokens, now ≈2.1k as a summary and the kept steps (cmp_…)` —
+ * a published `session.compaction.summary`; its figures are the compacted part's, not the whole request's.
+ */
 export function compactedLine(d: DataOf<typeof EV.compactionSummary>): string {
-  return `✓ compacted: ≈${kTokens(d.beforeTokens)} → ≈${kTokens(d.afterTokens)} tokens (summary ${d.summary.length} characters, ${d.compactionId})`;
+  return `✓ compacted: the earlier conversation took ≈${kTokens(d.beforeTokens)} tokens, now ≈${kTokens(d.afterTokens)} as a summary and the kept steps (${d.compactionId})`;
 }
 
 /** The progress line of a compaction event (issue 28 item 6), or null (a marker of a retried attempt). */

@@ -23,7 +23,27 @@ export default async function setup(project: TestProject) {
   process.env.ZUNO_BUNDLE_CACHE = join(dir, 'bundle-cache');
   const [server] = await Promise.all([startTestDevServer(join(dir, 'temporal.db')), workflowBundlePath(dir)]);
   project.provide('temporalAddress', server.address);
+  // Ctrl-C (or a CI runner's SIGTERM) ends vitest without its teardown: the server is its own process group
+  // (detached), so it would outlive the run. Kill it, then end as the signal would have.
+  const onSignal = (signal: NodeJS.Signals) => {
+    const pid = server.pid();
+    if (pid !== undefined) {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+    rmSync(dir, { recursive: true, force: true });
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+    process.kill(process.pid, signal);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   return async () => {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
     await server.kill();
     rmSync(dir, { recursive: true, force: true });
   };

@@ -66,7 +66,7 @@ export class DriveRecoveries {
       return {
         kind: 'failed',
         code: 'compaction_limit',
-        message: `the request still does not fit the model's context after ${MAX_RECOVERIES_PER_DRIVE} compactions in this turn (${describe(need)})`,
+        message: `this turn already compacted its conversation ${MAX_RECOVERIES_PER_DRIVE} times, the most one turn may (CP6), and step ${at.step + 1} asked again (${describe(need)}); the session can go on with a new message or goal turn`,
       };
     }
     this.used += 1;
@@ -98,10 +98,11 @@ export function compactInput(
 }
 
 function describe(need: CompactionNeed): string {
-  const what = need.trigger === 'threshold' ? 'over the compaction threshold' : "the provider's context limit";
   const figures =
     need.usedTokens !== undefined && need.limitTokens !== undefined
-      ? `: ${need.usedTokens} of ${need.limitTokens} tokens`
+      ? ` (${need.usedTokens} tokens, ${need.trigger === 'threshold' ? 'threshold' : 'limit'} ${need.limitTokens})`
       : '';
-  return `last ${what}${figures}`;
+  return need.trigger === 'threshold'
+    ? `over the compaction threshold${figures}`
+    : `the provider's context limit${figures}`;
 }

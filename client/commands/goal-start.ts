@@ -154,8 +154,6 @@ async function startAndFollow(
     temporal,
     route: serving.route,
   });
-  // CP6: a model with no known window is never compacted before a request; say so once.
-  noteUnknownWindow(meta, notify);
   const goal: GoalWorkflowStart = {
     goalId: newGoalId(),
     objective: input.objective,
@@ -175,6 +173,8 @@ async function startAndFollow(
   early.followed = true;
   handOverSigint();
   notify?.(`goal ${started.goalId} started (session ${sessionId})`);
+  // CP6: a model with no known window is never compacted before a request; say so once.
+  noteUnknownWindow(meta, notify);
   return driveGoal({
     client: temporal.client,
     address: temporal.address,

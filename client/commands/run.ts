@@ -252,14 +252,14 @@ async function runSession(
     route: serving.route,
     agent: plan.agent,
   });
-  // CP6: a model with no known window is never compacted before a request; say so once, when its meta is set.
-  if (!live) noteUnknownWindow(meta, notify);
   const started = await admitAndTrack(plan, temporal, meta, prompt, live !== null, progress, serving.servedHere);
   notify?.(
     plan.existing
       ? `continuing session ${sessionId} (your message is ${receiptWords(started.receipt)})`
       : `session ${sessionId} started`,
   );
+  // CP6: a model with no known window is never compacted before a request; say so once, when its meta is set.
+  if (!live) noteUnknownWindow(meta, notify);
   const result = await followRun(plan, temporal, started, opts, sink, progress, notify);
   progress.finished = true;
   return exitFor(result, sessionId, sink, serving.servedHere ? 'run' : serving.route?.servedBy);

@@ -4,7 +4,7 @@ import { asErrorCode } from '../../core/error-codes.js';
 import { sessionWorkflowId } from '../../core/ids.js';
 import { COMPACT_UPDATE, type CompactReceipt, type CompactRequest } from '../../core/session/updates.js';
 import { connectTemporal, resolvePaths } from '../context.js';
-import { processSink } from '../render.js';
+import { kTokens, processSink } from '../render.js';
 import type { Sink } from '../sink.js';
 import { checkSessionId, describeSessionRun } from '../session-start.js';
 import { endedWords } from '../session-reconcile.js';
@@ -86,10 +86,9 @@ async function askCompaction(client: Parameters<typeof describeSessionRun>[0], s
 
 /** The human line for a compaction receipt (turns counted from 1). Pure. */
 export function describeCompaction(r: CompactReceipt): string {
-  const k = (n: number) => (n >= 10_000 ? `${(n / 1000).toFixed(1)}k` : String(n));
   return (
-    `session ${r.sessionId} compacted (${r.compactionId}): ${k(r.beforeTokens)} → ${k(r.afterTokens)} tokens ` +
-    `(estimated, ${r.estimator}); the summary stands for everything through turn ${r.boundary.turn + 1} step ` +
-    `${r.boundary.step + 1}, summary ${r.summaryHash}\n`
+    `session ${r.sessionId} compacted (${r.compactionId}): the earlier conversation took ≈${kTokens(r.beforeTokens)} ` +
+    `tokens, now ≈${kTokens(r.afterTokens)} (${r.estimator}); the summary stands for everything through turn ` +
+    `${r.boundary.turn + 1} step ${r.boundary.step + 1}, summary ${r.summaryHash}\n`
   );
 }

@@ -15,7 +15,7 @@ import { callSummary } from './show-args.js';
 import { renderToolCall } from './show-call.js';
 import { speakerLabel, untakenInputLines } from './show-inputs.js';
 import { LIMITS, proseLines, type ShowView } from './show-text.js';
-import { compactionLines, compactionMarks, type CompactionMark } from './show-compactions.js';
+import { compactionLines, compactionMarks, compactionUsageLine, type CompactionMark } from './show-compactions.js';
 import { agentLine, type DelegatedBy, delegatedBy, renderDelegations } from './show-delegations.js';
 
 /**
@@ -71,7 +71,8 @@ export async function sessionShowCommand(
         : renderTranscript(t, view, await turnEnds(store, sessionId), delegatedBy(t.session, started), compactions) +
             renderBackground(background, t) +
             renderDelegations(delegations, view) +
-            (usage ? renderUsage(usage) : ''),
+            (usage ? renderUsage(usage) : '') +
+            compactionUsageLine(compactions),
     );
     if (!opts.json) {
       sink.out(renderTurnRules(rules) + (route ? renderRouteStatus(route, sessionId) : ''));

@@ -1,5 +1,6 @@
 import type { ProjectionStore } from '../../activities/projection/index.js';
 import { EV, parseEventData } from '../../core/events.js';
+import { kTokens } from '../render.js';
 
 /** A published compaction as `session show` marks it (from its `session.compaction.summary` event). */
 export interface CompactionMark {
@@ -10,6 +11,8 @@ export interface CompactionMark {
   afterTokens: number;
   summaryHash: string;
   summary: string;
+  /** The summary request's usage as reported (null: none). */
+  usage: { inputTokens?: number; outputTokens?: number } | null;
 }
 
 /** The session's published compactions, oldest first (CP13: failed or dangling attempts are not among them). */
@@ -32,10 +35,24 @@ const WHY: Record<CompactionMark['trigger'], string> = {
  * Pure.
  */
 export function compactionLines(m: CompactionMark): string[] {
-  const k = (n: number) => (n >= 10_000 ? `${(n / 1000).toFixed(1)}k` : String(n));
   return [
     '',
-    `══ compacted ${m.compactionId} (${WHY[m.trigger]}): ≈${k(m.beforeTokens)} → ≈${k(m.afterTokens)} tokens; ` +
+    `══ compacted ${m.compactionId} (${WHY[m.trigger]}): the conversation above took ≈${kTokens(m.beforeTokens)} tokens, ` +
+      `≈${kTokens(m.afterTokens)} after; ` +
       `from here on the model gets the steps above as a summary (${m.summaryHash}, ${m.summary.length} characters)`,
   ];
+}
+
+/**
+ * `compaction: 3 summary requests, input 4,912, output 1,093 tokens (not in the usage above)` — what the
+ * summary requests cost; '' when there were none. A bucket no request reported is `unknown`. Pure.
+ */
+export function compactionUsageLine(marks: CompactionMark[]): string {
+  if (marks.length === 0) return '';
+  const sum = (k: 'inputTokens' | 'outputTokens') => {
+    const known = marks.map((m) => m.usage?.[k]).filter((v): v is number => v !== undefined);
+    return known.length === 0 ? 'unknown' : known.reduce((a, b) => a + b, 0).toLocaleString('en-US');
+  };
+  const n = marks.length;
+  return `compaction: ${n} summary request${n === 1 ? '' : 's'}, input ${sum('inputTokens')}, output ${sum('outputTokens')} tokens (not in the usage above)\n`;
 }

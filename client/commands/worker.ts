@@ -39,7 +39,16 @@ export async function workerCommand(opts: WorkerRunOptions = {}): Promise<number
   const store = await openStore(paths);
   const temporal = await connectTemporal(paths, notify);
   const problems: { last?: { atMs: number; line: string } } = {};
-  installRuntime('WARN', { onProblem: (line) => (problems.last = { atMs: Date.now(), line: line.slice(0, 300) }) });
+  installRuntime('WARN', {
+    onProblem: (line) => {
+      // A failed activity belongs to its session (recorded there, typed), not to the worker's health.
+      if (/\bActivity failed\b/.test(line)) return;
+      problems.last = {
+        atMs: Date.now(),
+        line: line.length > 300 ? `${line.slice(0, 300).replace(/\s+\S*$/, '')} …` : line,
+      };
+    },
+  });
   const taskQueue = temporal.baseQueue;
   const host = hostId();
   const activityTaskQueue = hostTaskQueue(taskQueue, host);

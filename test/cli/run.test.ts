@@ -95,6 +95,7 @@ describe('zuno run --json', () => {
     const t = JSON.parse(showJson.stdout) as Transcript;
     expect(Object.keys(t).sort()).toEqual([
       'background',
+      'compactions',
       'delegatedBy',
       'delegations',
       'goal',

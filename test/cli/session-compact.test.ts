@@ -74,7 +74,7 @@ describe('zuno session compact', () => {
     expect(r.stderr).toContain(`compacting session ${run.sessionId}…`);
     expect(r.stdout).toMatch(
       new RegExp(
-        `^session ${run.sessionId} compacted \\(cmp_1_0_[0-9a-f]{8}\\): \\d+ → \\d+ tokens \\(estimated, o200k_base\\); the summary stands for everything through turn 1 step 1, summary [0-9a-f]{16}\\n$`,
+        `^session ${run.sessionId} compacted \\(cmp_1_0_[0-9a-f]{8}\\): the earlier conversation took ≈\\d+ tokens, now ≈\\d+ \\(o200k_base\\); the summary stands for everything through turn 1 step 1, summary [0-9a-f]{16}\\n$`,
       ),
     );
     const published = (await h.store.listEvents(run.sessionId, 0, 500)).filter((e) => e.type === EV.compactionSummary);

@@ -13,6 +13,12 @@ describe('zuno run shows compaction as it happens (issue 28 item 6)', () => {
     ).toBe(
       '⟳ compacting the conversation (1 of 5 this turn): the provider counted 210.0k tokens, over its limit of 200.0k',
     );
+    // Equal when rounded: the exact figures (a limit of 128 000 crossed by 5 tokens).
+    expect(
+      compactingLine({ ...base, trigger: 'context_limit', recovery: 1, usedTokens: 128_005, limitTokens: 128_000 }),
+    ).toBe(
+      '⟳ compacting the conversation (1 of 5 this turn): the provider counted 128,005 tokens, over its limit of 128,000',
+    );
     expect(compactingLine({ ...base, trigger: 'manual', recovery: 0 })).toBe(
       '⟳ compacting the conversation (asked by a person)',
     );
@@ -33,6 +39,8 @@ describe('zuno run shows compaction as it happens (issue 28 item 6)', () => {
       estimator: 'o200k_base',
       usage: null,
     });
-    expect(line).toBe('✓ compacted: ≈14.2k → ≈5300 tokens (summary 2104 characters, cmp_2_3_ab12cd34)');
+    expect(line).toBe(
+      '✓ compacted: the earlier conversation took ≈14.2k tokens, now ≈5.3k as a summary and the kept steps (cmp_2_3_ab12cd34)',
+    );
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { validateResume } from '../../workflows/resume.js';
 import { withContext } from '../../core/compaction/settings.js';
 
 describe('withContext: a resumed session on another model keeps no stale window (issue 28)', () => {
@@ -11,5 +12,25 @@ describe('withContext: a resumed session on another model keeps no stale window 
     expect(withContext(meta, bigger)).toEqual({ model: 'gpt-4o', context: bigger });
     expect(withContext(meta, null)).toEqual({ model: 'gpt-4o' });
     expect('context' in withContext(meta, null)).toBe(false);
+  });
+});
+
+describe('the resume Update takes the new model context window (validateResume)', () => {
+  const w = { windowTokens: 200_000, outputReserveTokens: 32_000, source: 'builtin' };
+  const refusal = (req: unknown) => {
+    try {
+      validateResume(req, 'paused', false);
+      return null;
+    } catch (err) {
+      return (err as Error).message;
+    }
+  };
+
+  it('admits a window or null, and names a malformed one', () => {
+    expect(refusal({ model: 'gpt-4.1', context: w })).toBeNull();
+    expect(refusal({ model: 'local-model', context: null })).toBeNull();
+    expect(refusal({ context: { ...w, windowTokens: 0 } })).toMatch(/^resume\.context must be null or/);
+    expect(refusal({ context: { ...w, source: 'guess' } })).toMatch(/^resume\.context must be null or/);
+    expect(refusal({ contexts: w })).toBe('resume.contexts is not a field of a resume request');
   });
 });

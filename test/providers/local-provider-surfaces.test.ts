@@ -2,7 +2,7 @@
 /**
  * The local provider's Responses and Anthropic Messages renderings, read as
  * raw bytes over real HTTP: event names and required fields match the
- * recorded streams in `<shared>/peer-cases/provider-streams/`, recorded files
+ * recorded streams in `test/fixtures/peer-cases/provider-streams/`, recorded files
  * are replayed with exactly the framing SOURCE.md prescribes, and faults,
  * auth, validation and non-streaming bodies take each surface's shape.
  */

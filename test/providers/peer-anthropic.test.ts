@@ -1,6 +1,6 @@
 /**
  * Peer suite: every recorded Anthropic Messages response in
- * `<shared>/peer-cases/provider-streams/anthropic-messages/` (see its
+ * `test/fixtures/peer-cases/provider-streams/anthropic-messages/` (see its
  * SOURCE.md) is served by the local provider as a file replay (`{ chunks:
  * <file> }`, framed `event: <type>` + `data: <line unchanged>`; a `.json`
  * body with a scripted status) over real HTTP, and read by the real adapter.

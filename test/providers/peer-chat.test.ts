@@ -1,6 +1,6 @@
 /**
  * Peer suite: every recorded Chat Completions response in
- * `<shared>/peer-cases/provider-streams/openai-chat/` (see its SOURCE.md) is
+ * `test/fixtures/peer-cases/provider-streams/openai-chat/` (see its SOURCE.md) is
  * served by the local provider as a file replay (`{ chunks: <file> }`,
  * framed `data: <line>` + `data: [DONE]`; a `.json` error body with a
  * scripted status) over real HTTP, and read by the real adapter. One test per

@@ -1,6 +1,6 @@
 /**
  * Peer suite: every recorded OpenAI Responses answer in
- * `<shared>/peer-cases/provider-streams/openai-responses/` (see its
+ * `test/fixtures/peer-cases/provider-streams/openai-responses/` (see its
  * SOURCE.md) is served by the local provider over real HTTP and read by the
  * real adapter (`streamResponses`). Streams are file replays (`{ chunks:
  * <file> }`, framed `event: <type>` + `data: <line>`; the four-stream file

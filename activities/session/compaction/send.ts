@@ -96,7 +96,7 @@ export async function sendSummaryRequest(
     return { response };
   } catch (err) {
     if (timedOut && !ctl.signal?.aborted) {
-      return { rejected: { code: 'timeout', message: `no complete summary within ${settings.timeoutSeconds} s` } };
+      return { rejected: { code: 'timeout', message: `no complete summary within zuno.json compaction.timeout_seconds (${settings.timeoutSeconds} s)` } };
     }
     throw summaryProviderFailure(err);
   } finally {
@@ -120,7 +120,7 @@ export function rejectAnswer(response: ModelResponse, settings: CompactionSettin
   if (bytes > settings.maxSummaryBytes)
     return {
       code: 'too_large',
-      message: `the summary is ${bytes} bytes, over compaction.maxSummaryBytes ${settings.maxSummaryBytes}`,
+      message: `the summary is ${bytes} bytes, over zuno.json compaction.max_summary_bytes (${settings.maxSummaryBytes})`,
     };
   return undefined;
 }

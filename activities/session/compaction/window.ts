@@ -77,7 +77,7 @@ export async function planWindow(
   const steps = groupSteps(rows).filter((s) => stepBefore(s.key, at));
   if (steps.length === 0) {
     throw ApplicationFailure.nonRetryable(
-      `nothing left to compact: session ${sessionId} has no step between ${previous ? `the boundary ${previous.boundary.turn}.${previous.boundary.step}` : 'its start'} and step ${at.turn}.${at.step}`,
+      `nothing left to compact: session ${sessionId} has no step between ${previous ? `the last compaction (through turn ${previous.boundary.turn + 1} step ${previous.boundary.step + 1})` : 'its start'} and turn ${at.turn + 1} step ${at.step + 1}`,
       'compaction_failed',
     );
   }

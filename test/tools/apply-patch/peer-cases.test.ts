@@ -1,6 +1,6 @@
 /**
  * Held-out correctness (issue 3, deliverable 9): the Codex apply-patch
- * scenarios in `<shared>/peer-cases/codex-apply-patch/` run against Zuno's
+ * scenarios in `test/fixtures/peer-cases/codex-apply-patch/` run against Zuno's
  * engine, as that folder's SOURCE.md describes: copy `input/` into a scratch
  * directory, apply `patch.txt` there, compare the whole tree (directories
  * count as entries, bytes exact) with `expected/`.
