@@ -11,7 +11,7 @@
  * than the retained zone are elided here (compaction/elide.ts).
  */
 import { ApplicationFailure } from '@temporalio/activity';
-import { COMPACTION_DEFAULTS } from '../../core/compaction/contract.js';
+import { retainedTokensOf } from '../../core/compaction/settings.js';
 import { DEFAULT_AGENT_NAME, rolePrompt } from '../../core/agents.js';
 import { roleOf } from '../../core/delegation/contract.js';
 import { GOAL_SEGMENT_ID, renderGoalContext } from '../../core/goal/context.js';
@@ -83,7 +83,7 @@ export class RequestAssembler {
       ...(work ? [work] : []),
     ];
     // Issue 28 item 5: long tool outputs older than the retained zone ride as head, tail and a reference.
-    const retained = (meta.compaction ?? COMPACTION_DEFAULTS).retainedTokens;
+    const retained = retainedTokensOf(meta);
     const recent = elideOldToolOutputs(conversation, retained).messages;
     // PR8: which reasoning capsules this request may carry is decided now, at assembly.
     const replay = applyReasoningReplay([...systemMessages(system), ...recent], {

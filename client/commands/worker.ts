@@ -38,17 +38,7 @@ export async function workerCommand(opts: WorkerRunOptions = {}): Promise<number
   const notify = (line: string) => process.stderr.write(`${line}\n`);
   const store = await openStore(paths);
   const temporal = await connectTemporal(paths, notify);
-  const problems: { last?: { atMs: number; line: string } } = {};
-  installRuntime('WARN', {
-    onProblem: (line) => {
-      // A failed activity belongs to its session (recorded there, typed), not to the worker's health.
-      if (/\bActivity failed\b/.test(line)) return;
-      problems.last = {
-        atMs: Date.now(),
-        line: line.length > 300 ? `${line.slice(0, 300).replace(/\s+\S*$/, '')} …` : line,
-      };
-    },
-  });
+  const problems = workerProblems();
   const taskQueue = temporal.baseQueue;
   const host = hostId();
   const activityTaskQueue = hostTaskQueue(taskQueue, host);
@@ -185,4 +175,24 @@ function stopOnSignals(worker: RoutedWorker, notify: (line: string) => void): vo
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+}
+
+/**
+ * The worker's last warning or error, kept for `zuno worker status` and the
+ * notice of a command that finds the worker stopped (≤ 300 characters, cut at a
+ * word). A failed activity belongs to its session (recorded there, typed), not
+ * to the worker's health: it is not kept. Installs the runtime's logger.
+ */
+function workerProblems(): { last?: { atMs: number; line: string } } {
+  const problems: { last?: { atMs: number; line: string } } = {};
+  installRuntime('WARN', {
+    onProblem: (line) => {
+      if (/\bActivity failed\b/.test(line)) return;
+      problems.last = {
+        atMs: Date.now(),
+        line: line.length > 300 ? `${line.slice(0, 300).replace(/\s+\S*$/, '')} …` : line,
+      };
+    },
+  });
+  return problems;
 }

@@ -47,6 +47,23 @@ export function withContext<T extends { context?: ContextWindow }>(
   return (context === null ? rest : { ...rest, context }) as T;
 }
 
+/** The largest share of the usable window the retained zone may take (OpenCode keeps a tail of 25 %). */
+export const RETAINED_SHARE_MAX = 0.25;
+
+/**
+ * The retained zone of a session in tokens: `compaction.retainedTokens`,
+ * capped at {@link RETAINED_SHARE_MAX} of the usable window when the window
+ * is known — with a small window an absolute zone left room for only a turn
+ * or two before the next compaction (bench/compaction-soak.ts at 12 000). Pure.
+ */
+export function retainedTokensOf(meta: { context?: ContextWindow; compaction?: CompactionSettings }): number {
+  const configured = (meta.compaction ?? COMPACTION_DEFAULTS).retainedTokens;
+  const w = meta.context;
+  if (!w) return configured;
+  const usable = Math.max(1, w.windowTokens - w.outputReserveTokens);
+  return Math.max(1, Math.min(configured, Math.floor(usable * RETAINED_SHARE_MAX)));
+}
+
 /** Defaults of {@link CompactionSettings} (docs/compaction.md says why). */
 export const COMPACTION_DEFAULTS: CompactionSettings = {
   auto: true,

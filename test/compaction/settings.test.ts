@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { COMPACTION_DEFAULTS, retainedTokensOf } from '../../core/compaction/settings.js';
 import { validateResume } from '../../workflows/resume.js';
 import { withContext } from '../../core/compaction/settings.js';
 
@@ -32,5 +33,16 @@ describe('the resume Update takes the new model context window (validateResume)'
     expect(refusal({ context: { ...w, windowTokens: 0 } })).toMatch(/^resume\.context must be null or/);
     expect(refusal({ context: { ...w, source: 'guess' } })).toMatch(/^resume\.context must be null or/);
     expect(refusal({ contexts: w })).toBe('resume.contexts is not a field of a resume request');
+  });
+});
+
+describe('retainedTokensOf: the retained zone never takes more than a quarter of the usable window', () => {
+  it('keeps the configured zone in a large window and caps it in a small one', () => {
+    const compaction = { ...COMPACTION_DEFAULTS, retainedTokens: 6_000 };
+    const window = (windowTokens: number) => ({ windowTokens, outputReserveTokens: 2_000, source: 'config' as const });
+    expect(retainedTokensOf({ compaction })).toBe(6_000);
+    expect(retainedTokensOf({ compaction, context: window(200_000) })).toBe(6_000);
+    expect(retainedTokensOf({ compaction, context: window(12_000) })).toBe(2_500);
+    expect(retainedTokensOf({})).toBe(COMPACTION_DEFAULTS.retainedTokens);
   });
 });

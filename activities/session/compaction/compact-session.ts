@@ -17,6 +17,7 @@
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { COMPACTION_DEFAULTS, type CompactInput, type CompactResult } from '../../../core/compaction/contract.js';
+import { retainedTokensOf } from '../../../core/compaction/settings.js';
 import { EV, type EventData } from '../../../core/events.js';
 import { sha256Hex } from '../../../core/sha256.js';
 import type { ProjectionStore, ProjectionWrite } from '../../projection/types.js';
@@ -97,7 +98,7 @@ export async function runCompaction(
     atMs: Date.now(),
   });
   const previous = await currentSummary(store, sessionId);
-  const plan = await planWindow(store, sessionId, input.at, previous, settings.retainedTokens).catch((err: unknown) =>
+  const plan = await planWindow(store, sessionId, input.at, previous, retainedTokensOf(meta)).catch((err: unknown) =>
     recordFinalFailure(store, input, ctl.attempt, err),
   );
   const request = await buildSummaryRequest(store, meta, previous, plan);

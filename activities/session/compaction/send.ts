@@ -96,7 +96,12 @@ export async function sendSummaryRequest(
     return { response };
   } catch (err) {
     if (timedOut && !ctl.signal?.aborted) {
-      return { rejected: { code: 'timeout', message: `no complete summary within zuno.json compaction.timeout_seconds (${settings.timeoutSeconds} s)` } };
+      return {
+        rejected: {
+          code: 'timeout',
+          message: `no complete summary within zuno.json compaction.timeout_seconds (${settings.timeoutSeconds} s)`,
+        },
+      };
     }
     throw summaryProviderFailure(err);
   } finally {

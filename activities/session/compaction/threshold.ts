@@ -6,6 +6,7 @@
  * `compaction.threshold` × the usable window (window − output reserve).
  */
 import { COMPACTION_DEFAULTS, type CompactionRequired } from '../../../core/compaction/contract.js';
+import { retainedTokensOf } from '../../../core/compaction/settings.js';
 import { nextRequestTokens } from '../../../core/compaction/accounting.js';
 import { usableTokens } from '../../../core/compaction/windows.js';
 import { EV, parseEventData } from '../../../core/events.js';
@@ -45,7 +46,7 @@ export async function thresholdCrossing(
   const settings = t.meta.compaction ?? COMPACTION_DEFAULTS;
   if (!t.meta.context || !settings.auto) return null;
   const limit = Math.floor(settings.threshold * usableTokens(t.meta.context));
-  if (t.compactableTokens <= Math.min(settings.retainedTokens, limit / 2)) return null;
+  if (t.compactableTokens <= Math.min(retainedTokensOf(t.meta), limit / 2)) return null;
   const row = await store.lastEvent(t.meta.sessionId, EV.usage);
   const usage = row && row.seq > (t.summary?.seq ?? 0) ? parseEventData(EV.usage, row.data) : null;
   const sameEstimator = usage?.snapshot.estimator === t.estimate.estimator;
