@@ -162,7 +162,7 @@ class ModelSteps {
           meta,
           estimate,
           summary: earlier.summary,
-          compactableTokens: compactableTokens(earlier.messages, meta.provider.transport),
+          compactableTokens: () => compactableTokens(earlier.messages, meta.provider.transport),
         })
       : null;
     if (crossing) {

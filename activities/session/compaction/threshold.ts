@@ -23,9 +23,10 @@ export interface ThresholdInput {
   summary: ValidSummary | null;
   /**
    * Estimated tokens of the stored steps a compaction could summarize (after
-   * the summary's boundary, the anchor excluded).
+   * the summary's boundary, the anchor excluded); called only once the
+   * request is over the threshold (it tokenizes the conversation again).
    */
-  compactableTokens: number;
+  compactableTokens: () => number;
 }
 
 /**
@@ -46,7 +47,6 @@ export async function thresholdCrossing(
   const settings = t.meta.compaction ?? COMPACTION_DEFAULTS;
   if (!t.meta.context || !settings.auto) return null;
   const limit = Math.floor(settings.threshold * usableTokens(t.meta.context));
-  if (t.compactableTokens <= Math.min(retainedTokensOf(t.meta), limit / 2)) return null;
   const row = await store.lastEvent(t.meta.sessionId, EV.usage);
   const usage = row && row.seq > (t.summary?.seq ?? 0) ? parseEventData(EV.usage, row.data) : null;
   const sameEstimator = usage?.snapshot.estimator === t.estimate.estimator;
@@ -58,5 +58,8 @@ export async function thresholdCrossing(
         }
       : undefined;
   const next = nextRequestTokens({ estimateNow: t.estimate.requestTokens, ...(last ? { last } : {}) });
-  return next.tokens > limit ? { usedTokens: next.tokens, limitTokens: limit, estimator: t.estimate.estimator } : null;
+  if (next.tokens <= limit) return null;
+  // Counted only now, over the line: tokenizing the conversation again costs what the request's estimate did.
+  if (t.compactableTokens() <= Math.min(retainedTokensOf(t.meta), limit / 2)) return null;
+  return { usedTokens: next.tokens, limitTokens: limit, estimator: t.estimate.estimator };
 }
