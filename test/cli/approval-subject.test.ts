@@ -14,7 +14,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { promptApproval } from '../../client/approval-prompt.js';
 import { decideApproval, subjectDigestOf } from '../../client/approvals.js';
 import type { ApprovalRow } from '../../activities/projection/types.js';
@@ -26,19 +26,17 @@ import {
 } from '../../core/approval-contract.js';
 import { EV } from '../../core/events.js';
 import type { PermissionPolicy } from '../../core/permission/types.js';
-import { createHarness, type Harness, type StartedRun } from '../helpers/harness.js';
+import { type Harness, type StartedRun } from '../helpers/harness.js';
+import { homeHarness } from './home-harness.js';
 import { useCleanups } from '../helpers/session.js';
 import { waitFor } from '../helpers/worker-process.js';
-import { makeHome, runZuno } from './helpers.js';
+import { runZuno } from './helpers.js';
 
 const cleanups = useCleanups();
 let h: Harness;
 let home: string;
 beforeAll(async () => {
-  const address = inject('temporalAddress');
-  ({ home } = makeHome({ address }));
-  h = await createHarness({ address, stateDir: home });
-  cleanups.push(() => h.close());
+  ({ h, home } = await homeHarness(cleanups));
 });
 
 const STRICT: PermissionPolicy = { mode: 'strict', rules: [] };

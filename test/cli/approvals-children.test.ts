@@ -14,7 +14,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { promptApprovalOf } from '../../client/approval-prompt.js';
 import {
   childSessionWords,
@@ -25,19 +25,17 @@ import {
 import { newSessionId } from '../../client/session-start.js';
 import type { ApprovalRow, SessionRow } from '../../activities/projection/types.js';
 import type { PermissionPolicy } from '../../core/permission/types.js';
-import { createHarness, type Harness, type StartedRun } from '../helpers/harness.js';
+import { type Harness, type StartedRun } from '../helpers/harness.js';
+import { homeHarness } from './home-harness.js';
 import { useCleanups } from '../helpers/session.js';
 import { waitFor } from '../helpers/worker-process.js';
-import { makeHome, makeWorkspace, runZuno, tempDir, writeJson } from './helpers.js';
+import { makeWorkspace, runZuno, tempDir, writeJson } from './helpers.js';
 
 const cleanups = useCleanups();
 let h: Harness;
 let home: string;
 beforeAll(async () => {
-  const address = inject('temporalAddress');
-  ({ home } = makeHome({ address }));
-  h = await createHarness({ address, stateDir: home });
-  cleanups.push(() => h.close());
+  ({ h, home } = await homeHarness(cleanups));
 });
 
 const ASK_SHELL: PermissionPolicy = { mode: 'standard', rules: [{ tool: 'shell', action: 'ask' }] };

@@ -8,22 +8,20 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { COMPACTION_DEFAULTS } from '../../core/compaction/contract.js';
 import { EV } from '../../core/events.js';
-import { createHarness, type Harness } from '../helpers/harness.js';
+import { type Harness } from '../helpers/harness.js';
+import { homeHarness } from './home-harness.js';
 import { useCleanups } from '../helpers/session.js';
 import { waitFor } from '../helpers/worker-process.js';
-import { makeHome, runZuno } from './helpers.js';
+import { runZuno } from './helpers.js';
 
 const cleanups = useCleanups();
 let h: Harness;
 let home: string;
 beforeAll(async () => {
-  const address = inject('temporalAddress');
-  ({ home } = makeHome({ address }));
-  h = await createHarness({ address, stateDir: home });
-  cleanups.push(() => h.close());
+  ({ h, home } = await homeHarness(cleanups));
 });
 
 async function session(exitWhenIdle: boolean) {
