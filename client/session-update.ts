@@ -1,4 +1,9 @@
-import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import {
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+  type Client,
+} from '@temporalio/client';
 import { ZunoError } from '../core/errors.js';
 import { sessionWorkflowId } from '../core/ids.js';
 import type { ErrorCode } from '../core/error-codes.js';
@@ -42,8 +47,9 @@ export async function sendSessionUpdate<R, A>(client: Client, u: SessionUpdate<A
     () => u.notify?.(`waiting for a worker of session ${u.sessionId} to take it…`),
     NOTICE_AFTER_MS,
   );
+  const deadline = Date.now() + waitMs;
   try {
-    return await client.withDeadline(Date.now() + waitMs, () =>
+    return await client.withDeadline(deadline, () =>
       handle.executeUpdate<R, [A]>(u.update, { args: [u.args], updateId: u.updateId }),
     );
   } catch (err) {
@@ -51,7 +57,9 @@ export async function sendSessionUpdate<R, A>(client: Client, u: SessionUpdate<A
       const cause = err.cause as { type?: string; message?: string } | undefined;
       throw new ZunoError(asErrorCode(cause?.type) ?? u.invalidCode, cause?.message ?? err.message);
     }
-    if (isDeadline(err))
+    // gRPC reports a passed deadline as DEADLINE_EXCEEDED or, when its timer wins the race, as CANCELLED
+    // (the SDK's WorkflowUpdateRPCTimeoutOrCancelledError, "Call cancelled"): both are the wait running out.
+    if (isDeadline(err) || (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError && Date.now() >= deadline))
       throw new ZunoError(
         'no_worker',
         `no worker took ${u.about} within ${waitMs / 1000} s: start \`zuno worker\` (or \`zuno session resume ${u.sessionId}\`); ` +
