@@ -129,6 +129,8 @@ const turnEnded = z.object({
   text: z.string().nullable(),
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
   background: z.array(z.string()),
+  /** Issue 29 (SF10): the inputs this turn answered — a surface's prompt ends at the event naming its input; absent before. */
+  inputIds: z.array(z.string()).optional(),
 });
 
 /** Where a rule file comes from (core/rule-budget.ts RuleScope). */

@@ -397,6 +397,24 @@ class PrismaRows implements ProjectionWrites {
     });
   }
 
+  listEventsAfter(afterSeq: number, limit = DEFAULT_EVENT_PAGE): Promise<EventRow[]> {
+    return this.run(async () => {
+      const rows = await this.q.event.findMany({
+        where: { seq: { gt: Math.trunc(afterSeq) } },
+        orderBy: { seq: 'asc' },
+        take: Math.max(1, Math.trunc(limit)),
+      });
+      return rows.map(toEvent);
+    });
+  }
+
+  lastSeq(): Promise<number> {
+    return this.run(async () => {
+      const r = await this.q.event.findFirst({ orderBy: { seq: 'desc' }, select: { seq: true } });
+      return r?.seq ?? 0;
+    });
+  }
+
   getWorkState(sessionId: string): Promise<WorkStateRow | null> {
     return this.run(async () => {
       const r = await this.q.workState.findUnique({ where: { sessionId } });

@@ -165,6 +165,10 @@ export interface ProjectionStore extends ProjectionHotPath {
   lastEventSeq(sessionId: string): Promise<number>;
   /** Events of a session with seq > afterSeq, ascending, at most `limit` (default 500). */
   listEvents(sessionId: string, afterSeq: number, limit?: number): Promise<EventRow[]>;
+  /** Events of every session with seq > afterSeq, ascending, at most `limit` (default 500): the home's stream (SF3). */
+  listEventsAfter(afterSeq: number, limit?: number): Promise<EventRow[]>;
+  /** The newest event's `seq` in the whole projection, 0 when there is none. */
+  lastSeq(): Promise<number>;
 
   /** The session's work state (Plan + Todo, GP15–GP32), or null before its first update. */
   getWorkState(sessionId: string): Promise<WorkStateRow | null>;

@@ -89,6 +89,7 @@ export function createFinishTurn(store: ProjectionStore, serves: Serves) {
             text: finalText,
             error: input.error ?? null,
             background: input.background ?? [],
+            inputIds: input.inputIds,
           },
           atMs,
         },

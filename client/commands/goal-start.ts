@@ -17,7 +17,7 @@ import { loadZunoConfig } from '../zuno-config.js';
 import { commandModel } from '../command-model.js';
 import { sessionMetaFor } from '../session-meta.js';
 import { noteUnknownWindow } from '../compaction-config.js';
-import { recordSessionStart } from './run.js';
+import { recordSessionStart } from '../session-admit.js';
 import { resolveWorkspace } from './run-plan.js';
 
 /** Options of `zuno goal start`. */

@@ -1,6 +1,5 @@
 import { promptApproval, promptApprovalOf } from '../approval-prompt.js';
 import { childSessionWords, DescendantApprovals, offerDescendantApprovals } from '../descendant-approvals.js';
-import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { sessionWorkflowId } from '../../core/ids.js';
 import { ZunoError } from '../../core/errors.js';
 import type { AdmissionReceipt } from '../../core/session/inbox.js';
@@ -15,21 +14,12 @@ import { pendingActivitiesOf, type PendingActivitiesReader } from '../live-progr
 import { eventToJsonLine, HumanRenderer, isTerminalEvent, processSink, sessionEndLine } from '../render.js';
 import type { Sink } from '../sink.js';
 import { hostWorkerGuard, serveOpenWork, serveWork } from '../serving.js';
-import {
-  interruptSession,
-  newSessionId,
-  sessionResultOf,
-  startSession,
-  submitInput,
-  titleOf,
-} from '../session-start.js';
-import { reopenState } from '../session-target.js';
+import { interruptSession, newSessionId, titleOf } from '../session-start.js';
+import { admitInput, type AdmittedInput, recordSessionStart, runningSession } from '../session-admit.js';
 import { sessionMetaFor } from '../session-meta.js';
 import { noteUnknownWindow } from '../compaction-config.js';
 import { planRun, type RunOptions, type RunPlan } from './run-plan.js';
 import { probeOf, TemporalOutage } from '../temporal-outage.js';
-import { DEFAULT_AGENT_NAME } from '../../core/agents.js';
-import { asErrorCode } from '../../core/error-codes.js';
 
 /** Largest prompt read from standard input, in bytes (the session refuses more than 512 KiB anyway). */
 const STDIN_PROMPT_MAX_BYTES = 1024 * 1024;
@@ -184,10 +174,7 @@ async function endScriptedSession(progress: RunProgress, sink: Sink): Promise<vo
 }
 
 /** An admitted prompt: its receipt, the workflow, its result, and the last event before it (`after`). */
-interface Admitted {
-  receipt: AdmissionReceipt;
-  workflowId: string;
-  result(): Promise<SessionResult>;
+interface Admitted extends AdmittedInput {
   after: number;
 }
 
@@ -314,7 +301,7 @@ async function admitAndTrack(
   // an open one only once it admitted the input (it may refuse it).
   if (!live) await recordSessionStart(store, meta, existing);
   progress.recordTerminated = () => recordTerminated(store, sessionId, prompt, null);
-  const started = await admitRunInput(store, temporal, meta, prompt, live, existing);
+  const started = await admitInput(store, temporal, meta, prompt, live, existing);
   progress.recordTerminated = () => recordTerminated(store, sessionId, prompt, started.receipt);
   // Ctrl-C: a worker takes the interrupt at once, or none serves the session (reported after a few seconds).
   progress.interrupt = () => interruptSession(temporal.client, sessionId, 'cli:ctrl-c', CTRL_C_DELIVERY_MS);
@@ -446,101 +433,6 @@ async function recordTerminated(
     updatedAtMs: now,
     error: 'terminated: its scripted model ended with the zuno run that served it',
   });
-}
-
-/**
- * Whether the session's workflow has an open run; its route is the one the
- * projection recorded (the route of a running session does not change here).
- */
-async function runningSession(
-  temporal: TemporalContext,
-  row: SessionRow,
-): Promise<{ route: SessionRoute | undefined } | null> {
-  try {
-    const d = await temporal.client.workflow.getHandle(sessionWorkflowId(row.id)).describe();
-    if (d.status.name !== 'RUNNING') return null;
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return null;
-    throw err;
-  }
-  if (!row.host || !row.taskQueue) return { route: undefined };
-  return {
-    route: {
-      host: row.host,
-      taskQueue: row.taskQueue,
-      servedBy: row.taskQueue.includes('/session/') ? 'run' : 'worker',
-    },
-  };
-}
-
-/**
- * The session row as the CLI knows it at start: listed at once (status
- * running, route), before any worker has taken a step. The worker's first
- * model step of each turn writes it again.
- */
-export async function recordSessionStart(
-  store: ProjectionStore,
-  meta: SessionMeta,
-  existing: SessionRow | null,
-): Promise<void> {
-  const now = Date.now();
-  await store.upsertSession({
-    id: meta.sessionId,
-    workflowId: sessionWorkflowId(meta.sessionId),
-    workspace: meta.workspace,
-    provider: meta.provider.id,
-    model: meta.model,
-    status: 'running',
-    title: meta.title,
-    host: meta.route?.host ?? null,
-    taskQueue: meta.route?.taskQueue ?? null,
-    agent: meta.agent ?? DEFAULT_AGENT_NAME,
-    ...(existing ? { finalText: existing.finalText ?? null, error: null } : {}),
-    createdAtMs: existing?.createdAtMs ?? now,
-    updatedAtMs: now,
-  });
-}
-
-/**
- * Admits the prompt: to the open run of a running session (`submitInput`),
- * else by starting a run — a new session, or a new run of a closed one
- * carrying its state from the projection (same workflow id).
- * @throws ZunoError with the session's own rejection code (`session_paused`,
- *   `input_invalid`, …) when it refuses the input.
- */
-async function admitRunInput(
-  store: ProjectionStore,
-  temporal: TemporalContext,
-  meta: SessionMeta,
-  prompt: string,
-  live: boolean,
-  existing: SessionRow | null,
-): Promise<Omit<Admitted, 'after'>> {
-  const workflowId = sessionWorkflowId(meta.sessionId);
-  try {
-    if (live) {
-      const receipt = await submitInput(temporal.client, meta.sessionId, { text: prompt });
-      return { receipt, workflowId, result: () => sessionResultOf(temporal.client.workflow.getHandle(workflowId)) };
-    }
-    const reopen = existing ? await reopenState(store, existing) : undefined;
-    return await startSession(
-      temporal.client,
-      temporal.baseQueue,
-      meta,
-      { text: prompt },
-      {
-        exitWhenIdle: true,
-        ...(reopen ? { reopen } : {}),
-      },
-    );
-  } catch (err) {
-    if (err instanceof WorkflowUpdateFailedError) {
-      const cause = err.cause as { type?: string; message?: string } | undefined;
-      const code = asErrorCode(cause?.type) ?? 'input_rejected';
-      throw new ZunoError(code, `session ${meta.sessionId} refused the input: ${cause?.message ?? err.message}`);
-    }
-    throw err;
-  }
 }
 
 /**
