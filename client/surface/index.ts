@@ -5,5 +5,5 @@
  */
 export { openSurfaceHost, type SurfaceHost } from './host.js';
 export { admitPrompt, type AdmittedPrompt, type PromptRequest } from './prompt.js';
-export { followPrompt, type PromptEnd } from './prompt-end.js';
+export { endedEarlier, endOf, endsPrompt, followPrompt, type PromptEnd } from './prompt-end.js';
 export { beforeYoungHole, GAP_HOLD_MS, tailEvents, TAIL_POLL_MS, type TailOptions } from './event-tail.js';

@@ -64,7 +64,7 @@ export async function followPrompt(
     for (const e of rows) {
       after = e.seq;
       await opts.onEvent(e);
-      if (TURN_END_EVENTS.has(e.type) && names(e, inputId)) return endOf(e);
+      if (endsPrompt(e, inputId)) return endOf(e);
     }
     if (rows.length > 0) continue;
     if (Date.now() - checkedMs >= CLOSED_CHECK_MS) {
@@ -79,14 +79,23 @@ export async function followPrompt(
   }
 }
 
+/**
+ * true when `e` is the turn-end event of the turn that answered `inputId`
+ * (its `inputIds` name it): the event a surface's prompt ends at (SF10). A
+ * session-level pump that feeds several waiting prompts uses this per event.
+ */
+export function endsPrompt(e: EventRow, inputId: string): boolean {
+  return TURN_END_EVENTS.has(e.type) && names(e, inputId);
+}
+
 /** true when the turn-end event `e` names `inputId` among the inputs its turn answered. */
 function names(e: EventRow, inputId: string): boolean {
   const ids = e.data.inputIds;
   return Array.isArray(ids) && ids.includes(inputId);
 }
 
-/** The turn-end event already stored for `inputId`, if any. */
-async function endedEarlier(host: SurfaceHost, sessionId: string, inputId: string): Promise<EventRow | null> {
+/** The turn-end event already stored for `inputId` (a resent prompt whose turn ended), if any. */
+export async function endedEarlier(host: SurfaceHost, sessionId: string, inputId: string): Promise<EventRow | null> {
   for (const type of Object.keys(STATUS_OF)) {
     const found = (await host.store.eventsOfType(sessionId, type as typeof EV.completed)).find((e) =>
       names(e, inputId),
@@ -96,8 +105,8 @@ async function endedEarlier(host: SurfaceHost, sessionId: string, inputId: strin
   return null;
 }
 
-/** A turn-end event as a {@link PromptEnd}. */
-function endOf(e: EventRow): PromptEnd {
+/** A turn-end event as a {@link PromptEnd} (how the prompt it answered ended). */
+export function endOf(e: EventRow): PromptEnd {
   const text = typeof e.data.text === 'string' ? e.data.text : null;
   const err = e.data.error as { code?: unknown; message?: unknown } | null | undefined;
   return {
