@@ -46,6 +46,8 @@ export const EV = {
   toolStarted: 'tool.started',
   /** A tool call's record is final: the tool's own result, or an outcome the workflow settled (`settledBy`). */
   toolCompleted: 'tool.completed',
+  /** SF13: how an interrupted turn's call ended (its verdict), published with the turn's end. */
+  toolDispatchInterrupted: 'tool.dispatch.interrupted',
   /** A tool reported after the workflow had settled the call (TD10 forced); logged, not applied. */
   toolLateResult: 'tool.late_result',
   /** The workflow settled a call whose own result had already committed; the committed result stands. */
@@ -289,6 +291,15 @@ export const eventSchemas = {
         council: z.object({ runId: z.string(), status: z.string(), valid: z.number(), needed: z.number() }).optional(),
       })
       .optional(),
+  }),
+  [EV.toolDispatchInterrupted]: z.object({
+    ...ids,
+    /** The call's stored outcome after the interrupt (uncertain, error for not run, or ok/error when it finished first). */
+    outcome: toolOutcome,
+    /** Why: `interrupted` (stopped before it reported), `not_run`, `cancelled` (stopped cooperatively), … */
+    cause: z.string(),
+    /** The verdict in plain words, as `zuno session show` prints it (core/session/interrupt-verdict.ts). */
+    verdict: z.string(),
   }),
   [EV.toolLateResult]: z.object({ ...ids, outcome: toolOutcome, attempt: z.number() }),
   [EV.toolSettlementSuperseded]: z.object({
