@@ -18,7 +18,7 @@ import {
   type SessionUpdate,
 } from '@agentclientprotocol/sdk';
 import { afterAll } from 'vitest';
-import { ZUNO_BIN } from '../cli/helpers.js';
+import { makeHome, runZuno, useTestTemporal, ZUNO_BIN } from '../cli/helpers.js';
 import { waitFor } from '../helpers/worker-process.js';
 
 /** Variables of the developer's shell that would change what `zuno` does; never inherited. */
@@ -45,15 +45,37 @@ export interface AcpClient {
 }
 
 const children: ChildProcess[] = [];
-afterAll(() => {
-  for (const c of children) {
-    try {
-      if (c.exitCode === null) process.kill(-c.pid!, 'SIGKILL');
-    } catch {
-      // gone
-    }
+
+/**
+ * Fresh homes on the suite's dev server whose commands use the host worker
+ * service; after the file every `zuno acp` still running is killed and each
+ * home's worker service is stopped (`zuno worker stop`).
+ */
+export function useServiceHomes(): () => string {
+  const temporal = useTestTemporal();
+  const homes: string[] = [];
+  afterAll(async () => {
+    for (const c of children) await killChild(c);
+    for (const home of homes) await runZuno(['worker', 'stop'], { home, timeoutMs: 60_000 });
+  }, 180_000);
+  return () => {
+    const { home } = makeHome({ address: temporal.address });
+    homes.push(home);
+    return home;
+  };
+}
+
+/** SIGKILLs a child's process group and waits for its exit. */
+async function killChild(c: ChildProcess): Promise<void> {
+  if (c.exitCode !== null || c.signalCode !== null) return;
+  const gone = new Promise((r) => c.once('close', r));
+  try {
+    process.kill(-c.pid!, 'SIGKILL');
+  } catch {
+    return;
   }
-});
+  await gone;
+}
 
 /** The environment of a spawned `zuno`: scrubbed, this home, the host worker service. */
 export function acpEnv(home: string): NodeJS.ProcessEnv {
@@ -104,11 +126,7 @@ export function startAcp(home: string, args: string[] = [], cwd: string = home):
     return exited;
   };
   self.kill = async () => {
-    try {
-      process.kill(-child.pid!, 'SIGKILL');
-    } catch {
-      // gone
-    }
+    await killChild(child);
     return exited;
   };
   return self;

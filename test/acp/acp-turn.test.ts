@@ -10,25 +10,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { makeHome, makeWorkspace, runZuno, tempDir, useTestTemporal, writeJson } from '../cli/helpers.js';
-import { agentText, callUpdates, initialize, startAcp, toolCalls, updatesOf, type AcpClient } from './acp-client.js';
+import { describe, expect, it } from 'vitest';
+import { makeWorkspace, runZuno, tempDir, writeJson } from '../cli/helpers.js';
+import { agentText, callUpdates, initialize, startAcp, toolCalls, updatesOf, useServiceHomes } from './acp-client.js';
 
-const temporal = useTestTemporal();
-const homes: string[] = [];
-const clients: AcpClient[] = [];
-
-/** A fresh home on the suite's dev server; its worker service is stopped after the file. */
-function serviceHome(): string {
-  const { home } = makeHome({ address: temporal.address });
-  homes.push(home);
-  return home;
-}
-
-afterAll(async () => {
-  for (const c of clients) await c.kill();
-  for (const home of homes) await runZuno(['worker', 'stop'], { home, timeoutMs: 60_000 });
-}, 180_000);
+const serviceHome = useServiceHomes();
 
 const PATCH = [
   '*** Begin Patch',
@@ -60,7 +46,6 @@ describe('zuno acp: one prompt turn', () => {
       ],
     });
     const c = startAcp(home, ['--script', script]);
-    clients.push(c);
     const init = await initialize(c);
     expect(init.protocolVersion).toBe(1);
     expect(init.agentCapabilities?.loadSession).toBe(true);
