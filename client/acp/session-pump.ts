@@ -13,6 +13,7 @@
  */
 import type { AgentContext, SessionUpdate } from '@agentclientprotocol/sdk';
 import type { EventRow } from '../../activities/projection/index.js';
+import { TURN_END_EVENTS } from '../../core/events.js';
 import { describeSessionRun } from '../session-start.js';
 import {
   type AdmittedPrompt,
@@ -139,10 +140,17 @@ export class SessionPump {
     }
   }
 
-  /** Sends one event's updates, then settles the prompts its turn end answers. */
+  /**
+   * Sends one event's updates; at a turn's end, the Plan as that turn left
+   * it too, then settles the prompts the turn answered (nothing of the turn
+   * comes after its answer).
+   */
   private async deliver(e: EventRow): Promise<void> {
     for (const u of await this.mapper.map(e)) await this.send(u);
     this.after = e.seq;
+    if (!TURN_END_EVENTS.has(e.type)) return;
+    const plan = await this.plan.next();
+    if (plan) await this.send(plan);
     for (const inputId of [...this.waiters.keys()]) if (endsPrompt(e, inputId)) this.settle(inputId, endOf(e));
   }
 

@@ -10,7 +10,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { makeWorkspace, tempDir, writeJson, ZUNO_BIN } from '../cli/helpers.js';
+import { expectTypedFailure, makeHome, makeWorkspace, runZuno, tempDir, writeJson, ZUNO_BIN } from '../cli/helpers.js';
 import { waitFor } from '../helpers/worker-process.js';
 import { acpEnv, agentText, initialize, startAcp, useServiceHomes, waitForToolCall } from './acp-client.js';
 
@@ -90,6 +90,18 @@ describe('zuno acp: bad requests get JSON-RPC errors, never a crash', () => {
     }
     expect(acp.child.exitCode).toBe(0);
   }, 120_000);
+
+  it('bad options fail before anything starts: one typed line on stderr, nothing on stdout', async () => {
+    const { home } = makeHome();
+    for (const [args, code] of [
+      [['--model', 'no-slash'], 'usage_error'],
+      [['--agent', 'explore'], 'agent_invalid'],
+      [['--script', join(home, 'missing.json')], 'script_invalid'],
+      [['--script', join(home, 'missing.json'), '--model', 'openai/gpt-4.1'], 'usage_error'],
+    ] as const) {
+      expectTypedFailure(await runZuno(['acp', ...args], { home, stdin: '' }), code);
+    }
+  });
 
   it('a second prompt while one runs is admitted (steered into the running turn): both answer at its end, in order', async () => {
     const home = serviceHome();
