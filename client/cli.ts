@@ -507,6 +507,31 @@ Exit codes of council run: 0 the council succeeded, 1 it failed (quorum missed, 
       setExit(await councilShowCommand(id, opts));
     });
 
+  program
+    .command('acp')
+    .description(
+      'speak the Agent Client Protocol on stdin/stdout, for editors (Zed and others) that start zuno as their agent',
+    )
+    .option('--script <file>', "serve new sessions' model replies from FILE through the local provider (offline)")
+    .option('--model <provider/model>', 'model of new sessions, e.g. openai/gpt-4.1 (default: zuno.json "model")')
+    .option('--agent <role>', 'the agent role of new sessions (default build; roles below)')
+    .option('--config <file>', "zuno.json to use instead of the workspace's")
+    .addHelpText(
+      'after',
+      `
+Standard output carries only JSON-RPC (one message per line); notes go to stderr.
+Sessions are ordinary Zuno sessions served by this host's worker service: they are
+listed by \`zuno session list\`, and closing the editor does not stop them
+(session/load picks them up). Methods, errors and decisions: docs/acp.md.
+
+Agent roles (--agent):
+${agentHelpLines()}`,
+    )
+    .action(async (opts) => {
+      const { acpCommand } = await import('./commands/acp.js');
+      setExit(await acpCommand(opts));
+    });
+
   const dev = program.command('dev').description('the embedded Temporal dev server and local tools');
   dev
     .command('up')
