@@ -102,6 +102,8 @@ describe('zuno acp: approvals, cancel, reconnect', () => {
       .map((b) => (b.type === 'content' && b.content.type === 'text' ? b.content.text : ''))
       .join('\n');
     expect(text).not.toBe('');
+    // SF13: the last update is the durable tool.dispatch.interrupted event's verdict.
+    expect(last.rawOutput).toMatchObject({ outcome: 'uncertain', verdict: text });
     const show = await runZuno(['session', 'show', sessionId], { home, env: { ZUNO_WORKER: 'service' } });
     expect(show.code, show.stderr).toBe(0);
     for (const line of text.split('\n').filter((l) => l.trim() !== '')) expect(show.stdout).toContain(line.trim());
