@@ -145,13 +145,9 @@ export class HumanRenderer {
         break;
       }
       case EV.toolLateResult:
-        this.line(`(${e.data.tool} reported ${e.data.outcome} after it was recorded uncertain; the record stands)`);
-        break;
       case EV.toolSettlementSuperseded:
-        this.line(
-          `(${e.data.tool}: the workflow saw ${e.data.workflowSaw.failureType} and settled ${e.data.workflowSaw.outcome}, ` +
-            `but the call's own ${e.data.stands} result had already been recorded; that result stands)`,
-        );
+      case EV.toolDispatchInterrupted:
+        this.line(aftermathLine(e));
         break;
       default:
         break;
@@ -253,6 +249,22 @@ function retryLine(d: EventData<typeof EV.providerRetry>): string {
   return (
     `(retrying the model request (${attemptOf(d.attempt + 1, d.maxAttempts)}) in ${(d.delayMs / 1000).toFixed(1)} s after: ` +
     `${oneLine(messageWithoutCode(d.diagnostic.reason, d.code))})`
+  );
+}
+
+/** What happened to a call after (or instead of) its own report: a late result, a superseded settlement, an interrupt's verdict (SF13). */
+function aftermathLine(
+  e: Extract<
+    TypedEvent,
+    { type: typeof EV.toolLateResult | typeof EV.toolSettlementSuperseded | typeof EV.toolDispatchInterrupted }
+  >,
+): string {
+  if (e.type === EV.toolDispatchInterrupted) return `  ${e.data.tool} ${e.data.callId}: ${e.data.verdict}`;
+  if (e.type === EV.toolLateResult)
+    return `(${e.data.tool} reported ${e.data.outcome} after it was recorded uncertain; the record stands)`;
+  return (
+    `(${e.data.tool}: the workflow saw ${e.data.workflowSaw.failureType} and settled ${e.data.workflowSaw.outcome}, ` +
+    `but the call's own ${e.data.stands} result had already been recorded; that result stands)`
   );
 }
 

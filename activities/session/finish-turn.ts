@@ -6,6 +6,7 @@ import type { InputState, ProjectionStore, ProjectionWrite } from '../projection
 import { localHere, type Serves } from './local-guard.js';
 import { persistInputs, persistUnrunInputs } from './persist.js';
 import { recordSettled } from './tool-records.js';
+import { interruptVerdictWrites } from './interrupt-verdicts.js';
 
 /** SE2 state of a turn's inputs once the turn ended with a given status. */
 const INPUT_STATE_AFTER = {
@@ -59,6 +60,9 @@ export function createFinishTurn(store: ProjectionStore, serves: Serves) {
         .join('\n\n'); // separate message items (Responses commentary, then answer) stay apart
     }
     const waiting = status === 'completed' && (input.background?.length ?? 0) > 0;
+    // SF13: the verdict of each call the interrupt stopped, published before the turn's end.
+    const verdicts =
+      status === 'interrupted' ? await interruptVerdictWrites(store, sessionId, turn, input.settled ?? [], atMs) : [];
     // One transaction: the session's status, its inputs' SE2 states, the turn's end event.
     await store.writeBatch(sessionId, [
       {
@@ -76,6 +80,7 @@ export function createFinishTurn(store: ProjectionStore, serves: Serves) {
         state: INPUT_STATE_AFTER[status],
         atMs,
       })),
+      ...verdicts,
       {
         kind: 'event',
         event: {

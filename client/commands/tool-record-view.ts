@@ -5,6 +5,7 @@
  * and why. Parsed with zod from the stored JSON (never cast): a row with
  * other or older fields simply shows less.
  */
+import { interruptVerdict } from '../../core/session/interrupt-verdict.js';
 import { z } from 'zod';
 import { workflowSawSchema } from '../../core/events.js';
 import { timedOutWords } from '../../core/tools/shell.js';
@@ -42,19 +43,6 @@ const viewSchema = z.object({
   settlement: z.object({ stands: z.string(), workflowSaw: workflowSawSchema }).optional().catch(undefined),
 });
 
-/** Plain words for the causes of an uncertain outcome; other causes are shown as stored. */
-const CAUSE: Record<string, string> = {
-  lost_outcome: 'its outcome was lost (the activity timed out or its worker went away)',
-  interrupted: 'an interrupt stopped it before it reported',
-  failed: 'it kept failing',
-  not_run: 'the turn was interrupted before it ran',
-  cancelled: 'it was cancelled while the command ran',
-  timeout: 'it timed out while the command ran',
-  capture_failed: 'its output could not be captured',
-};
-
-const cause = (c: string) => CAUSE[c] ?? c;
-
 /**
  * Lines (without indentation) describing a tool-call row's stored result, in
  * plain words and without internal ids: the receipt's verdict and sandbox (SH10), why the
@@ -84,10 +72,14 @@ export function toolRecordFacts(result: Record<string, unknown> | null | undefin
       );
   }
   if (uncertain === true)
-    lines.push(`uncertain: ${uncertainCause ? cause(uncertainCause) : 'the tool could not settle the outcome'}`);
+    lines.push(
+      uncertainCause
+        ? interruptVerdict({ outcome: 'uncertain', cause: uncertainCause })
+        : 'uncertain: the tool could not settle the outcome',
+    );
   else if (uncertain) {
     const paths = uncertain.paths?.length ? uncertain.paths : (uncertain.changedPaths ?? []);
-    lines.push(`uncertain: ${cause(uncertain.cause)}${paths.length ? `; may have changed ${paths.join(', ')}` : ''}`);
+    lines.push(interruptVerdict({ outcome: 'uncertain', cause: uncertain.cause, paths }));
   }
   if (settlement) {
     const w = settlement.workflowSaw;

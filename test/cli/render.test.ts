@@ -20,6 +20,8 @@ import {
   type PendingActivity,
 } from '../../client/live-progress.js';
 import { HumanRenderer, sessionEndLine } from '../../client/render.js';
+import { interruptVerdict } from '../../core/session/interrupt-verdict.js';
+import { toolRecordFacts } from '../../client/commands/tool-record-view.js';
 import type { Sink } from '../../client/sink.js';
 
 /** A sink that records every write in order; `tty` adds the status line. */
@@ -175,6 +177,26 @@ describe('HumanRenderer', () => {
     const ended = { sessionId: 'ses_test', workflowId: null, text: null, error: null, background: [] };
     r.render(row(EV.interrupted, { ...ended, turn: 0 }));
     expect(err()).toEqual(['session interrupted (turn 1)\n']);
+  });
+
+  it("an interrupted call's verdict is printed in the words session show uses (SF13)", () => {
+    const { sink, err } = recordingSink(false);
+    const r = new HumanRenderer(sink, false, { manual: true });
+    const verdict = interruptVerdict({ outcome: 'uncertain', cause: 'interrupted', paths: ['a.txt'] });
+    r.render(
+      row(EV.toolDispatchInterrupted, {
+        rowId: 'tc_0_0_1',
+        callId: 'call_0_0',
+        tool: 'shell',
+        outcome: 'uncertain',
+        cause: 'interrupted',
+        verdict,
+      }),
+    );
+    expect(err()).toEqual([
+      '  shell call_0_0: uncertain: an interrupt stopped it before it reported; may have changed a.txt\n',
+    ]);
+    expect(toolRecordFacts({ uncertain: { cause: 'interrupted', paths: ['a.txt'] } })).toEqual([verdict]);
   });
 
   it('a conflict names its kind once when the error code is the same kind', () => {

@@ -5,6 +5,8 @@ import { describe, expect, inject, it } from 'vitest';
 import { DEFAULT_ACTIVITY_DEFAULTS } from '../../core/activity-defaults.js';
 import { interruptSession, submitInput } from '../../client/session-start.js';
 import { localProvider } from '../../client/zuno-config.js';
+import { interruptVerdict } from '../../core/session/interrupt-verdict.js';
+import { toolRecordFacts } from '../../client/commands/tool-record-view.js';
 import type { SessionMeta } from '../../core/session/meta.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { alive, createProcessHarness, pidWritten, resultWithin, useCleanups } from '../helpers/session.js';
@@ -65,6 +67,28 @@ describe('hard interrupt (TD10, SH5)', () => {
     expect(t.inputs.map((i) => i.state)).toEqual(['cancelled']);
     // Only the first model request was made.
     expect(run.providerRequests).toHaveLength(1);
+    // SF13: each stopped call's verdict is published before the turn's end, in session show's words.
+    const events = await h.store.listEvents(run.sessionId, 0, 1000);
+    const verdicts = events.filter((e) => e.type === 'tool.dispatch.interrupted').map((e) => e.data);
+    const cause = (first!.result as { uncertainCause: string }).uncertainCause;
+    expect(verdicts).toEqual([
+      expect.objectContaining({
+        rowId: first!.id,
+        outcome: 'uncertain',
+        cause,
+        verdict: interruptVerdict({ outcome: 'uncertain', cause }),
+      }),
+      expect.objectContaining({
+        rowId: second!.id,
+        outcome: 'error',
+        cause: 'not_run',
+        verdict: 'not run: the turn was interrupted before it ran',
+      }),
+    ]);
+    expect(toolRecordFacts(first!.result)).toContain(verdicts[0]!.verdict);
+    const end = events.findIndex((e) => e.type === 'session.interrupted');
+    expect(events.findLastIndex((e) => e.type === 'tool.dispatch.interrupted')).toBeLessThan(end);
+    expect(events[end]!.data.inputIds).toEqual([t.inputs[0]!.id]);
   }, 120_000);
 
   it('a command that ignores SIGTERM outlives the 2 s window: its own report is labelled forced and uncertain, as its stop was (TD10, TD15)', async () => {
@@ -178,6 +202,8 @@ describe('hard interrupt (TD10, SH5)', () => {
     expect((call!.result as { uncertain: { cause: string } }).uncertain.cause).toBe('interrupted');
     expect(call!.errorCode).toBe('forced_interrupt');
     expect(call!.output).toContain('Inspect the authoritative state');
+    const verdict = (await h.store.eventsOfType(run.sessionId, 'tool.dispatch.interrupted')).map((e) => e.data.verdict);
+    expect(verdict).toEqual(['uncertain: an interrupt stopped it before it reported']);
     // Thaw it: the frozen call now settles and reports late; the forced record stands.
     process.kill(-frozen.child.pid!, 'SIGCONT');
     await waitFor(
