@@ -28,7 +28,7 @@ beforeAll(async () => {
   const script = writeJson(tempDir('zuno-http-script-'), 'script.json', {
     replies: [
       { text: 'Looking.', toolCalls: [{ name: 'grep', arguments: { pattern: 'TODO', path: 'src' } }] },
-      { toolCalls: [{ name: 'shell', arguments: { command: 'sleep 2; echo slept' } }] },
+      { toolCalls: [{ name: 'shell', arguments: { command: 'sleep 3; echo slept' } }] },
       { toolCalls: [{ name: 'read', arguments: { path: 'src/a.ts' } }] },
       { text: 'The TODO is in src/a.ts.' },
     ],
@@ -135,7 +135,7 @@ describe('zuno serve: sessions and SSE', () => {
   it('a client dropped mid-stream that reconnects with Last-Event-ID gets exactly the missed events', async () => {
     const { sessionId } = await createSession();
     const first = await openStream(served, `/sessions/${sessionId}/events`);
-    await first.until((m) => m.event === 'tool.started' && JSON.stringify(m.data).includes('sleep 2'));
+    await first.until((m) => m.event === 'tool.started' && JSON.stringify(m.data).includes('sleep 3'));
     first.close();
     await sleep(200);
     const seen = [...first.messages];
@@ -186,6 +186,44 @@ describe('zuno serve: sessions and SSE', () => {
     const firstAfter = await within.until(() => true);
     within.close();
     expect(firstAfter.id).toBe(String(head + 1));
+  }, 180_000);
+});
+
+describe('zuno serve: interrupt and the next prompt', () => {
+  it('interrupts a running turn, then a prompt reopens the session and a resend of it is one input', async () => {
+    const { sessionId } = await createSession();
+    const stream = await openStream(served, `/sessions/${sessionId}/events`);
+    await stream.until((m) => m.event === 'tool.started' && JSON.stringify(m.data).includes('sleep 3'));
+    const receipt = await json(call(served, 'POST', `/sessions/${sessionId}/interrupt`), 200);
+    expect(receipt).toMatchObject({ sessionId, interrupted: true, alreadyRequested: false });
+    await stream.until((m) => m.event === 'session.interrupted');
+    stream.close();
+    await waitFor(
+      async () =>
+        (await json<{ status: string }>(call(served, 'GET', `/sessions/${sessionId}`), 200)).status !== 'running',
+      60_000,
+      'the session to settle',
+    );
+    const again = await call(served, 'POST', `/sessions/${sessionId}/interrupt`);
+    expect(again.status).toBe(409);
+    expect(((await again.json()) as { error: { code: string } }).error.code).toBe('session_not_running');
+
+    const body = { text: 'go on', clientMessageId: 'msg-1' };
+    const next = await json<{ after: number; inputId: string; duplicate: boolean }>(
+      call(served, 'POST', `/sessions/${sessionId}/prompt`, body),
+      202,
+    );
+    expect(next.duplicate).toBe(false);
+    const resent = await json<{ inputId: string; duplicate: boolean }>(
+      call(served, 'POST', `/sessions/${sessionId}/prompt`, body),
+      202,
+    );
+    expect(resent).toMatchObject({ inputId: next.inputId, duplicate: true });
+    const rest = await openStream(served, `/sessions/${sessionId}/events`, String(next.after));
+    const end = await rest.until((m) => m.event === 'session.completed');
+    rest.close();
+    expect((end.data.data as { inputIds?: string[] }).inputIds).toContain(next.inputId);
+    expect(Number(rest.messages[0]!.id)).toBe(next.after + 1);
   }, 180_000);
 });
 
