@@ -30,7 +30,9 @@ export interface SurfaceHost {
   notify: Notify;
   /** Starts this host's worker service again when its process died (at most every 5 s; a no-op otherwise). */
   guardWorker(): Promise<void>;
-  /** Closes the projection and the Temporal connection; the work goes on. */
+  /** Keeps a worker this process started (mode `in-process`) until {@link SurfaceHost.close} stops it. */
+  keepServing(stop: () => Promise<void>): void;
+  /** Stops the workers this process started, closes the projection and the Temporal connection; the work goes on. */
   close(): Promise<void>;
 }
 
@@ -53,6 +55,7 @@ export async function openSurfaceHost(opts: { command: string; notify: Notify })
     await temporal.connection.close();
     throw err;
   }
+  const stops: (() => Promise<void>)[] = [];
   const guard = hostWorkerGuard({ paths, temporal, baseQueue: temporal.baseQueue, notify: opts.notify });
   return {
     paths,
@@ -64,7 +67,9 @@ export async function openSurfaceHost(opts: { command: string; notify: Notify })
     guardWorker: async () => {
       if (mode === 'service') await guard();
     },
+    keepServing: (stop) => void stops.push(stop),
     close: async () => {
+      for (const stop of stops.splice(0)) await stop().catch(() => undefined);
       await store.close().catch(() => undefined);
       await temporal.connection.close().catch(() => undefined);
     },

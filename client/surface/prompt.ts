@@ -21,7 +21,9 @@ import {
   runningSession,
 } from '../session-admit.js';
 import { sessionMetaFor } from '../session-meta.js';
-import { checkSessionId, titleOf } from '../session-start.js';
+import { checkSessionId, sessionResultOf, titleOf } from '../session-start.js';
+import { sessionWorkflowId } from '../../core/ids.js';
+import { recordedRoute } from '../goal-serve.js';
 import { keyAvailable, serveOpenWork, serveWork } from '../serving.js';
 import { loadZunoConfig, resolveModel } from '../zuno-config.js';
 import type { SurfaceHost } from './host.js';
@@ -74,6 +76,8 @@ export async function admitPrompt(host: SurfaceHost, req: PromptRequest): Promis
   const agent = runAgent(req.agent, existing);
   const live = existing ? await runningSession(host.temporal, existing) : null;
   if (live && existing) return admitLive(host, existing, live.route, req);
+  const resent = existing ? await resentInput(host, existing, req.clientMessageId) : null;
+  if (resent) return resent;
   const workspace = existing ? resolveWorkspace(existing.workspace, sessionId) : resolveWorkspace(req.workspace!);
   const zcfg = loadZunoConfig(workspace, req.config);
   const resolved = modelFor(req.script ? undefined : configuredModel(zcfg, req, existing), req.script, {
@@ -84,6 +88,7 @@ export async function admitPrompt(host: SurfaceHost, req: PromptRequest): Promis
   if (keyEnv !== undefined && !keyAvailable(host.paths, keyEnv, host.mode))
     throw apiKeyMissing(resolved.provider.id, keyEnv);
   const serving = await serveWork({ ...serveBase(host), id: sessionId, provider: resolved.provider });
+  if (serving.servedHere) host.keepServing(serving.stop);
   const meta = sessionMetaFor({
     sessionId,
     workspace,
@@ -119,7 +124,8 @@ async function admitLive(
       `session ${existing.id} is paused (${existing.error ?? 'a person must act'}): resume it first; it takes new input after that`,
     );
   }
-  await serveOpenWork({ ...serveBase(host), route });
+  const serving = await serveOpenWork({ ...serveBase(host), route });
+  if (serving.servedHere) host.keepServing(serving.stop);
   const after = await host.store.lastEventSeq(existing.id);
   const text = req.text;
   const admitted = await admitToOpenRun(host.temporal, existing.id, {
@@ -127,6 +133,31 @@ async function admitLive(
     ...(req.clientMessageId !== undefined ? { clientMessageId: req.clientMessageId } : {}),
   });
   return { ...admitted, sessionId: existing.id, after, route };
+}
+
+/**
+ * SE2 across runs: a closed session's next run does not know the client ids
+ * its earlier runs saw, so a resend of an input already admitted (the
+ * projection lists it with its client id) is answered here with its original
+ * receipt, `duplicate: true`, and nothing is admitted again.
+ */
+async function resentInput(
+  host: SurfaceHost,
+  existing: SessionRow,
+  clientMessageId: string | undefined,
+): Promise<AdmittedPrompt | null> {
+  if (clientMessageId === undefined) return null;
+  const row = (await host.store.listInputs(existing.id)).find((i) => i.clientMessageId === clientMessageId);
+  if (!row) return null;
+  const workflowId = sessionWorkflowId(existing.id);
+  return {
+    receipt: { inputId: row.id, sessionId: existing.id, status: row.admission, duplicate: true },
+    workflowId,
+    result: () => sessionResultOf(host.temporal.client.workflow.getHandle(workflowId)),
+    sessionId: existing.id,
+    after: await host.store.lastEventSeq(existing.id),
+    route: recordedRoute(existing) ?? undefined,
+  };
 }
 
 /** The options every serve call of a surface shares. */
