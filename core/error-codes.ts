@@ -45,6 +45,7 @@ export const ERROR_CODES = {
     'The provider refused the request by its content filter with no text and no tool call (PR3, terminal).',
   ContextMismatch: "apply_patch: a hunk's context lines do not match the file (not found, ambiguous or overlapping).",
   corrupt_state: 'Stored state no longer reads valid (a projection row missing or unparsable); not retryable.',
+  council_closed: 'The Council has ended; there is nothing left to cancel.',
   council_diff_invalid: "The Council's git diff range is not a range or git failed on it.",
   council_failed: 'A Council run failed without a more specific code.',
   council_not_found: 'No Council run with this id in the projection.',
