@@ -13,7 +13,9 @@ import type { HttpDeps } from './deps.js';
 import { errorBody, errorResponse } from './errors.js';
 import { limitBody, limitRate, RateLimiter } from './limits.js';
 import { approvalRoutes } from './routes/approvals.js';
+import { councilRoutes } from './routes/councils.js';
 import { eventRoutes } from './routes/events.js';
+import { goalRoutes } from './routes/goals.js';
 import { questionRoutes } from './routes/questions.js';
 import { sessionRoutes } from './routes/sessions.js';
 
@@ -37,6 +39,8 @@ export function buildApp(deps: HttpDeps, token: string, limiter: RateLimiter = n
   eventRoutes(app, deps);
   approvalRoutes(app, deps);
   questionRoutes(app, deps);
+  goalRoutes(app, deps);
+  councilRoutes(app, deps);
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerToken', {
     type: 'http',
     scheme: 'bearer',

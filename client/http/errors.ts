@@ -30,6 +30,9 @@ const CONFLICT = new Set([
   'approval_ambiguous',
   'question_ambiguous',
   'question_session_ending',
+  'goal_closed',
+  'goal_not_active',
+  'council_closed',
 ]);
 
 /** Codes of an unavailable dependency (503): Temporal, a worker, the projection. */

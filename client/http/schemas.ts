@@ -203,3 +203,87 @@ export const EventSchema = z
     atMs: z.number().int(),
   })
   .openapi('Event');
+
+/** Path parameter `id` of a Goal (`goal_…`). */
+export const GoalParams = z.object({
+  id: z
+    .string()
+    .regex(/^goal_[0-9A-Za-z_-]{1,100}$/)
+    .openapi({ param: { name: 'id', in: 'path' }, example: 'goal_mfz0k1a2b3c4d5e6' }),
+});
+
+/** Path parameter `id` of a Council run (`cr_…`). */
+export const CouncilParams = z.object({
+  id: z
+    .string()
+    .regex(/^cr_[a-z0-9]{4,40}$/)
+    .openapi({ param: { name: 'id', in: 'path' }, example: 'cr_mfz0k1a2b3c4d5e6' }),
+});
+
+/** Goal budgets as `zuno goal start` takes them (text: `200000`, `30m`, …). */
+const BudgetsSchema = z
+  .object({
+    tokenBudget: z.string().max(40).optional(),
+    turnBudget: z.string().max(40).optional(),
+    toolCallBudget: z.string().max(40).optional(),
+    timeBudget: z.string().max(40).optional(),
+  })
+  .strict()
+  .openapi('GoalBudgets');
+
+/** Body of `POST /goals`: as `zuno goal start`. */
+export const GoalStartSchema = z
+  .object({
+    objective: z
+      .string()
+      .min(1)
+      .max(64 * 1024),
+    workspace: z.string().min(1).max(4096),
+    criteria: z.array(z.string().min(1).max(4096)).max(50).optional(),
+    evidenceCriteria: z.array(z.string().min(1).max(4096)).max(50).optional(),
+    budgets: BudgetsSchema.optional(),
+    model: z.string().min(1).max(200).optional(),
+  })
+  .strict()
+  .openapi('GoalStart');
+
+/** A started Goal. */
+export const GoalStartedSchema = z.object({ goalId: z.string(), sessionId: z.string() }).openapi('GoalStarted');
+
+/** Body of `POST /goals/{id}/control`: as `zuno goal pause|cancel|budgets`. */
+export const GoalControlSchema = z
+  .object({
+    action: z.enum(['pause', 'cancel', 'budgets']),
+    expectedRevision: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .openapi({ description: "the Goal's revision as shown; absent: the current one" }),
+    budgets: BudgetsSchema.optional().openapi({ description: 'with budgets: the budgets to set (others stay)' }),
+  })
+  .strict()
+  .openapi('GoalControl');
+
+/** The Goal workflow's answer to a control. */
+export const GoalControlResultSchema = z
+  .object({ goalId: z.string(), revision: z.number().int(), status: z.string(), message: z.string() })
+  .openapi('GoalControlResult');
+
+/** Body of `POST /councils`: as `zuno council run`. */
+export const CouncilStartSchema = z
+  .object({
+    question: z
+      .string()
+      .min(1)
+      .max(64 * 1024),
+    workspace: z.string().min(1).max(4096),
+    preset: z.string().min(1).max(100).optional(),
+    diff: z.string().min(1).max(400).optional().openapi({ description: 'a git range to review, e.g. main..HEAD' }),
+    model: z.string().min(1).max(200).optional(),
+  })
+  .strict()
+  .openapi('CouncilStart');
+
+/** A started (or cancelled) Council. */
+export const CouncilRunSchema = z.object({ runId: z.string() }).openapi('CouncilRun');

@@ -276,6 +276,12 @@ describe('zuno serve: errors and the OpenAPI document', () => {
         'POST /approvals/{id}/decision',
         'GET /questions',
         'POST /questions/{id}/answer',
+        'POST /goals',
+        'GET /goals/{id}',
+        'POST /goals/{id}/control',
+        'POST /councils',
+        'GET /councils/{id}',
+        'POST /councils/{id}/cancel',
       ].sort(),
     );
   });
