@@ -189,6 +189,17 @@ describe('zuno serve: sessions and SSE', () => {
   }, 180_000);
 });
 
+describe('zuno serve: heartbeats', () => {
+  it('a quiet stream gets a heartbeat comment after 10 s, and no message', async () => {
+    const store = await openProjectionStore({ zunoDir: home });
+    const head = await store.lastSeq().finally(() => store.close());
+    const quiet = await openStream(served, '/events', String(head));
+    await waitFor(async () => quiet.comments.includes('heartbeat') || undefined, 60_000, 'a heartbeat');
+    quiet.close();
+    expect(quiet.messages).toEqual([]);
+  }, 90_000);
+});
+
 describe('zuno serve: interrupt and the next prompt', () => {
   it('interrupts a running turn, then a prompt reopens the session and a resend of it is one input', async () => {
     const { sessionId } = await createSession();
