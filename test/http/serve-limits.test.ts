@@ -2,7 +2,8 @@
  * Issue 29 item 2 (HTTP): what `zuno serve` says and refuses at its edges —
  * a non-loopback host is printed as a warning, a client past its rate limit
  * is answered 429 `rate_limited` with Retry-After (docs/http.md, Limits),
- * `--help` names the options and defaults, SIGTERM stops the server cleanly.
+ * `--help` names the options and defaults, a port in use and a bad script are
+ * typed failures, SIGTERM stops the server cleanly.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { RATE_BURST } from '../../client/http/limits.js';
@@ -45,7 +46,7 @@ it(`a client past its burst (${RATE_BURST}) gets 429 rate_limited with Retry-Aft
   expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(RATE_BURST - 1);
 });
 
-it('--help names the options with their defaults; SIGTERM stops the server with exit 0', async () => {
+it('--help names the options with their defaults; a port in use and a bad script are typed failures; SIGTERM stops the server with exit 0', async () => {
   const help = await runZuno(['serve', '--help'], { home });
   expect(help.code).toBe(0);
   for (const words of [
@@ -57,6 +58,15 @@ it('--help names the options with their defaults; SIGTERM stops the server with 
     '--print-token',
   ])
     expect(help.stdout).toContain(words);
+  const port = new URL(served.url).port;
+  const taken = await runZuno(['serve', '--port', port], { home });
+  expect(taken.code).toBe(1);
+  expect(taken.stderr).toMatch(
+    new RegExp(`^zuno: port_unavailable: cannot listen on 127\\.0\\.0\\.1:${port}: EADDRINUSE`, 'm'),
+  );
+  const badScript = await runZuno(['serve', '--port', '0', '--script', '/nonexistent/script.json'], { home });
+  expect(badScript.code).toBe(1);
+  expect(badScript.stderr).toMatch(/^zuno: script_invalid: /m);
   const stopped = await served.stop();
   expect(stopped.code, stopped.stderr).toBe(0);
   expect(stopped.stderr).not.toMatch(/unexpected error/);
