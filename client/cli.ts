@@ -532,6 +532,29 @@ ${agentHelpLines()}`,
       setExit(await acpCommand(opts));
     });
 
+  program
+    .command('serve')
+    .description(
+      "serve the HTTP API and SSE event streams of Zuno's home (sessions, approvals, questions, Goals, Councils; docs/http.md); every request needs the home's token",
+    )
+    .option('--port <n>', 'TCP port (0: any free port; default 9866)', parsePort)
+    .option(
+      '--host <host>',
+      'address to listen on (default 127.0.0.1, loopback only); another address must be asked for here and is printed as a warning',
+    )
+    .option('--script <file>', 'serve scripted model replies from FILE for sessions created over HTTP (demos, tests)')
+    .option('--print-token', 'print the token ($ZUNO_HOME/http-token, created with mode 0600 if missing) and exit')
+    .addHelpText(
+      'after',
+      `
+Authentication: Authorization: Bearer <token>, or Basic auth with the token as the password.
+The OpenAPI document is at GET /doc; SSE streams at /events and /sessions/<id>/events.`,
+    )
+    .action(async (opts) => {
+      const { httpServeCommand } = await import('./commands/http-serve.js');
+      setExit(await httpServeCommand(opts));
+    });
+
   const dev = program.command('dev').description('the embedded Temporal dev server and local tools');
   dev
     .command('up')

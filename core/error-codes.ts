@@ -29,6 +29,7 @@ export const ERROR_CODES = {
   background_unavailable: 'Background commands are not available for this session here (no task store).',
   binary_file: 'The file is binary; a text tool refuses it.',
   blocked_needs_reason: 'A Todo marked blocked does not say by what (blockedBy).',
+  body_too_large: 'An HTTP request body to zuno serve is larger than its limit (413); nothing was done.',
   budget_exhausted: 'A Goal budget is used up; the request needs a raised budget first.',
   cancelled: 'The call or run was cancelled before it finished (nothing more runs).',
   cannot_access: 'A path component cannot be accessed (permission or I/O error while resolving).',
@@ -44,6 +45,7 @@ export const ERROR_CODES = {
     'The provider refused the request by its content filter with no text and no tool call (PR3, terminal).',
   ContextMismatch: "apply_patch: a hunk's context lines do not match the file (not found, ambiguous or overlapping).",
   corrupt_state: 'Stored state no longer reads valid (a projection row missing or unparsable); not retryable.',
+  council_closed: 'The Council has ended; there is nothing left to cancel.',
   council_diff_invalid: "The Council's git diff range is not a range or git failed on it.",
   council_failed: 'A Council run failed without a more specific code.',
   council_not_found: 'No Council run with this id in the projection.',
@@ -132,8 +134,14 @@ export const ERROR_CODES = {
   question_session_ending: 'The session is ending; it takes no new question.',
   question_stale_revision: 'The answer names a question revision other than the current one.',
   question_unavailable: "The question could not be published (the session's question desk did not take it).",
+  rate_limited:
+    'zuno serve refused an HTTP request: the client sent more than its rate limit allows (429); retry after Retry-After.',
   ReadRequired: 'write/apply_patch: the existing file was not read in this session first.',
+  replay_window_exceeded:
+    "An SSE client resumed (Last-Event-ID) further back than zuno serve's replay window: reload the state, then follow the stream on.",
   report_exists: 'A report file with that name already exists; it is never overwritten.',
+  request_invalid:
+    'An HTTP request to zuno serve does not match its route (body, path or query schema, or no such route).',
   retries_exhausted: 'A Goal blocked: its session kept failing past the retry budget (docs/goals.md).',
   revision_required: 'plan_update needs expected_revision (call plan_get first).',
   rg_failed: 'ripgrep died by a signal or exited with an error.',
@@ -181,6 +189,8 @@ export const ERROR_CODES = {
   tool_failed: 'A tool body threw unexpectedly; reported as an error result.',
   turn_step_limit: 'A turn reached its step limit before a final answer; a Goal continues it.',
   two_in_progress: 'Only one Todo may be in progress at a time.',
+  unauthorized:
+    'An HTTP request to zuno serve carried no valid token (Bearer, or Basic with the token as password); nothing was done.',
   uncertain: 'What happened cannot be settled (e.g. an effect may have run); inspect before retrying.',
   unknown_step: 'No such step in the current Plan level.',
   unknown_task: 'No background task with this id in the session.',

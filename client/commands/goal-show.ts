@@ -1,6 +1,7 @@
 import { ZunoError } from '../../core/errors.js';
 import { TERMINAL_GOAL_STATUSES } from '../../core/goal/status.js';
-import { resolvePaths } from '../context.js';
+import type { GoalRow, ProjectionStore } from '../../activities/projection/index.js';
+import { resolvePaths, type ZunoPaths } from '../context.js';
 import { checkGoalId } from '../goal-id.js';
 import { processSink } from '../render.js';
 import type { Sink } from '../sink.js';
@@ -36,12 +37,7 @@ export async function goalShowCommand(
     if (!store || !first) throw new ZunoError('goal_not_found', `no goal ${goalId} in Zuno's home ${paths.home}`);
     // Following goes on from the events after this view (read first: nothing between is missed).
     const after = await store.lastEventSeq(first.sessionId);
-    const row = (await store.getGoal(goalId)) ?? first;
-    const goal = row.snapshot;
-    const { transitions = [], ...bare } = goal;
-    const session = await store.getSession(row.sessionId);
-    const workState = await goalWorkState(store, row.sessionId);
-    const live = TERMINAL_GOAL_STATUSES.has(goal.state.status) ? null : await liveGoalDetails(paths, goalId);
+    const { goal, bare, session, live, workState, transitions } = await goalShowData(paths, store, first);
     // With --json --follow the view is not printed: stdout is the NDJSON event stream.
     if (!(opts.json && opts.follow))
       sink.out(
@@ -54,4 +50,21 @@ export async function goalShowCommand(
   } finally {
     await store?.close();
   }
+}
+
+/**
+ * What `zuno goal show` shows of a Goal whose row is `first` (read again,
+ * so the newest revision is shown): the snapshot (`bare`: without its
+ * transitions), its session row, what Temporal says now for a Goal that has
+ * not ended (`live`), its work state and its transitions — for the CLI and
+ * `zuno serve` (`GET /goals/{id}` answers `{goal: bare, session, live, workState, transitions}`).
+ */
+export async function goalShowData(paths: ZunoPaths, store: ProjectionStore, first: GoalRow) {
+  const row = (await store.getGoal(first.id)) ?? first;
+  const goal = row.snapshot;
+  const { transitions = [], ...bare } = goal;
+  const session = await store.getSession(row.sessionId);
+  const workState = await goalWorkState(store, row.sessionId);
+  const live = TERMINAL_GOAL_STATUSES.has(goal.state.status) ? null : await liveGoalDetails(paths, first.id);
+  return { goal, bare, session, live, workState, transitions };
 }

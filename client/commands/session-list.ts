@@ -75,7 +75,7 @@ export async function sessionListCommand(opts: SessionListOptions, sink: Sink = 
       (r) => opts.status === undefined || r.status === opts.status,
     );
     if (opts.json) {
-      sink.out(`${JSON.stringify(rows.map(jsonRow), null, 2)}\n`);
+      sink.out(`${JSON.stringify(rows.map(sessionJson), null, 2)}\n`);
     } else if (rows.length === 0) {
       sink.out(opts.dir || opts.status ? 'no sessions match\n' : 'no sessions yet: start one with zuno run "…"\n');
     } else {
@@ -87,7 +87,8 @@ export async function sessionListCommand(opts: SessionListOptions, sink: Sink = 
   return 0;
 }
 
-function jsonRow(r: SessionRow) {
+/** One session as `--json` prints it (and `zuno serve` answers `GET /sessions`). Pure. */
+export function sessionJson(r: SessionRow) {
   return {
     id: r.id,
     title: r.title ?? null,

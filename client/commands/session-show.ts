@@ -1,6 +1,6 @@
 import { ZunoError } from '../../core/errors.js';
 import type { ProjectionStore, Transcript } from '../../activities/projection/index.js';
-import { openStore, resolvePaths } from '../context.js';
+import { openStore, resolvePaths, type ZunoPaths } from '../context.js';
 import { processSink } from '../render.js';
 import type { Sink } from '../sink.js';
 import { checkSessionId } from '../session-id.js';
@@ -45,29 +45,11 @@ export async function sessionShowCommand(
   const paths = resolvePaths();
   const store = await openStore(paths);
   try {
-    let t = await store.loadTranscript(sessionId);
-    if (!t) throw new ZunoError('session_not_found', `no session ${sessionId} in the projection`);
-    // A row that says the session is open is checked against Temporal (session-reconcile.ts).
-    const [checked] = await withTemporalTruth(paths, store, [t.session]);
-    if (checked !== t.session) t = (await store.loadTranscript(sessionId)) ?? t;
-    const last = await store.lastEvent(sessionId, EV.usage);
-    const usage = last ? parseEventData(EV.usage, last.data) : null;
-    const background = (await store.eventsOfType(sessionId, EV.bgCompleted)).flatMap((e) => {
-      const d = parseEventData(EV.bgCompleted, e.data);
-      return d ? [d] : [];
-    });
-    const rules = await loadTurnRules(store, sessionId);
-    const route = await routeStatus(paths, t.session);
-    const goalRow = await store.goalOfSession(sessionId);
-    const goal = goalRow
-      ? { id: goalRow.id, status: goalRow.snapshot.state.status, reason: goalReason(goalRow.snapshot) }
-      : null;
-    const delegations = await store.listDelegations(sessionId);
-    const compactions = await compactionMarks(store, sessionId);
-    const started = await store.getDelegationOfChild(sessionId);
+    const d = await sessionShowData(paths, store, sessionId);
+    const { t, background, rules, route, goal, started, delegations, compactions, usage } = d;
     sink.out(
       opts.json
-        ? `${JSON.stringify({ ...t, background, rules, route, goal, delegatedBy: started, delegations, compactions, usage: usage ? { cumulative: usage.cumulative, snapshot: usage.snapshot } : null }, null, 2)}\n`
+        ? `${JSON.stringify(sessionShowJson(d), null, 2)}\n`
         : renderTranscript(t, view, await turnEnds(store, sessionId), delegatedBy(t.session, started), compactions) +
             renderBackground(background, t) +
             renderDelegations(delegations, view) +
@@ -84,6 +66,56 @@ export async function sessionShowCommand(
   } finally {
     await store.close();
   }
+}
+
+/** What `zuno session show` shows of a session, read from the projection (see {@link sessionShowData}). */
+export type SessionShowData = Awaited<ReturnType<typeof sessionShowData>>;
+
+/**
+ * Reads what `zuno session show` shows: the transcript (settled against
+ * Temporal first when its row says the session is open and Temporal is up),
+ * background outcomes, turn rules, route, Goal, delegations, compactions and
+ * the last usage — for the CLI and `zuno serve` alike.
+ * @throws ZunoError `session_not_found`.
+ */
+export async function sessionShowData(paths: ZunoPaths, store: ProjectionStore, sessionId: string) {
+  let t = await store.loadTranscript(sessionId);
+  if (!t) throw new ZunoError('session_not_found', `no session ${sessionId} in the projection`);
+  // A row that says the session is open is checked against Temporal (session-reconcile.ts).
+  const [checked] = await withTemporalTruth(paths, store, [t.session]);
+  if (checked !== t.session) t = (await store.loadTranscript(sessionId)) ?? t;
+  const last = await store.lastEvent(sessionId, EV.usage);
+  const usage = last ? parseEventData(EV.usage, last.data) : null;
+  const background = (await store.eventsOfType(sessionId, EV.bgCompleted)).flatMap((e) => {
+    const d = parseEventData(EV.bgCompleted, e.data);
+    return d ? [d] : [];
+  });
+  const rules = await loadTurnRules(store, sessionId);
+  const route = await routeStatus(paths, t.session);
+  const goalRow = await store.goalOfSession(sessionId);
+  const goal = goalRow
+    ? { id: goalRow.id, status: goalRow.snapshot.state.status, reason: goalReason(goalRow.snapshot) }
+    : null;
+  const delegations = await store.listDelegations(sessionId);
+  const compactions = await compactionMarks(store, sessionId);
+  const started = await store.getDelegationOfChild(sessionId);
+  return { t, usage, background, rules, route, goal, delegations, compactions, started };
+}
+
+/** The JSON `zuno session show --json` prints (and `GET /sessions/{id}/transcript` answers). Pure. */
+export function sessionShowJson(d: SessionShowData) {
+  const { t, background, rules, route, goal, started, delegations, compactions, usage } = d;
+  return {
+    ...t,
+    background,
+    rules,
+    route,
+    goal,
+    delegatedBy: started,
+    delegations,
+    compactions,
+    usage: usage ? { cumulative: usage.cumulative, snapshot: usage.snapshot } : null,
+  };
 }
 
 /** How one background task ended (from its `bg.completed` event). */
