@@ -21,7 +21,7 @@ import { recordSessionStart } from '../session-admit.js';
 import { sessionMetaFor } from '../session-meta.js';
 import { newSessionId, titleOf } from '../session-start.js';
 import { serveWork } from '../serving.js';
-import type { SurfaceHost } from '../surface/index.js';
+import { serveOptionsOf, type SurfaceHost } from '../surface/index.js';
 import { loadZunoConfig } from '../zuno-config.js';
 
 /** A Goal as a client asks for it. */
@@ -32,19 +32,6 @@ export interface GoalRequest {
   evidenceCriteria?: string[];
   budgets?: GoalBudgetFlags;
   model?: string;
-}
-
-/** The options every serve call from the server shares. */
-function serveBase(host: SurfaceHost) {
-  return {
-    paths: host.paths,
-    temporal: host.temporal,
-    store: host.store,
-    baseQueue: host.temporal.baseQueue,
-    command: host.command,
-    mode: host.mode,
-    notify: host.notify,
-  };
 }
 
 /**
@@ -72,7 +59,8 @@ export async function launchGoal(
   const configured = commandModel(zcfg, req.model ?? zcfg.model, script, host.paths, host.mode);
   const sessionId = newSessionId();
   const resolved = modelFor(configured, script, { stateDir: host.paths.stateDir, owner: sessionId });
-  const serving = await serveWork({ ...serveBase(host), id: sessionId, provider: resolved.provider });
+  const serving = await serveWork({ ...serveOptionsOf(host), id: sessionId, provider: resolved.provider });
+  if (serving.servedHere) host.keepServing(serving.stop);
   const meta = sessionMetaFor({
     sessionId,
     workspace,
@@ -129,11 +117,12 @@ export async function launchCouncil(
   const runId = newCouncilRunId();
   const resolved = modelFor(configured, script, { stateDir: host.paths.stateDir, owner: runId });
   const serving = await serveWork({
-    ...serveBase(host),
+    ...serveOptionsOf(host),
     id: runId,
     label: `council ${runId}`,
     provider: resolved.provider,
   });
+  if (serving.servedHere) host.keepServing(serving.stop);
   // The seats' base: a Council a person starts has no parent session; its run id stands in (docs/council.md).
   const base = sessionMetaFor({
     sessionId: runId,

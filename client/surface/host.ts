@@ -75,3 +75,16 @@ export async function openSurfaceHost(opts: { command: string; notify: Notify })
     },
   };
 }
+
+/** The options every serve call of a surface shares (client/serving.ts `serveWork`, `serveOpenWork`). */
+export function serveOptionsOf(host: SurfaceHost) {
+  return {
+    paths: host.paths,
+    temporal: host.temporal,
+    store: host.store,
+    baseQueue: host.temporal.baseQueue,
+    command: host.command,
+    mode: host.mode,
+    notify: host.notify,
+  };
+}

@@ -26,7 +26,7 @@ import { sessionWorkflowId } from '../../core/ids.js';
 import { recordedRoute } from '../goal-serve.js';
 import { keyAvailable, serveOpenWork, serveWork } from '../serving.js';
 import { loadZunoConfig, resolveModel } from '../zuno-config.js';
-import type { SurfaceHost } from './host.js';
+import { serveOptionsOf, type SurfaceHost } from './host.js';
 
 /** One prompt for a session, as a surface received it. */
 export interface PromptRequest {
@@ -87,7 +87,7 @@ export async function admitPrompt(host: SurfaceHost, req: PromptRequest): Promis
   const keyEnv = resolved.provider.apiKeyEnv;
   if (keyEnv !== undefined && !keyAvailable(host.paths, keyEnv, host.mode))
     throw apiKeyMissing(resolved.provider.id, keyEnv);
-  const serving = await serveWork({ ...serveBase(host), id: sessionId, provider: resolved.provider });
+  const serving = await serveWork({ ...serveOptionsOf(host), id: sessionId, provider: resolved.provider });
   if (serving.servedHere) host.keepServing(serving.stop);
   const meta = sessionMetaFor({
     sessionId,
@@ -124,7 +124,7 @@ async function admitLive(
       `session ${existing.id} is paused (${existing.error ?? 'a person must act'}): resume it first; it takes new input after that`,
     );
   }
-  const serving = await serveOpenWork({ ...serveBase(host), route });
+  const serving = await serveOpenWork({ ...serveOptionsOf(host), route });
   if (serving.servedHere) host.keepServing(serving.stop);
   const after = await host.store.lastEventSeq(existing.id);
   const text = req.text;
@@ -157,19 +157,6 @@ async function resentInput(
     sessionId: existing.id,
     after: await host.store.lastEventSeq(existing.id),
     route: recordedRoute(existing) ?? undefined,
-  };
-}
-
-/** The options every serve call of a surface shares. */
-function serveBase(host: SurfaceHost) {
-  return {
-    paths: host.paths,
-    temporal: host.temporal,
-    store: host.store,
-    baseQueue: host.temporal.baseQueue,
-    command: host.command,
-    mode: host.mode,
-    notify: host.notify,
   };
 }
 
