@@ -75,7 +75,7 @@ class AcpConnectionState {
    * @throws ZunoError `workspace_invalid` (cwd not an existing directory).
    */
   newSession(params: NewSessionRequest): { sessionId: string } {
-    const workspace = resolveWorkspace(resolve(params.cwd));
+    const workspace = resolveWorkspace(resolve(params.cwd), undefined, 'cwd');
     if (params.mcpServers.length > 0) {
       this.host.notify?.(`session/new: ${params.mcpServers.length} MCP server(s) offered by the client are not used`);
     }

@@ -133,6 +133,10 @@ export class PermissionBridge {
       { cancellationSignal: signal },
     );
     const decision = decisionOf(res);
+    if (decision === null && res.outcome.outcome === 'selected')
+      this.host.notify?.(
+        `approval ${a.id}: the client picked "${res.outcome.optionId.slice(0, 60)}", which is not an offered option; nothing was decided (it stays pending)`,
+      );
     if (decision === null || signal.aborted) return;
     await decideApproval(this.host.temporal.client, a, { decision });
   }

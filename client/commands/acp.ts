@@ -9,6 +9,7 @@ import { Readable, Writable } from 'node:stream';
 import { ndJsonStream } from '@agentclientprotocol/sdk';
 import { ZunoError } from '../../core/errors.js';
 import { loadScript } from '../../local-provider/script.js';
+import { loadZunoConfig } from '../zuno-config.js';
 import { acpAgent } from '../acp/agent.js';
 import type { AcpOptions } from '../acp/session-prompt.js';
 import { runAgent } from '../agent-option.js';
@@ -37,7 +38,8 @@ function guardStdout(): void {
  * The options as the sessions get them: the script loaded, the model
  * reference and role checked for shape.
  * @throws ZunoError `script_invalid`, `usage_error` (both `--script` and
- *   `--model`, or a model not `provider/model`), `agent_invalid`.
+ *   `--model`, or a model not `provider/model`), `agent_invalid`,
+ *   `config_missing` / `config_invalid` (`--config`).
  */
 async function sessionOptions(o: AcpCommandOptions): Promise<AcpOptions> {
   if (o.script !== undefined && o.model !== undefined)
@@ -45,6 +47,8 @@ async function sessionOptions(o: AcpCommandOptions): Promise<AcpOptions> {
   if (o.model !== undefined && !/^[^/\s]+\/\S+$/.test(o.model))
     throw new ZunoError('usage_error', `--model ${o.model}: expected provider/model, e.g. openai/gpt-4.1`);
   if (o.agent !== undefined) runAgent(o.agent, null);
+  // An explicit zuno.json is read (and checked) now, not at the first prompt.
+  if (o.config !== undefined) loadZunoConfig(process.cwd(), o.config);
   return {
     ...(o.script !== undefined ? { script: await loadScript(o.script) } : {}),
     ...(o.model !== undefined ? { model: o.model } : {}),

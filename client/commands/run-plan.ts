@@ -144,12 +144,13 @@ export function apiKeyMissing(provider: string, keyEnv: string): ZunoError {
 
 /**
  * The workspace as an absolute real path; with `sessionId`, the workspace of
- * that existing session (the message says it is gone).
+ * that existing session (the message says it is gone). `named` is what the
+ * message calls it (`--dir` on the command line; a surface says `workspace`).
  * @throws ZunoError `workspace_invalid`.
  */
-export function resolveWorkspace(dir: string, sessionId?: string): string {
+export function resolveWorkspace(dir: string, sessionId?: string, named = '--dir'): string {
   if (dir.trim() === '') {
-    throw new ZunoError('workspace_invalid', '--dir is empty (an unset variable?): name the workspace directory');
+    throw new ZunoError('workspace_invalid', `${named} is empty (an unset variable?): name the workspace directory`);
   }
   try {
     const real = realpathSync(dir);
@@ -161,7 +162,7 @@ export function resolveWorkspace(dir: string, sessionId?: string): string {
       'workspace_invalid',
       sessionId
         ? `session ${sessionId} works in ${dir}, which is gone or not a directory (${why}): restore it to continue the session`
-        : `--dir ${dir} is not a usable directory: ${(err as Error).message}`,
+        : `${named} ${dir} is not a usable directory: ${(err as Error).message}`,
     );
   }
 }

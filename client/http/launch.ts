@@ -51,7 +51,7 @@ export async function launchGoal(
     ...(req.criteria ? { criterion: req.criteria } : {}),
     ...(req.evidenceCriteria ? { evidenceCriterion: req.evidenceCriteria } : {}),
   });
-  const workspace = resolveWorkspace(req.workspace);
+  const workspace = resolveWorkspace(req.workspace, undefined, 'workspace');
   const script =
     req.model === undefined && serverScript ? checkReceiptPlaceholders(serverScript, '--script') : undefined;
   const zcfg = loadZunoConfig(workspace);
@@ -109,7 +109,7 @@ export async function launchCouncil(
     ...(req.preset !== undefined ? { preset: req.preset } : {}),
     ...(req.diff !== undefined ? { diff: req.diff } : {}),
   });
-  const workspace = resolveWorkspace(req.workspace);
+  const workspace = resolveWorkspace(req.workspace, undefined, 'workspace');
   if (input.diffRange) await checkGitRange(workspace, input.diffRange);
   const script = req.model === undefined ? serverScript : undefined;
   const zcfg = loadZunoConfig(workspace);

@@ -5,6 +5,7 @@
  * come from the CLI's own lists and limits (session statuses, approval
  * decisions, message and pattern lengths, id shapes).
  */
+import { isAbsolute } from 'node:path';
 import { z } from '@hono/zod-openapi';
 import { APPROVAL_MESSAGE_MAX, APPROVAL_PATTERN_MAX } from '../../core/approval-contract.js';
 import { SESSION_STATUSES } from '../commands/session-list.js';
@@ -24,6 +25,13 @@ export const SessionParams = z.object({
 
 /** A client's idempotency key (SE2): a resend returns the first receipt, never a second input. */
 const ClientMessageId = z.string().min(1).max(200);
+
+/** A workspace directory on the server's machine: absolute (a relative one would name the server's cwd). */
+const absolutePath = z
+  .string()
+  .min(1)
+  .max(4096)
+  .refine((p) => isAbsolute(p), { message: 'must be an absolute path on the server' });
 
 /** Text of a prompt (at most 256 KiB of characters, inside the 1 MiB body limit). */
 const PromptText = z
@@ -59,7 +67,7 @@ export const SessionListQuery = z.object({
 export const CreateSessionSchema = z
   .object({
     text: PromptText,
-    workspace: z.string().min(1).max(4096).openapi({ description: 'absolute path of the workspace directory' }),
+    workspace: absolutePath.openapi({ description: 'absolute path of the workspace directory' }),
     agent: z.string().min(1).max(100).optional(),
     model: z.string().min(1).max(200).optional().openapi({ description: 'provider/model; default zuno.json "model"' }),
     clientMessageId: ClientMessageId.optional(),
@@ -238,7 +246,7 @@ export const GoalStartSchema = z
       .string()
       .min(1)
       .max(64 * 1024),
-    workspace: z.string().min(1).max(4096),
+    workspace: absolutePath,
     criteria: z.array(z.string().min(1).max(4096)).max(50).optional(),
     evidenceCriteria: z.array(z.string().min(1).max(4096)).max(50).optional(),
     budgets: BudgetsSchema.optional(),
@@ -277,7 +285,7 @@ export const CouncilStartSchema = z
       .string()
       .min(1)
       .max(64 * 1024),
-    workspace: z.string().min(1).max(4096),
+    workspace: absolutePath,
     preset: z.string().min(1).max(100).optional(),
     diff: z.string().min(1).max(400).optional().openapi({ description: 'a git range to review, e.g. main..HEAD' }),
     model: z.string().min(1).max(200).optional(),

@@ -99,7 +99,9 @@ export function streamEvents(c: Context, deps: HttpDeps, opts: { after: number; 
  * The seq the stream replays from: `opts.after` when at most
  * {@link REPLAY_WINDOW} events follow it; else it writes the
  * `replay_window_exceeded` message (its id the newest seq) and returns that
- * newest seq.
+ * newest seq. A resume point past the newest seq (an id from another home,
+ * or from the home stream given to a session's) gets the same message: the
+ * stream would otherwise wait for ids that never come and skip every event.
  */
 async function windowStart(
   stream: SSEStreamingApi,
@@ -108,12 +110,15 @@ async function windowStart(
 ): Promise<number> {
   const store = deps.host.store;
   const window = replayWindow();
-  const missed =
-    opts.sessionId !== undefined
-      ? await store.listEvents(opts.sessionId, opts.after, window + 1)
-      : await store.listEventsAfter(opts.after, window + 1);
-  if (missed.length <= window) return opts.after;
   const head = opts.sessionId !== undefined ? await store.lastEventSeq(opts.sessionId) : await store.lastSeq();
+  const ahead = opts.after > head;
+  if (!ahead) {
+    const missed =
+      opts.sessionId !== undefined
+        ? await store.listEvents(opts.sessionId, opts.after, window + 1)
+        : await store.listEventsAfter(opts.after, window + 1);
+    if (missed.length <= window) return opts.after;
+  }
   await stream.writeSSE({
     event: WINDOW_EXCEEDED,
     id: String(head),
@@ -122,7 +127,9 @@ async function windowStart(
       lastEventId: opts.after,
       window,
       latestSeq: head,
-      message: `more than ${window} events were missed: reload the state (GET /sessions/{id}/transcript); the stream goes on after seq ${head}`,
+      message: ahead
+        ? `seq ${opts.after} is past this stream's newest event (${head}): reload the state (GET /sessions/{id}/transcript); the stream goes on after seq ${head}`
+        : `more than ${window} events were missed: reload the state (GET /sessions/{id}/transcript); the stream goes on after seq ${head}`,
     }),
   });
   return head;

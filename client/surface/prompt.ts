@@ -78,7 +78,9 @@ export async function admitPrompt(host: SurfaceHost, req: PromptRequest): Promis
   if (live && existing) return admitLive(host, existing, live.route, req);
   const resent = existing ? await resentInput(host, existing, req.clientMessageId) : null;
   if (resent) return resent;
-  const workspace = existing ? resolveWorkspace(existing.workspace, sessionId) : resolveWorkspace(req.workspace!);
+  const workspace = existing
+    ? resolveWorkspace(existing.workspace, sessionId)
+    : resolveWorkspace(req.workspace!, undefined, 'workspace');
   const zcfg = loadZunoConfig(workspace, req.config);
   const resolved = modelFor(req.script ? undefined : configuredModel(zcfg, req, existing), req.script, {
     stateDir: host.paths.stateDir,

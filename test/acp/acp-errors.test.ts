@@ -98,6 +98,7 @@ describe('zuno acp: bad requests get JSON-RPC errors, never a crash', () => {
       [['--agent', 'explore'], 'agent_invalid'],
       [['--script', join(home, 'missing.json')], 'script_invalid'],
       [['--script', join(home, 'missing.json'), '--model', 'openai/gpt-4.1'], 'usage_error'],
+      [['--config', join(home, 'missing-zuno.json')], 'config_missing'],
     ] as const) {
       expectTypedFailure(await runZuno(['acp', ...args], { home, stdin: '' }), code);
     }

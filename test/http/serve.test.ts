@@ -186,6 +186,13 @@ describe('zuno serve: sessions and SSE', () => {
     const firstAfter = await within.until(() => true);
     within.close();
     expect(firstAfter.id).toBe(String(head + 1));
+    // A resume point past the newest event (another home's id) is told to reload, never left waiting.
+    const now = await openProjectionStore({ zunoDir: home }).then((st) => st.lastSeq().finally(() => st.close()));
+    const ahead = await openStream(served, '/events', String(now + 1000));
+    const told = await ahead.until(() => true);
+    ahead.close();
+    expect(told.event).toBe('replay_window_exceeded');
+    expect(told.data).toMatchObject({ lastEventId: now + 1000, latestSeq: now });
   }, 180_000);
 });
 
