@@ -24,7 +24,10 @@ export function promptText(blocks: readonly ContentBlock[]): string {
         if ('text' in b.resource) return `${b.resource.uri}\n${b.resource.text}`;
         throw RequestError.invalidParams({ block: b.type }, 'an embedded binary resource cannot be a prompt');
       default:
-        throw RequestError.invalidParams({ block: b.type }, `a prompt block of type ${b.type} is not taken: zuno takes text`);
+        throw RequestError.invalidParams(
+          { block: b.type },
+          `a prompt block of type ${b.type} is not taken: zuno takes text`,
+        );
     }
   });
   const text = parts.join('\n\n');
