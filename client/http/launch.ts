@@ -20,8 +20,7 @@ import { modelFor } from '../scripted-provider.js';
 import { recordSessionStart } from '../session-admit.js';
 import { sessionMetaFor } from '../session-meta.js';
 import { newSessionId, titleOf } from '../session-start.js';
-import { serveWork } from '../serving.js';
-import { serveOptionsOf, type SurfaceHost } from '../surface/index.js';
+import { serveForSurface, type SurfaceHost } from '../surface/index.js';
 import { loadZunoConfig } from '../zuno-config.js';
 
 /** A Goal as a client asks for it. */
@@ -59,8 +58,7 @@ export async function launchGoal(
   const configured = commandModel(zcfg, req.model ?? zcfg.model, script, host.paths, host.mode);
   const sessionId = newSessionId();
   const resolved = modelFor(configured, script, { stateDir: host.paths.stateDir, owner: sessionId });
-  const serving = await serveWork({ ...serveOptionsOf(host), id: sessionId, provider: resolved.provider });
-  if (serving.servedHere) host.keepServing(serving.stop);
+  const serving = await serveForSurface(host, { id: sessionId, provider: resolved.provider });
   const meta = sessionMetaFor({
     sessionId,
     workspace,
@@ -116,13 +114,7 @@ export async function launchCouncil(
   const configured = commandModel(zcfg, req.model ?? zcfg.model, script, host.paths, host.mode);
   const runId = newCouncilRunId();
   const resolved = modelFor(configured, script, { stateDir: host.paths.stateDir, owner: runId });
-  const serving = await serveWork({
-    ...serveOptionsOf(host),
-    id: runId,
-    label: `council ${runId}`,
-    provider: resolved.provider,
-  });
-  if (serving.servedHere) host.keepServing(serving.stop);
+  const serving = await serveForSurface(host, { id: runId, label: `council ${runId}`, provider: resolved.provider });
   // The seats' base: a Council a person starts has no parent session; its run id stands in (docs/council.md).
   const base = sessionMetaFor({
     sessionId: runId,

@@ -15,7 +15,8 @@ import {
   type ZunoPaths,
 } from '../context.js';
 import { hostId } from '../routing.js';
-import { hostWorkerGuard, workerMode, type WorkerMode } from '../serving.js';
+import { hostWorkerGuard, serveWork, type Serving, workerMode, type WorkerMode } from '../serving.js';
+import type { ProviderConfig } from '../../core/provider-config.js';
 
 /** One surface process's connections (open until {@link SurfaceHost.close}). */
 export interface SurfaceHost {
@@ -87,4 +88,20 @@ export function serveOptionsOf(host: SurfaceHost) {
     mode: host.mode,
     notify: host.notify,
   };
+}
+
+/**
+ * Has the work `id` (a session, or a Council run) served for this surface
+ * (client/serving.ts `serveWork`): by the host worker service, or — mode
+ * `in-process` — by a worker in this process, kept until the surface closes.
+ * @returns the route its activities take.
+ * @throws what starting the service or the in-process worker throws.
+ */
+export async function serveForSurface(
+  host: SurfaceHost,
+  work: { id: string; provider: ProviderConfig; label?: string },
+): Promise<Serving> {
+  const serving = await serveWork({ ...serveOptionsOf(host), ...work });
+  if (serving.servedHere) host.keepServing(serving.stop);
+  return serving;
 }

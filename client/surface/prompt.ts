@@ -24,9 +24,9 @@ import { sessionMetaFor } from '../session-meta.js';
 import { checkSessionId, sessionResultOf, titleOf } from '../session-start.js';
 import { sessionWorkflowId } from '../../core/ids.js';
 import { recordedRoute } from '../goal-serve.js';
-import { keyAvailable, serveOpenWork, serveWork } from '../serving.js';
+import { keyAvailable, serveOpenWork } from '../serving.js';
 import { loadZunoConfig, resolveModel } from '../zuno-config.js';
-import { serveOptionsOf, type SurfaceHost } from './host.js';
+import { serveForSurface, serveOptionsOf, type SurfaceHost } from './host.js';
 
 /** One prompt for a session, as a surface received it. */
 export interface PromptRequest {
@@ -89,8 +89,7 @@ export async function admitPrompt(host: SurfaceHost, req: PromptRequest): Promis
   const keyEnv = resolved.provider.apiKeyEnv;
   if (keyEnv !== undefined && !keyAvailable(host.paths, keyEnv, host.mode))
     throw apiKeyMissing(resolved.provider.id, keyEnv);
-  const serving = await serveWork({ ...serveOptionsOf(host), id: sessionId, provider: resolved.provider });
-  if (serving.servedHere) host.keepServing(serving.stop);
+  const serving = await serveForSurface(host, { id: sessionId, provider: resolved.provider });
   const meta = sessionMetaFor({
     sessionId,
     workspace,

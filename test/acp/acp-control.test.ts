@@ -8,11 +8,11 @@
  * cancels nothing (SF9): a new connection's `session/load` replays the
  * session and sees its end. Real dev server, host worker service, real shell.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { makeWorkspace, runZuno, tempDir, writeJson } from '../cli/helpers.js';
+import { makeWorkspace, markerLines, runZuno, tempDir, writeJson } from '../cli/helpers.js';
 import { waitFor } from '../helpers/worker-process.js';
 import {
   agentText,
@@ -32,16 +32,6 @@ function script(replies: unknown[]): string {
 }
 
 const shell = (command: string) => ({ toolCalls: [{ name: 'shell', arguments: { command } }] });
-
-/** Lines `word` in `<ws>/<file>`: how often a marker command ran. */
-function runs(ws: string, file: string, word: string): number {
-  const f = join(ws, file);
-  return existsSync(f)
-    ? readFileSync(f, 'utf8')
-        .split('\n')
-        .filter((l) => l === word).length
-    : 0;
-}
 
 describe('zuno acp: approvals, cancel, reconnect', () => {
   it('strict mode: request_permission shows the exact command; allow_once runs it once, reject blocks it', async () => {
@@ -67,7 +57,7 @@ describe('zuno acp: approvals, cancel, reconnect', () => {
       ['approve_session', 'allow_always'],
       ['deny', 'reject_once'],
     ]);
-    expect(runs(ws, 'one.txt', 'one')).toBe(1);
+    expect(markerLines(ws, 'one.txt', 'one')).toBe(1);
     expect(existsSync(join(ws, 'two.txt'))).toBe(false);
     // Decided through the same durable Update as `zuno approvals`: the rows say so.
     const db = new Database(join(home, 'zuno.db'), { readonly: true, fileMustExist: true });
@@ -107,7 +97,7 @@ describe('zuno acp: approvals, cancel, reconnect', () => {
     const show = await runZuno(['session', 'show', sessionId], { home, env: { ZUNO_WORKER: 'service' } });
     expect(show.code, show.stderr).toBe(0);
     for (const line of text.split('\n').filter((l) => l.trim() !== '')) expect(show.stdout).toContain(line.trim());
-    expect(runs(ws, 'late.txt', 'late')).toBe(0);
+    expect(markerLines(ws, 'late.txt', 'late')).toBe(0);
     expect(await c.close()).toBe(0);
   }, 240_000);
 
@@ -144,7 +134,7 @@ describe('zuno acp: approvals, cancel, reconnect', () => {
     );
     const ended = callUpdates(c2, sessionId, call!.sessionUpdate === 'tool_call' ? call!.toolCallId : '');
     expect(ended.at(-1)?.status).toBe('completed');
-    expect(runs(ws, 'm.txt', 'ran')).toBe(1);
+    expect(markerLines(ws, 'm.txt', 'ran')).toBe(1);
     // Each update once: the replay and the live stream never overlap.
     const ids = updatesOf(c2, sessionId).filter((u) => u.sessionUpdate === 'tool_call');
     expect(ids).toHaveLength(1);

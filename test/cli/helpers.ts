@@ -308,3 +308,13 @@ export function useTestTemporal(): { address: string; client: Client } {
   });
   return t;
 }
+
+/** Lines reading `word` in `<ws>/<file>` (0 when the file is missing): how often a marker command ran to its end. */
+export function markerLines(ws: string, file = 'marker.txt', word = 'ran'): number {
+  const f = join(ws, file);
+  return existsSync(f)
+    ? readFileSync(f, 'utf8')
+        .split('\n')
+        .filter((l) => l === word).length
+    : 0;
+}

@@ -10,7 +10,7 @@
  * credentials file and never the workflow history.
  */
 import { type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startLocalProvider } from '../../local-provider/server.js';
@@ -21,6 +21,7 @@ import {
   expectNoStackInAnyRun,
   makeHome,
   makeWorkspace,
+  markerLines,
   runZuno,
   tempDir,
   useTestTemporal,
@@ -64,16 +65,6 @@ function slowShellScript(dir: string, seconds: number): string {
       { text: 'All done.' },
     ],
   });
-}
-
-/** Lines in the workspace's marker file: how often the shell call ran to its end. */
-function markerRuns(ws: string): number {
-  const f = join(ws, 'marker.txt');
-  return existsSync(f)
-    ? readFileSync(f, 'utf8')
-        .split('\n')
-        .filter((l) => l === 'ran').length
-    : 0;
 }
 
 /** Starts `zuno <args>` and resolves with the child and its session id once stderr names the session and `until` appears. */
@@ -131,7 +122,7 @@ describe('the host worker service', () => {
     expect(follow.stdout).toContain('All done.');
     expect(follow.stderr).toMatch(/✓ shell ok, exit 0/);
     expectNoStack(follow);
-    expect(markerRuns(ws)).toBe(1);
+    expect(markerLines(ws)).toBe(1);
 
     const status = await runZuno(['worker', 'status', '--json'], { home, env: SERVICE });
     expect(status.code, status.stderr).toBe(0);
@@ -160,7 +151,7 @@ describe('the host worker service', () => {
     expect(r.stdout).toContain('All done.');
     expect(r.stderr).toMatch(/shell uncertain/);
     expectNoStack(r);
-    expect(markerRuns(ws)).toBeLessThanOrEqual(1);
+    expect(markerLines(ws)).toBeLessThanOrEqual(1);
     // A new terminal shows the same end.
     const follow = await runZuno(['session', 'follow', run.sessionId], { home, env: SERVICE, timeoutMs: 120_000 });
     expect(follow.code, follow.stderr).toBe(0);
@@ -185,7 +176,7 @@ describe('the host worker service', () => {
     const follow = await runZuno(['session', 'follow', run.sessionId], { home, env: SERVICE, timeoutMs: 180_000 });
     expect(follow.code, follow.stderr).toBe(0);
     expect(follow.stdout).toContain('All done.');
-    expect(markerRuns(ws)).toBeLessThanOrEqual(1);
+    expect(markerLines(ws)).toBeLessThanOrEqual(1);
     const log = await runZuno(['worker', 'logs', '-n', '200'], { home, env: SERVICE });
     expect(log.stdout).toMatch(new RegExp(`serving \\S+/session/${run.sessionId}: the process that served it is gone`));
   }, 400_000);

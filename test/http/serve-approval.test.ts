@@ -7,10 +7,8 @@
  * a duplicate and another command is refused `approval_already_decided`.
  * Real `zuno serve`, real Temporal dev server, real shell, real SQLite.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { makeHome, makeWorkspace, tempDir, useTestTemporal, writeJson } from '../cli/helpers.js';
+import { makeHome, makeWorkspace, markerLines, tempDir, useTestTemporal, writeJson } from '../cli/helpers.js';
 import { call, json, openStream, startServe, STRICT_CONFIG, type Served } from './serve-helpers.js';
 
 const temporal = useTestTemporal();
@@ -27,16 +25,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await served?.stop();
 }, 60_000);
-
-/** Lines `ran` in the workspace's marker file: how often the shell call ran. */
-function runs(ws: string): number {
-  const f = join(ws, 'marker.txt');
-  return existsSync(f)
-    ? readFileSync(f, 'utf8')
-        .split('\n')
-        .filter((l) => l === 'ran').length
-    : 0;
-}
 
 it('an approval decided over HTTP (command id, expected revision) runs the call once', async () => {
   const ws = makeWorkspace();
@@ -62,7 +50,7 @@ it('an approval decided over HTTP (command id, expected revision) runs the call 
   expect(((await stale.json()) as { error: { code: string } }).error.code).toBe('approval_stale_revision');
   const missingRevision = await decide({ decision: 'approve_once', commandId: 'cmd-x' });
   expect(missingRevision.status).toBe(400);
-  expect(runs(ws)).toBe(0);
+  expect(markerLines(ws)).toBe(0);
 
   const ok = await json<{ decision: string; duplicate: boolean; sessionId: string }>(
     decide({ decision: 'approve_once', commandId: 'cmd-1', expectedRevision: row.revision }),
@@ -72,7 +60,7 @@ it('an approval decided over HTTP (command id, expected revision) runs the call 
   await stream.until((m) => m.event === 'session.completed');
   stream.close();
   expect(stream.messages.map((m) => m.event)).toEqual(expect.arrayContaining(['approval.decided', 'tool.completed']));
-  expect(runs(ws)).toBe(1);
+  expect(markerLines(ws)).toBe(1);
 
   // The same command again (a client's retry) is the same decision; another command is refused.
   const again = await json<{ duplicate: boolean }>(
@@ -83,6 +71,6 @@ it('an approval decided over HTTP (command id, expected revision) runs the call 
   const other = await decide({ decision: 'deny', commandId: 'cmd-2', expectedRevision: row.revision });
   expect(other.status).toBe(409);
   expect(((await other.json()) as { error: { code: string } }).error.code).toBe('approval_already_decided');
-  expect(runs(ws)).toBe(1);
+  expect(markerLines(ws)).toBe(1);
   expect(await json(call(served, 'GET', `/approvals?session=${sessionId}`), 200)).toEqual([]);
 }, 180_000);
