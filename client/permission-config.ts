@@ -19,7 +19,7 @@
  * ```
  */
 import { z } from 'zod';
-import { permissionRuleKeys, PERMISSION_GROUPS, ANY_TOOL } from '../core/permission/rules.js';
+import { isPermissionRuleKey, PERMISSION_GROUPS, ANY_TOOL } from '../core/permission/rules.js';
 import type { PermissionPolicy, PermissionRule } from '../core/permission/types.js';
 import { declaredTools } from '../core/tools/registry.js';
 
@@ -28,9 +28,9 @@ const ModeSchema = z.enum(['standard', 'strict', 'allow_all']);
 const PatternSchema = z.string().min(1, 'an empty pattern; use "*" for every subject');
 
 /** A tool key a rule may name (a declared tool, a group key, `*`). */
-const ToolKeySchema = z.string().refine((k) => permissionRuleKeys().includes(k), {
+const ToolKeySchema = z.string().refine((k) => isPermissionRuleKey(k), {
   error: (issue) =>
-    `unknown tool ${JSON.stringify(issue.input)}: rules name a tool (${Object.keys(declaredTools).join(', ')}), a group (${Object.keys(PERMISSION_GROUPS).join(', ')}) or "${ANY_TOOL}"`,
+    `unknown tool ${JSON.stringify(issue.input)}: rules name a tool (${Object.keys(declaredTools).join(', ')}), a group (${Object.keys(PERMISSION_GROUPS).join(', ')}), an MCP tool (mcp__<server>__<tool> or mcp__<server>__*) or "${ANY_TOOL}"`,
 });
 
 const ArrayRulesSchema = z.array(

@@ -35,7 +35,7 @@ export interface AgentRole {
 }
 
 /** Tools that only read the workspace and the session's own state. */
-const READ_TOOLS = ['read', 'glob', 'grep'] as const;
+const READ_TOOLS = ['read', 'glob', 'grep', 'tool_search'] as const;
 /** Work-state tools (a session's own Plan and Todo; they change no file of the workspace). */
 const WORK_TOOLS = ['plan_get', 'plan_update', 'todo_get', 'todo_update'] as const;
 /** Tools that change the workspace or run commands. */

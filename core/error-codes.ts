@@ -90,6 +90,16 @@ export const ERROR_CODES = {
   model_invalid: 'A model reference is malformed (expected provider/model).',
   model_missing: 'The command was given neither a model nor a script.',
   model_step_failed: 'A model step failed for good without a typed code (its message says why).',
+  mcp_call_failed:
+    'An MCP server answered a tool call with an error, or refused the request (its own message follows).',
+  mcp_disconnected:
+    'The MCP server was not connected when the call was made (its process exited or its HTTP endpoint closed); nothing was sent. The next call reconnects.',
+  mcp_lost_outcome:
+    'An MCP call was sent but its outcome never came back (the request timed out or the connection dropped mid-call): recorded uncertain, never re-run (MC9, GL9).',
+  mcp_server_failed:
+    'An MCP server could not be started or connected (its own error follows); its tools are not offered.',
+  mcp_tool_unavailable:
+    'The MCP tool is not in its server’s current catalog (removed, or the server is not connected).',
   model_step_timeout: 'A model step ran past its start-to-close or heartbeat timeout; a Goal retries it.',
   no_goal: 'A goal tool was called in a session that has no Goal.',
   no_plan: 'plan_update needs a Plan, and there is none yet.',

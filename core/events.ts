@@ -52,6 +52,10 @@ export const EV = {
   toolLateResult: 'tool.late_result',
   /** The workflow settled a call whose own result had already committed; the committed result stands. */
   toolSettlementSuperseded: 'tool.settlement_superseded',
+  /** MC2/MC3: a `tool_search` call exposed MCP tools from the next step (the durable exposure ledger). */
+  mcpToolsExposed: 'mcp.tools.exposed',
+  /** Issue 30: an MCP server of the session connected, failed, or changed its tool list (a new catalog revision). */
+  mcpServerState: 'mcp.server.state',
   /** BG6: a background command ended. */
   bgCompleted: 'bg.completed',
   /** TD2/PM6: a call waits for a person's decision (the permission gate answered `ask`). */
@@ -300,6 +304,24 @@ export const eventSchemas = {
     cause: z.string(),
     /** The verdict in plain words, as `zuno session show` prints it (core/session/interrupt-verdict.ts). */
     verdict: z.string(),
+  }),
+  [EV.mcpToolsExposed]: z.object({
+    ...ids,
+    /** The query that found them. */
+    query: z.string(),
+    /** Wire names exposed, with their original server and tool names (MC7). */
+    tools: z.array(z.object({ name: z.string(), server: z.string(), tool: z.string() })),
+    /** Monotonic revision of the session's exposure ledger (one more per call that exposed something). */
+    revision: z.number(),
+  }),
+  [EV.mcpServerState]: z.object({
+    server: z.string(),
+    status: z.enum(['connected', 'failed', 'closed']),
+    /** Monotonic revision of the server's tool catalog in this session (one more per list change). */
+    revision: z.number(),
+    tools: z.number(),
+    /** The server's own error, when it failed. */
+    error: z.string().optional(),
   }),
   [EV.toolLateResult]: z.object({ ...ids, outcome: toolOutcome, attempt: z.number() }),
   [EV.toolSettlementSuperseded]: z.object({

@@ -12,7 +12,7 @@ import { createModelStep } from '../activities/session/model-step.js';
 import { createDelegationActivities } from '../activities/delegation/delegation-activities.js';
 import { createToolActivities } from '../activities/session/tool-activity.js';
 import type { ProjectionStore } from '../activities/projection/types.js';
-import { goalOnlyTools, toolImplementations, toolSpecs } from '../activities/tools/index.js';
+import { goalOnlyTools, mcpOnlyTools, toolImplementations, toolSpecs } from '../activities/tools/index.js';
 import { INTERRUPT_DELIVERY_MS } from '../core/session/interrupt.js';
 import { workflowBundlePath } from './workflow-bundle.js';
 import { boundHeapGrowth } from './heap.js';
@@ -260,7 +260,12 @@ function activityOptions(
     // go out at least every second (default: 80 % of the heartbeat timeout) to keep the 2 s window.
     maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE_MAX_MS,
     activities: {
-      modelStep: createModelStep({ store: opts.store, toolSpecs: toolSpecs(), goalOnly: goalOnlyTools() }),
+      modelStep: createModelStep({
+        store: opts.store,
+        toolSpecs: toolSpecs(),
+        goalOnly: goalOnlyTools(),
+        mcpOnly: mcpOnlyTools(),
+      }),
       compactSession: createCompactSession({ store: opts.store }),
       finishTurn: createFinishTurn(opts.store, serves),
       recordGoal: createRecordGoal(opts.store),

@@ -76,13 +76,20 @@ function decide(
 ): { kind: 'result'; result: GateResult } | { kind: 'ask'; decision: PermissionDecision; shown: ShownSubject } {
   const policy = host.meta.permission;
   if (!policy) return { kind: 'result', result: { run: true } };
-  const effect = callEffect(call.name, call.args);
+  // An MCP call's effect comes from its server's annotations (MC9), classified by modelStep.
+  const effect = call.mcp?.effect ?? callEffect(call.name, call.args);
   const subject = call.subject ?? { kind: 'none' as const };
   const shown = shownOf(host, call, subject);
   const decision = evaluatePermission(
     policy,
     // A command held in the projection has no text here: no `call` grant covers it, so it always asks.
-    { tool: call.name, effect, subject, ...(shown.inProjection ? {} : { text: shown.text }) },
+    {
+      tool: call.name,
+      effect,
+      subject,
+      ...(call.mcp ? { declared: true } : {}),
+      ...(shown.inProjection ? {} : { text: shown.text }),
+    },
     host.approvals.grants(),
   );
   if (decision.action === 'allow') return { kind: 'result', result: { run: true } };

@@ -9,7 +9,7 @@ import type { TurnActivity } from '../core/session/state.js';
 import { type ToolActivityInput, type ToolActivityResult, toolActivityName } from '../core/session/tool-activity.js';
 import type { PlannedToolCall, SettledOutcome } from '../core/session/tool-calls.js';
 import { requestTokens } from '../core/goal/usage.js';
-import { toolDeclarations } from '../core/tools/registry.js';
+import { declarationOf } from '../core/mcp/declaration.js';
 import type { ToolDeclaration } from '../core/tools/types.js';
 import type { BackgroundTasks } from './background.js';
 import type { DelegatedCall } from './delegation.js';
@@ -319,7 +319,8 @@ export class TurnRun {
     this.host.activity = 'tools';
     const shown = runnable.map((c) => ({ name: c.name, summary: summaryOf(c) }));
     this.ports.details(statusLine.tools(this.turn, shown, Date.now()));
-    return planBatches(result.toolCalls, (n) => toolDeclarations[n]?.concurrency ?? 'Exclusive');
+    const byName = new Map(result.toolCalls.map((c) => [c.name, declarationOf(c)]));
+    return planBatches(result.toolCalls, (n) => byName.get(n)?.concurrency ?? 'Exclusive');
   }
 
   /** After the step's calls: GP22 stagnation ends the turn (true); else inputs steered meanwhile join the next step. */
@@ -375,7 +376,7 @@ export class TurnRun {
       return;
     }
     if (this.notRunWhenInterrupted(call)) return;
-    const decl = toolDeclarations[call.name]!;
+    const decl = declarationOf(call)!;
     if (decl.delegation) {
       const delegated = this.startDelegation(call, decl.delegation);
       if (delegated) this.settleDelegation(call, decl, await this.ports.race(delegated));
@@ -438,8 +439,9 @@ export class TurnRun {
       call,
       ...(meta.goal ? { goalId: meta.goal.goalId } : {}),
       ...(meta.sandbox ? { sandbox: meta.sandbox } : {}),
+      ...(meta.mcp ? { mcp: meta.mcp } : {}),
     };
-    const activity = toolActivityName(call.name);
+    const activity = toolActivityName(call.name, call.mcp !== undefined);
     const regular = (): Promise<ToolActivityResult> => this.ports.toolActivity(activity, options, input);
     const batch = { size: this.batchSize, concurrency: meta.toolConcurrency };
     if (!runsLocally(this.host.generation.localReads, decl, call, batch)) return regular();
@@ -541,6 +543,6 @@ export function errorOf(o: TurnOutcome): { code: string; message: string } | und
 /** The call's one-line summary for the Temporal UI: the one modelStep computed, else the declaration's. */
 function summaryOf(call: PlannedToolCall): string {
   if (call.summary !== undefined) return call.summary;
-  const decl = toolDeclarations[call.name];
+  const decl = declarationOf(call);
   return decl && call.args !== undefined ? decl.summarize(call.args as never) : call.name;
 }

@@ -16,6 +16,8 @@ import type { AskQuestionReceipt, AskQuestionRequest } from '../../core/question
 import type { ToolResult } from '../../core/tools/types.js';
 import type { DelegationRow } from '../projection/types.js';
 import type { WorkDecision, WorkStateColumns } from '../projection/work-state.js';
+import type { McpToolFacts } from '../../core/mcp/types.js';
+import type { McpCallAnswer, McpProgress } from '../mcp/types.js';
 
 /** The session's Goal as a tool call reaches it (ToolContext.goal): through the `goal` workflow, which owns it. */
 export interface GoalPort {
@@ -56,4 +58,43 @@ export interface JobsPort {
   list(): Promise<DelegationRow[]>;
   /** One job by id, or null. */
   get(jobId: string): Promise<DelegationRow | null>;
+}
+
+/** One MCP tool as `tool_search` sees it: compact metadata only (MC2), never its schema. */
+export interface McpSearchEntry {
+  /** Wire name (`mcp__<server>__<tool>`). */
+  name: string;
+  server: string;
+  tool: string;
+  title?: string;
+  /** The tool's description, cut to a bounded summary. */
+  summary: string;
+  facts: McpToolFacts;
+  /** true when its schema is withheld from requests now (found only by search). */
+  deferred: boolean;
+}
+
+/**
+ * The session's MCP servers as one tool call reaches them (ToolContext.mcp,
+ * for bodies that declare `needsMcp`; built by the tool activity from the
+ * worker's hub, activities/mcp/port.ts).
+ */
+export interface McpPort {
+  /** The visible tools of the connected servers (MC1 ceiling and permission filter applied), in catalog order. */
+  searchable(): Promise<McpSearchEntry[]>;
+  /**
+   * Records a `tool_search` match in the session's durable exposure ledger
+   * (MC3, an `mcp.tools.exposed` event keyed by the call); the same call
+   * recorded again writes nothing new. Returns the ledger's revision.
+   */
+  expose(query: string, tools: Pick<McpSearchEntry, 'name' | 'server' | 'tool'>[]): Promise<number>;
+  /**
+   * One `tools/call` (hub.ts `call`).
+   * @throws McpCallError
+   */
+  call(
+    facts: Pick<McpToolFacts, 'server' | 'tool'>,
+    args: Record<string, unknown>,
+    onProgress?: (p: McpProgress) => void,
+  ): Promise<McpCallAnswer>;
 }

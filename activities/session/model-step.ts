@@ -34,6 +34,8 @@ export interface ModelStepDeps {
   toolSpecs: ToolSpec[];
   /** Tools offered only in a session a Goal drives (GL38). */
   goalOnly?: ReadonlySet<string>;
+  /** Tools offered only while some MCP schemas are deferred (`tool_search`, TD12, MC2). */
+  mcpOnly?: ReadonlySet<string>;
 }
 
 /**
@@ -90,7 +92,7 @@ class ModelSteps {
 
   constructor(private readonly deps: ModelStepDeps) {
     this.store = deps.store;
-    this.ordinaryTools = deps.toolSpecs.filter((t) => !deps.goalOnly?.has(t.name));
+    this.ordinaryTools = deps.toolSpecs.filter((t) => !deps.goalOnly?.has(t.name) && !deps.mcpOnly?.has(t.name));
     this.transcripts = new TranscriptCache(deps.store);
     this.requests = new RequestAssembler(deps.store);
   }
@@ -114,9 +116,10 @@ class ModelSteps {
 
   /** The tools a session is offered: its catalog (DC2/DC9), without the Goal tools unless a Goal drives it. */
   private offered(meta: ModelStepInput['meta']): ToolSpec[] {
-    if (!meta.tools && !meta.agent) return meta.goal ? this.deps.toolSpecs : this.ordinaryTools;
+    const all = meta.goal ? this.deps.toolSpecs.filter((t) => !this.deps.mcpOnly?.has(t.name)) : this.ordinaryTools;
+    if (!meta.tools && !meta.agent) return all;
     const catalog = new Set(sessionCatalog(meta, this.allNames));
-    return (meta.goal ? this.deps.toolSpecs : this.ordinaryTools).filter((t) => catalog.has(t.name));
+    return all.filter((t) => catalog.has(t.name));
   }
 
   /**

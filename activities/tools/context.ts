@@ -3,11 +3,11 @@
  */
 import type { SandboxPolicy } from '../../core/sandbox.js';
 import type { ReadCredential } from '../../core/tools/read.js';
-import type { GoalPort, JobsPort, QuestionPort, WorkStatePort } from '../infra/ports.js';
+import type { GoalPort, JobsPort, McpPort, QuestionPort, WorkStatePort } from '../infra/ports.js';
 import type { ToolProgress } from './progress.js';
 import type { RgLocator } from './rg.js';
 
-export type { GoalPort, JobsPort, QuestionPort, WorkStatePort } from '../infra/ports.js';
+export type { GoalPort, JobsPort, McpPort, QuestionPort, WorkStatePort } from '../infra/ports.js';
 
 /** Per-call context of a tool run. */
 export interface ToolContext {
@@ -36,6 +36,8 @@ export interface ToolContext {
   workState?: WorkStatePort;
   /** The session's background delegations as recorded (DC15), for tools that declare `needsJobs`. */
   jobs?: JobsPort;
+  /** The session's MCP servers, for tools that declare `needsMcp` (issue 30: `tool_search`, MCP calls). */
+  mcp?: McpPort;
   /** Progress of a long-running call (output bytes, newest line); the activity heartbeats it. */
   onProgress?: (p: ToolProgress) => void;
   /** The session's sandbox policy for `shell` (SH10; absent: the auto default). */

@@ -36,6 +36,7 @@ import { todoGetTool } from './todo-get.js';
 import { todoUpdateTool } from './todo-update.js';
 import { questionAsyncTool, questionTool } from './question-tools.js';
 import { jobTool } from './job.js';
+import { toolSearchTool } from './tool-search.js';
 import type { ToolBody } from './tool-body.js';
 import { writeTool } from './write.js';
 import { runTool } from './wrapper.js';
@@ -116,6 +117,7 @@ const bodies: { [N in ActivityToolName]: ToolBody<ToolArgs<N>> } = {
   question: questionTool,
   question_async: questionAsyncTool,
   job: jobTool,
+  tool_search: toolSearchTool,
 };
 
 function isActivityTool(name: ToolName): name is ActivityToolName {
@@ -140,6 +142,11 @@ export const toolCatalogue: Record<string, ToolEntry> = Object.fromEntries(
     toolImplementations[name] ?? describeTool(declaredTools[name] as ToolDeclaration),
   ]),
 );
+
+/** Names of the tools offered only while a session has deferred MCP schemas (their bodies declare `needsMcp`, TD12). */
+export function mcpOnlyTools(): ReadonlySet<string> {
+  return new Set(Object.values(toolImplementations).flatMap((t) => (t.body.needsMcp ? [t.name] : [])));
+}
 
 /** Names of the tools that work only in a session a Goal drives (their bodies declare `needsGoal`). */
 export function goalOnlyTools(): ReadonlySet<string> {

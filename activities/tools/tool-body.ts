@@ -32,6 +32,8 @@ export interface ToolBody<Args> {
   needsWorkState?: boolean;
   /** The call reads the session's background delegations through `ctx.jobs` (DC15). */
   needsJobs?: boolean;
+  /** The call reaches the session's MCP servers through `ctx.mcp` (issue 30). */
+  needsMcp?: boolean;
   /** Who applies the TD9 caps (default `capped`). */
   output?: ToolOutputCap;
   /** BG6 facts read from a successful result's data. */

@@ -5,6 +5,7 @@
  * activities that record it. Deterministic: shared by the session workflow,
  * the council workflow and the activities.
  */
+import { mcpAccessFor } from '../mcp/access.js';
 import type { SessionMeta } from '../session/meta.js';
 import type { ToolActivityResult } from '../session/tool-activity.js';
 import { agentRole, catalogFor, DEFAULT_AGENT_NAME, type AgentRole } from '../agents.js';
@@ -139,6 +140,8 @@ export function childMeta(
     // authorized catalog): a call of one is refused blocked `delegation_depth`, naming the depth (TD8).
     tools: catalogFor(role, all, sessionCatalog(parent, all), true),
     delegation: child.link,
+    // MC4: the child's MCP ceiling is its role's within its parent's.
+    ...(parent.mcp ? { mcp: { ...parent.mcp, access: mcpAccessFor(role.tools, parent.mcp.access) } } : {}),
   };
 }
 

@@ -103,7 +103,7 @@ export function evaluatePermission(
   call: PermissionCall,
   grants: readonly SessionGrant[],
 ): PermissionDecision {
-  const known = isToolName(call.tool);
+  const known = isToolName(call.tool) || call.declared === true;
   const effect: ToolEffect = known ? call.effect : 'SideEffecting';
   const ruled: Verdict[] = [
     ...shellVerdicts(policy, call.tool, call.subject),

@@ -6,6 +6,7 @@
  */
 import { declaredTools } from '../tools/registry.js';
 import { globMatch } from './glob.js';
+import { MCP_PREFIX } from '../mcp/naming.js';
 import type { PermissionRule } from './types.js';
 
 /**
@@ -31,9 +32,21 @@ export function permissionRuleKeys(): string[] {
   return [...new Set([...Object.keys(declaredTools), ...Object.keys(PERMISSION_GROUPS), ANY_TOOL])];
 }
 
+/**
+ * A rule key for MCP tools (issue 30 item 4): `mcp__<server>__<tool>` (one
+ * tool, by its wire name) or `mcp__<server>__*` (every tool of a server).
+ */
+export const MCP_RULE_KEY = /^mcp__[A-Za-z0-9_-]+__(?:[A-Za-z0-9_-]+|\*)$/;
+
+/** true when `key` is a rule key a config may use: a declared tool, a group, `*` or an MCP key. */
+export function isPermissionRuleKey(key: string): boolean {
+  return permissionRuleKeys().includes(key) || MCP_RULE_KEY.test(key);
+}
+
 /** true when a rule keyed `key` speaks for calls of `tool`. */
 export function ruleCoversTool(key: string, tool: string): boolean {
   if (key === ANY_TOOL || key === tool) return true;
+  if (key.startsWith(MCP_PREFIX) && key.endsWith('__*')) return tool.startsWith(key.slice(0, -1));
   return PERMISSION_GROUPS[key]?.includes(tool) ?? false;
 }
 

@@ -137,6 +137,8 @@ export interface PermissionCall {
   tool: string;
   /** The call's TD1 effect (`callEffect` in effect.ts); ignored for a tool Zuno does not declare (SideEffecting). */
   effect: ToolEffect;
+  /** true for an MCP tool whose effect its server's annotations declared (MC9): `effect` is taken as declared. */
+  declared?: boolean;
   subject: CallSubject;
   /**
    * The call's whole text as a person is shown it (shown.ts `shownSubject`):

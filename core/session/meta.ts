@@ -12,6 +12,7 @@ import type { PermissionPolicy, SessionGrant } from '../permission/types.js';
 import type { ProviderConfig } from '../provider-config.js';
 import type { CarriedQuestions } from '../question-contract.js';
 import type { SandboxPolicy } from '../sandbox.js';
+import type { McpSessionConfig } from '../mcp/types.js';
 import type { AdmissionReceipt, AdmittedInput } from './inbox.js';
 import type { TurnOutcome } from './outcome.js';
 
@@ -62,6 +63,8 @@ export interface SessionMeta {
   context?: ContextWindow;
   /** zuno.json `compaction` resolved (absent: COMPACTION_DEFAULTS). */
   compaction?: CompactionSettings;
+  /** zuno.json `mcp` resolved at start (issue 30; docs/mcp.md); absent: no MCP servers. */
+  mcp?: McpSessionConfig;
 }
 
 /**

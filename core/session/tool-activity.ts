@@ -6,6 +6,7 @@ import type { SandboxPolicy } from '../sandbox.js';
 import type { ToolActivityFacts, ToolOutcome } from '../tools/types.js';
 import type { PlannedToolCall } from './tool-calls.js';
 import type { ErrorCode } from '../error-codes.js';
+import type { McpSessionConfig } from '../mcp/types.js';
 
 /** Input of a tool activity (`tool_<name>`). */
 export interface ToolActivityInput {
@@ -26,6 +27,8 @@ export interface ToolActivityInput {
    * regular activity on the route.
    */
   localOn?: string;
+  /** The session's MCP servers (SessionMeta `mcp`), for an MCP call and `tool_search` (issue 30). */
+  mcp?: McpSessionConfig;
 }
 
 /**
@@ -68,9 +71,12 @@ export interface ToolActivityResult {
   background?: { taskID: string; started?: boolean; terminal?: boolean };
 }
 
-/** Activity type name of a tool's activity: `tool_<name>`. */
-export function toolActivityName(tool: string): `tool_${string}` {
-  return `tool_${tool}`;
+/** Activity type of every MCP tool call (issue 30): one activity, its summary names the tool. */
+export const MCP_TOOL_ACTIVITY = 'tool_mcp';
+
+/** Activity type name of a tool's activity: `tool_<name>` (an MCP call: {@link MCP_TOOL_ACTIVITY}). */
+export function toolActivityName(tool: string, mcp?: boolean): `tool_${string}` {
+  return mcp ? MCP_TOOL_ACTIVITY : `tool_${tool}`;
 }
 
 /** The tool activities by activity type name ({@link toolActivityName}), as the session workflow calls them. */

@@ -6,6 +6,7 @@
 import type { ShownKind } from '../permission/shown.js';
 import type { CallSubject } from '../permission/types.js';
 import type { BlockedCategory, ToolOutcome } from '../tools/types.js';
+import type { McpToolFacts } from '../mcp/types.js';
 
 /** A tool outcome decided by the workflow, not by the tool activity. */
 export interface SettledOutcome {
@@ -64,6 +65,13 @@ export interface PlannedToolCall {
    * approval is recorded (issue 26).
    */
   shown?: { kind: ShownKind; digest: string; chars: number };
+  /**
+   * A call of an MCP tool (issue 30, MC7): its server, original tool name
+   * and TD1 facts from the catalog modelStep offered. The workflow runs it
+   * as a `tool_mcp` activity under core/mcp/declaration.ts. Absent: a
+   * built-in tool.
+   */
+  mcp?: McpToolFacts;
 }
 
 /**

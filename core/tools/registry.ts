@@ -23,6 +23,7 @@ import { questionAsyncDeclaration, questionDeclaration } from './question.js';
 import { taskDeclaration } from './task.js';
 import { jobDeclaration } from './job.js';
 import { councilRunDeclaration } from './council-run.js';
+import { toolSearchDeclaration } from './tool-search.js';
 
 /**
  * THE list of tools: every declaration by name. The activity-side registry
@@ -50,6 +51,7 @@ export const declaredTools = {
   task: taskDeclaration,
   job: jobDeclaration,
   council_run: councilRunDeclaration,
+  tool_search: toolSearchDeclaration,
 } as const;
 
 /** Name of a declared tool. */

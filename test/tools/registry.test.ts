@@ -89,6 +89,7 @@ describe('tool declarations and validateToolCall (TD1, TD3, TD8)', () => {
       'task',
       'job',
       'council_run',
+      'tool_search',
     ]);
     expect(Object.keys(toolCatalogue)).toEqual(Object.keys(toolDeclarations));
     // Delegating tools are a declared kind of their own: child workflows, no activity body (DC14).
