@@ -18,6 +18,7 @@
 import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { toolActivityName } from '../core/session/tool-activity.js';
+import { isMcpToolName } from '../core/mcp/naming.js';
 import { guardTerminalOutput as guard, plainTerminalLine } from '../core/terminal-text.js';
 import type { Sink } from './sink.js';
 
@@ -353,7 +354,7 @@ export class LiveProgress {
    * type, the same attempt preferred, then the start closest to the event's.
    */
   private heartbeatOf(c: RunningCall): ToolHeartbeat | undefined {
-    const type = toolActivityName(c.tool);
+    const type = toolActivityName(c.tool, isMcpToolName(c.tool));
     const candidates = this.pending.filter((p) => p.activityType === type);
     const sameAttempt = candidates.filter((p) => p.attempt === c.attempt);
     const pool = sameAttempt.length > 0 ? sameAttempt : candidates;

@@ -20,6 +20,8 @@ import { rollbackEvent, sessionTurnWrite, turnStartedEvent } from './step-events
 import { TranscriptCache } from './transcript-cache.js';
 import { declaredTools } from '../../core/tools/registry.js';
 import { sessionCatalog } from '../../core/delegation/contract.js';
+import type { McpHub } from '../mcp/types.js';
+import { mcpStateWrites, stepMcp, type StepMcp } from './mcp-offer.js';
 
 /** The result of a step that sent nothing (CP6: it asked for a compaction first). */
 const answerless = { finishReason: 'stop', toolCalls: [], textLength: 0 } as const satisfies Partial<ModelStepResult>;
@@ -36,6 +38,8 @@ export interface ModelStepDeps {
   goalOnly?: ReadonlySet<string>;
   /** Tools offered only while some MCP schemas are deferred (`tool_search`, TD12, MC2). */
   mcpOnly?: ReadonlySet<string>;
+  /** The worker's MCP connections (issue 30); absent: MCP servers are not reachable from this worker. */
+  mcp?: McpHub;
 }
 
 /**
@@ -75,6 +79,10 @@ interface StepAt {
 /** What the request phase hands the stream phase: the request, and where the step's parts start. */
 interface Prepared {
   request: AssembledRequest;
+  /** The tools the request offers (none in a discussion turn, GL36). */
+  tools: ToolSpec[];
+  /** The step's MCP offer (issue 30), for validating its calls. */
+  mcp?: StepMcp;
   /** The tokenizer estimate of the request (CP6; recorded with its usage). */
   estimate: { requestTokens: number; estimator: string };
   /** Position of the step's first part (after the inputs it carries). */
@@ -103,7 +111,7 @@ class ModelSteps {
     const prepared = await this.prepare(at, ctx);
     // CP6: over the threshold, nothing of the step was written and nothing is sent.
     if ('compactionRequired' in prepared) return { ...answerless, compactionRequired: prepared.compactionRequired };
-    const response = await this.streamAnswer(at, ctx, prepared.request);
+    const response = await this.streamAnswer(at, ctx, prepared);
     const planned = await this.recordAnswer(at, prepared, response);
     return {
       finishReason: response.finishReason,
@@ -114,7 +122,29 @@ class ModelSteps {
     };
   }
 
-  /** The tools a session is offered: its catalog (DC2/DC9), without the Goal tools unless a Goal drives it. */
+  /**
+   * What the step offers: the built-in tools of the session's catalog and
+   * the direct MCP tools, `tool_search` while MCP schemas are deferred
+   * (issue 30, mcp-offer.ts); nothing in a discussion turn (GL36).
+   */
+  private async offer(input: ModelStepInput): Promise<{ tools: ToolSpec[]; mcp?: StepMcp }> {
+    if (input.toolsDisabled) return { tools: [] };
+    const { meta } = input;
+    const builtIn = this.offered(meta);
+    if (!meta.mcp || !this.deps.mcp) return { tools: builtIn };
+    const search = this.deps.toolSpecs.find((t) => this.deps.mcpOnly?.has(t.name));
+    const catalog = sessionCatalog(meta, this.allNames);
+    // Connecting a server may take its startup limit: the step heartbeats meanwhile.
+    const ctx = Context.current();
+    const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_EVERY_MS);
+    const mcp = await stepMcp(this.deps.mcp, this.store, meta, catalog, search?.name ?? '').finally(() =>
+      clearInterval(beat),
+    );
+    if (!mcp) return { tools: builtIn };
+    return { tools: [...builtIn, ...(mcp.searchOffered && search ? [search] : []), ...mcp.specs], mcp };
+  }
+
+  /** The built-in tools a session is offered: its catalog (DC2/DC9), without the Goal tools unless a Goal drives it. */
   private offered(meta: ModelStepInput['meta']): ToolSpec[] {
     const all = meta.goal ? this.deps.toolSpecs.filter((t) => !this.deps.mcpOnly?.has(t.name)) : this.ordinaryTools;
     if (!meta.tools && !meta.agent) return all;
@@ -158,7 +188,7 @@ class ModelSteps {
       await store.writeBatch(sessionId, carriedWrites);
       throw err;
     }
-    const tools = input.toolsDisabled ? [] : this.offered(meta);
+    const { tools, mcp } = await this.offer(input);
     const estimate = requestEstimate(request.messages, tools, meta.provider.transport);
     const crossing = input.mayCompact
       ? await thresholdCrossing(store, {
@@ -177,6 +207,7 @@ class ModelSteps {
     // Before the request, one batch: what it carries (SE9: reconstructible from the projection once sent).
     await store.writeBatch(sessionId, [
       ...carriedWrites,
+      ...(mcp ? await mcpStateWrites(store, sessionId, mcp.servers, now()) : []),
       {
         kind: 'event',
         event: {
@@ -199,14 +230,14 @@ class ModelSteps {
         },
       },
     ]);
-    return { request, estimate, position: carried.nextPosition, reconciled };
+    return { request, tools, ...(mcp ? { mcp } : {}), estimate, position: carried.nextPosition, reconciled };
   }
 
   /** Streams the provider's answer while heartbeating, emitting coalesced `message.part.delta` events. */
   private async streamAnswer(
     { input, sessionId, attempt }: StepAt,
     ctx: Context,
-    request: AssembledRequest,
+    { request, tools }: Prepared,
   ): Promise<ModelResponse> {
     const { store } = this;
     const { meta, turn, step } = input;
@@ -233,7 +264,7 @@ class ModelSteps {
       const response = await stream(
         meta.provider,
         // GL36: a discussion turn offers no tools at all.
-        { model: meta.model, messages: request.messages, tools: input.toolsDisabled ? [] : this.offered(meta) },
+        { model: meta.model, messages: request.messages, tools },
         { signal: ctx.cancellationSignal, onTextDelta: (t) => buffer.push(t) },
       );
       await buffer.flush();
@@ -257,7 +288,7 @@ class ModelSteps {
   /** After the answer, one batch: usage, the part ledger in provider order (PR9), calls validated and planned (TD8). */
   private async recordAnswer(
     { input, sessionId, attempt }: StepAt,
-    { estimate, position }: Prepared,
+    { estimate, position, mcp }: Prepared,
     response: ModelResponse,
   ): Promise<ModelStepResult['toolCalls']> {
     const { store } = this;
@@ -282,6 +313,7 @@ class ModelSteps {
         ...(response.requestId ? { requestId: response.requestId } : {}),
         ...(meta.permission ? { subjectsIn: meta.workspace } : {}),
         ...(meta.tools || meta.agent ? { catalog: sessionCatalog(meta, this.allNames) } : {}),
+        ...(mcp ? { mcp: mcp.tools } : {}),
       },
       response.parts,
     );

@@ -14,6 +14,8 @@ import { toolDeclarations, validateToolCall } from '../../core/tools/registry.js
 import type { ToolDeclaration } from '../../core/tools/types.js';
 import type { ProjectionWrite } from '../projection/types.js';
 import { plannedWrites, type ToolCallIdentity } from './tool-records.js';
+import type { McpCatalogTool } from '../mcp/types.js';
+import { validateMcpCall } from '../mcp/validate-args.js';
 
 /** Where a step's output goes. */
 export interface LedgerTarget {
@@ -31,6 +33,8 @@ export interface LedgerTarget {
   subjectsIn?: string;
   /** The tools the session may call (its catalog, DC2/DC9); a call of any other tool is blocked `unavailable`. Absent: every declared tool. */
   catalog?: readonly string[];
+  /** The session's visible MCP tools by wire name (issue 30): a call of one is validated against its server's schema and carries its facts. */
+  mcp?: ReadonlyMap<string, McpCatalogTool>;
 }
 
 /**
@@ -103,8 +107,10 @@ async function planToolCall(
         message:
           'tools are disabled in this turn: the goal is paused on an unknown outcome; explain and propose, the user decides (Resume goal / Keep paused)',
       } as const)
-    : validateToolCall(call.name, call.argsJson, target.catalog ? catalogDeclarations(target.catalog) : undefined);
+    : validateCall(target, call);
   const p: PlannedToolCall = { rowId, position, index, callId: call.callId, name: call.name };
+  const mcpTool = target.mcp?.get(call.name);
+  if (verdict.ok && mcpTool) p.mcp = mcpTool.facts;
   if (verdict.ok && call.argsJson.length > INLINE_ARGS_MAX_CHARS) {
     p.argsInProjection = true;
     p.summary = verdict.declaration.summarize(verdict.args as never);
@@ -131,6 +137,13 @@ async function planToolCall(
       argsJson: call.argsJson,
     },
   };
+}
+
+/** TD8 for one call: an MCP tool against its server's schema, a built-in one against its declaration (within the catalog). */
+function validateCall(target: LedgerTarget, call: { name: string; argsJson: string }) {
+  const mcpTool = target.mcp?.get(call.name);
+  if (mcpTool) return validateMcpCall(mcpTool, call.argsJson);
+  return validateToolCall(call.name, call.argsJson, target.catalog ? catalogDeclarations(target.catalog) : undefined);
 }
 
 /** The declarations of a catalog's tools, by name (what a narrowed session may call). */

@@ -1,0 +1,142 @@
+/**
+ * What one model step offers and accepts of the session's MCP servers
+ * (issue 30; MC1–MC3, MC6): the catalog of the connected servers (the
+ * worker's hub connects them lazily), narrowed to the visible tools (the
+ * session's MCP ceiling and whole-tool permission rules, core/mcp/visibility.ts),
+ * split into direct and deferred tools (core/mcp/exposure.ts) with the
+ * durable exposure ledger read back first (MC3: restored before the
+ * request, intersected with what is connected and permitted). Direct tools
+ * are sent with their exact schemas; every visible tool stays callable
+ * (MC2); `tool_search` is offered only while something is deferred and the
+ * session may use it (MC6: otherwise nothing is deferred).
+ */
+import { EV, parseEventData } from '../../core/events.js';
+import { decideExposure } from '../../core/mcp/exposure.js';
+import { mcpToolVisible } from '../../core/mcp/visibility.js';
+import type { ToolSpec } from '../../core/messages.js';
+import { lastMatchingRule } from '../../core/permission/rules.js';
+import type { SessionMeta } from '../../core/session/meta.js';
+import type { ProjectionStore, ProjectionWrite } from '../projection/types.js';
+import type { McpCatalogTool, McpHub, McpServerStatus } from '../mcp/types.js';
+import { wireSchema } from '../mcp/validate-args.js';
+
+/** One step's MCP offer. */
+export interface StepMcp {
+  /** Specs of the direct tools, in catalog order. */
+  specs: ToolSpec[];
+  /** Every visible tool by wire name (direct and deferred): what a call may name. */
+  tools: ReadonlyMap<string, McpCatalogTool>;
+  /** Whether `tool_search` is offered in this step. */
+  searchOffered: boolean;
+  servers: McpServerStatus[];
+}
+
+/** Most characters of a tool description sent to the model. */
+const DESCRIPTION_MAX = 2_000;
+
+/** The bytes a tool weighs in the exposure budget: its description and schema as sent. */
+function weight(tool: McpCatalogTool): number {
+  return Buffer.byteLength(tool.description) + Buffer.byteLength(JSON.stringify(wireSchema(tool)));
+}
+
+/** The provider-facing spec of an MCP tool: its title and description (bounded), its schema. */
+export function mcpToolSpec(tool: McpCatalogTool): ToolSpec {
+  const text =
+    tool.title && !tool.description.startsWith(tool.title) ? `${tool.title}. ${tool.description}` : tool.description;
+  const description = `${text.slice(0, DESCRIPTION_MAX)} (MCP server ${tool.server})`.trim();
+  return { name: tool.name, description, parameters: wireSchema(tool) };
+}
+
+/** The wire names earlier `tool_search` calls exposed (the durable ledger, MC3). */
+export async function exposureLedger(store: ProjectionStore, sessionId: string): Promise<Set<string>> {
+  const rows = await store.eventsOfType(sessionId, EV.mcpToolsExposed);
+  const names = new Set<string>();
+  for (const row of rows) for (const t of parseEventData(EV.mcpToolsExposed, row.data)?.tools ?? []) names.add(t.name);
+  return names;
+}
+
+/** Whether the session may use `tool_search` at all: config, its role's catalog, no whole-tool deny (MC6). */
+function searchAllowed(meta: SessionMeta, catalog: readonly string[], searchName: string): boolean {
+  if (!meta.mcp?.toolSearch || !catalog.includes(searchName)) return false;
+  const rules = meta.permission?.rules.filter((r) => r.pattern === undefined) ?? [];
+  return lastMatchingRule(rules, searchName, '', false)?.action !== 'deny';
+}
+
+/**
+ * The step's MCP offer, or undefined for a session without MCP servers.
+ * @param catalog the session's built-in tool catalog (its role's allowlist).
+ * @param searchName the name of the search tool (declared elsewhere; never spelled here).
+ */
+export async function stepMcp(
+  hub: McpHub,
+  store: ProjectionStore,
+  meta: SessionMeta,
+  catalog: readonly string[],
+  searchName: string,
+): Promise<StepMcp | undefined> {
+  const config = meta.mcp;
+  if (!config) return undefined;
+  const servers = await hub.catalog({ sessionId: meta.sessionId, workspace: meta.workspace, config });
+  const visibleOf = (s: McpServerStatus) =>
+    s.status === 'connected'
+      ? s.tools.filter((t) => mcpToolVisible(t.name, t.facts, config.access, meta.permission))
+      : [];
+  const specByServer = new Map(config.servers.map((s) => [s.name, s]));
+  const visible = servers.map((s) => ({ status: s, tools: visibleOf(s) }));
+  const allowed = searchAllowed(meta, catalog, searchName);
+  const ledger = allowed ? await exposureLedger(store, meta.sessionId) : new Set<string>();
+  const exposure = decideExposure(
+    visible.map((v) => ({
+      exposure: specByServer.get(v.status.name)?.exposure ?? 'auto',
+      tools: v.tools.map((t) => ({ name: t.name, bytes: weight(t) })),
+    })),
+    config.budget,
+    allowed,
+    ledger,
+  );
+  const tools = new Map(visible.flatMap((v) => v.tools.map((t) => [t.name, t] as const)));
+  const direct = new Set(exposure.direct);
+  return {
+    specs: [...tools.values()].filter((t) => direct.has(t.name)).map(mcpToolSpec),
+    tools,
+    searchOffered: allowed && exposure.deferred.length > 0,
+    servers,
+  };
+}
+
+/**
+ * `mcp.server.state` events for the servers whose status or catalog
+ * revision differs from the last one recorded for the session: a server
+ * connecting, failing, closing or changing its tool list shows once in the
+ * session's record (`zuno session show`, SSE), not at every step.
+ */
+export async function mcpStateWrites(
+  store: ProjectionStore,
+  sessionId: string,
+  servers: readonly McpServerStatus[],
+  atMs: number,
+): Promise<ProjectionWrite[]> {
+  const last = new Map<string, string>();
+  for (const row of await store.eventsOfType(sessionId, EV.mcpServerState)) {
+    const d = parseEventData(EV.mcpServerState, row.data);
+    if (d) last.set(d.server, `${d.status}:${d.revision}`);
+  }
+  return servers
+    .filter((s) => last.get(s.name) !== `${s.status}:${s.revision}`)
+    .map((s) => ({
+      kind: 'event' as const,
+      event: {
+        id: `mcp:${s.name}:${s.status}:${s.revision}:${atMs}`,
+        sessionId,
+        type: EV.mcpServerState,
+        data: {
+          server: s.name,
+          status: s.status,
+          revision: s.revision,
+          tools: s.tools.length,
+          ...(s.error ? { error: s.error.slice(0, 2_000) } : {}),
+        },
+        atMs,
+      },
+    }));
+}
