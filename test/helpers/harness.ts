@@ -1,4 +1,5 @@
 import type { PermissionPolicy } from '../../core/permission/types.js';
+import type { McpSessionConfig } from '../../core/mcp/types.js';
 import type { ProviderConfig } from '../../core/provider-config.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -69,6 +70,8 @@ export interface RunSessionOptions {
   /** The model's context window and the compaction settings (issue 28; default: none, the defaults). */
   context?: ContextWindow;
   compaction?: CompactionSettings;
+  /** The session's MCP servers (issue 30; default: none). */
+  mcp?: McpSessionConfig;
 }
 
 /** What a Goal adds to a session start. */
@@ -164,6 +167,7 @@ export async function createHarness(opts: {
     ...(o.delegation ? { delegation: o.delegation } : {}),
     ...(o.context ? { context: o.context } : {}),
     ...(o.compaction ? { compaction: o.compaction } : {}),
+    ...(o.mcp ? { mcp: o.mcp } : {}),
   });
   const startScriptedGoal = async (o: RunSessionOptions & GoalStartOptions): Promise<StartedGoalRun> => {
     const provider = await startLocalProvider({ script: o.script });
