@@ -1,4 +1,5 @@
 import type { EventRow } from '../activities/projection/index.js';
+import { mcpLine } from './render-mcp.js';
 import { messageWithoutCode } from '../core/errors.js';
 import { inertBlock, inertText, plainTerminalLine } from '../core/terminal-text.js';
 import { timedOutWords } from '../core/tools/shell.js';
@@ -144,6 +145,10 @@ export class HumanRenderer {
         if (line) this.line(line);
         break;
       }
+      case EV.mcpServerState:
+      case EV.mcpToolsExposed:
+        this.line(mcpLine(e));
+        break;
       case EV.toolLateResult:
       case EV.toolSettlementSuperseded:
       case EV.toolDispatchInterrupted:

@@ -199,6 +199,30 @@ describe('HumanRenderer', () => {
     expect(toolRecordFacts({ uncertain: { cause: 'interrupted', paths: ['a.txt'] } })).toEqual([verdict]);
   });
 
+  it('MCP servers connecting, failing, changing their tools and tool_search exposures each get one line (issue 30)', () => {
+    const { sink, err } = recordingSink(false);
+    const r = new HumanRenderer(sink, false, { manual: true });
+    r.render(row(EV.mcpServerState, { server: 'everything', status: 'connected', revision: 1, tools: 13 }));
+    r.render(row(EV.mcpServerState, { server: 'everything', status: 'connected', revision: 2, tools: 14 }));
+    r.render(row(EV.mcpServerState, { server: 'tracker', status: 'failed', revision: 0, tools: 0, error: 'HTTP 401' }));
+    r.render(
+      row(EV.mcpToolsExposed, {
+        rowId: 'tc_0_0_0',
+        callId: 'c',
+        tool: 'tool_search',
+        query: 'echo',
+        revision: 1,
+        tools: [{ name: 'mcp__everything__echo', server: 'everything', tool: 'echo' }],
+      }),
+    );
+    expect(err()).toEqual([
+      '· MCP server everything connected (13 tools)\n',
+      '· MCP server everything changed its tools (revision 2, 14 tools)\n',
+      '✗ MCP server tracker failed: HTTP 401\n',
+      '· tool_search exposed mcp__everything__echo (from the next step)\n',
+    ]);
+  });
+
   it('a conflict names its kind once when the error code is the same kind', () => {
     const { sink, err } = recordingSink(false);
     const r = new HumanRenderer(sink, false, { manual: true });
