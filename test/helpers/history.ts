@@ -69,3 +69,33 @@ export function patchIds(history: {
     return data ? [(JSON.parse(Buffer.from(data, 'base64').toString('utf8')) as { id: string }).id] : [];
   });
 }
+
+/**
+ * Replays a workflow's history as the Temporal CLI exports it (proto3 JSON,
+ * DESIGN.md §4) against the current workflow bundle at `codePath`; with
+ * ZUNO_RECORD_HISTORY=1 also writes it as fixture `name` under
+ * test/fixtures/histories/ (replayed by test/session/replay.test.ts from then on).
+ * @returns the exported history.
+ */
+export async function replayExported(
+  address: string,
+  workflowId: string,
+  codePath: string,
+  name: string,
+): Promise<{ events: unknown[] }> {
+  const { execFileSync } = await import('node:child_process');
+  const { writeFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { Worker } = await import('@temporalio/worker');
+  const { TEMPORAL_BIN } = await import('./dev-server.js');
+  const json = execFileSync(
+    TEMPORAL_BIN,
+    ['workflow', 'show', '--workflow-id', workflowId, '--address', address, '--output', 'json'],
+    { encoding: 'utf8' },
+  );
+  const history = JSON.parse(json) as { events: unknown[] };
+  await Worker.runReplayHistory({ workflowBundle: { codePath } }, history as never, workflowId);
+  if (process.env.ZUNO_RECORD_HISTORY === '1')
+    writeFileSync(join(import.meta.dirname, '..', 'fixtures', 'histories', name), json);
+  return history;
+}

@@ -15,14 +15,18 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { decideApproval } from '../../client/approvals.js';
 import { DEFAULT_ACTIVITY_DEFAULTS } from '../../core/activity-defaults.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
+import { replayExported } from '../helpers/history.js';
+import { workflowBundlePath } from '../../worker/workflow-bundle.js';
 import { waitFor } from '../helpers/worker-process.js';
 import { everythingSpec, mcpConfig } from './servers.js';
 
 let h: Harness;
+let codePath: string;
 const cleanups: (() => Promise<unknown>)[] = [];
 beforeAll(async () => {
   h = await createHarness({ address: inject('temporalAddress') });
   cleanups.push(() => h.close());
+  codePath = await workflowBundlePath(h.stateDir);
 });
 afterAll(async () => {
   for (const c of cleanups.reverse()) await c().catch(() => undefined);
@@ -84,6 +88,8 @@ describe('MCP tools in a session (issue 30)', () => {
       { summary: expect.stringContaining(ECHO), maximumAttempts: DEFAULT_ACTIVITY_DEFAULTS.safeRetry.maximumAttempts },
       { summary: expect.stringContaining(TOGGLE), maximumAttempts: 1 },
     ]);
+    // The shape replays with the current code (and is kept as fixture session-mcp-v1).
+    await replayExported(h.address, run.workflowId, codePath, 'session-mcp-v1.json');
     const states = (await h.store.listEvents(run.sessionId, 0, 500)).filter((e) => e.type === 'mcp.server.state');
     expect(states.map((e) => e.data)).toContainEqual(
       expect.objectContaining({ server: 'everything', status: 'connected' }),
