@@ -11,14 +11,13 @@
  * session may use it (MC6: otherwise nothing is deferred).
  */
 import { EV, parseEventData } from '../../core/events.js';
-import { decideExposure } from '../../core/mcp/exposure.js';
-import { mcpToolVisible } from '../../core/mcp/visibility.js';
 import type { ToolSpec } from '../../core/messages.js';
 import { lastMatchingRule } from '../../core/permission/rules.js';
 import type { SessionMeta } from '../../core/session/meta.js';
 import type { ProjectionStore, ProjectionWrite } from '../projection/types.js';
 import type { McpCatalogTool, McpHub, McpServerStatus } from '../mcp/types.js';
 import { wireSchema } from '../mcp/validate-args.js';
+import { sessionMcpCatalog } from '../mcp/session-catalog.js';
 
 /** One step's MCP offer. */
 export interface StepMcp {
@@ -34,11 +33,6 @@ export interface StepMcp {
 /** Most characters of a tool description sent to the model. */
 const DESCRIPTION_MAX = 2_000;
 
-/** The bytes a tool weighs in the exposure budget: its description and schema as sent. */
-function weight(tool: McpCatalogTool): number {
-  return Buffer.byteLength(tool.description) + Buffer.byteLength(JSON.stringify(wireSchema(tool)));
-}
-
 /** The provider-facing spec of an MCP tool: its title and description (bounded), its schema. */
 export function mcpToolSpec(tool: McpCatalogTool): ToolSpec {
   const text =
@@ -47,17 +41,9 @@ export function mcpToolSpec(tool: McpCatalogTool): ToolSpec {
   return { name: tool.name, description, parameters: wireSchema(tool) };
 }
 
-/** The wire names earlier `tool_search` calls exposed (the durable ledger, MC3). */
-export async function exposureLedger(store: ProjectionStore, sessionId: string): Promise<Set<string>> {
-  const rows = await store.eventsOfType(sessionId, EV.mcpToolsExposed);
-  const names = new Set<string>();
-  for (const row of rows) for (const t of parseEventData(EV.mcpToolsExposed, row.data)?.tools ?? []) names.add(t.name);
-  return names;
-}
-
-/** Whether the session may use `tool_search` at all: config, its role's catalog, no whole-tool deny (MC6). */
+/** Whether the session may use `tool_search` at all: its role's catalog holds it and no whole-tool rule denies it (MC6). */
 function searchAllowed(meta: SessionMeta, catalog: readonly string[], searchName: string): boolean {
-  if (!meta.mcp?.toolSearch || !catalog.includes(searchName)) return false;
+  if (!catalog.includes(searchName)) return false;
   const rules = meta.permission?.rules.filter((r) => r.pattern === undefined) ?? [];
   return lastMatchingRule(rules, searchName, '', false)?.action !== 'deny';
 }
@@ -76,31 +62,14 @@ export async function stepMcp(
 ): Promise<StepMcp | undefined> {
   const config = meta.mcp;
   if (!config) return undefined;
-  const servers = await hub.catalog({ sessionId: meta.sessionId, workspace: meta.workspace, config });
-  const visibleOf = (s: McpServerStatus) =>
-    s.status === 'connected'
-      ? s.tools.filter((t) => mcpToolVisible(t.name, t.facts, config.access, meta.permission))
-      : [];
-  const specByServer = new Map(config.servers.map((s) => [s.name, s]));
-  const visible = servers.map((s) => ({ status: s, tools: visibleOf(s) }));
+  const ref = { sessionId: meta.sessionId, workspace: meta.workspace, config };
   const allowed = searchAllowed(meta, catalog, searchName);
-  const ledger = allowed ? await exposureLedger(store, meta.sessionId) : new Set<string>();
-  const exposure = decideExposure(
-    visible.map((v) => ({
-      exposure: specByServer.get(v.status.name)?.exposure ?? 'auto',
-      tools: v.tools.map((t) => ({ name: t.name, bytes: weight(t) })),
-    })),
-    config.budget,
-    allowed,
-    ledger,
-  );
-  const tools = new Map(visible.flatMap((v) => v.tools.map((t) => [t.name, t] as const)));
-  const direct = new Set(exposure.direct);
+  const c = await sessionMcpCatalog(hub, ref, store, meta.permission, allowed);
   return {
-    specs: [...tools.values()].filter((t) => direct.has(t.name)).map(mcpToolSpec),
-    tools,
-    searchOffered: allowed && exposure.deferred.length > 0,
-    servers,
+    specs: c.tools.filter((t) => c.direct.has(t.name)).map(mcpToolSpec),
+    tools: new Map(c.tools.map((t) => [t.name, t])),
+    searchOffered: allowed && config.toolSearch && c.deferred.size > 0,
+    servers: c.servers,
   };
 }
 
