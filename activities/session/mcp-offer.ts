@@ -18,6 +18,7 @@ import type { ProjectionStore, ProjectionWrite } from '../projection/types.js';
 import type { McpCatalogTool, McpHub, McpServerStatus } from '../mcp/types.js';
 import { wireSchema } from '../mcp/validate-args.js';
 import { sessionMcpCatalog } from '../mcp/session-catalog.js';
+import { MCP_SEGMENT_ID, renderMcpSegment } from '../../core/mcp/segment.js';
 
 /** One step's MCP offer. */
 export interface StepMcp {
@@ -27,6 +28,10 @@ export interface StepMcp {
   tools: ReadonlyMap<string, McpCatalogTool>;
   /** Whether `tool_search` is offered in this step. */
   searchOffered: boolean;
+  /** The search tool's name (what the segment tells the model to call). */
+  searchName: string;
+  /** Wire names shown with their schemas. */
+  direct: ReadonlySet<string>;
   servers: McpServerStatus[];
 }
 
@@ -69,6 +74,8 @@ export async function stepMcp(
     specs: c.tools.filter((t) => c.direct.has(t.name)).map(mcpToolSpec),
     tools: new Map(c.tools.map((t) => [t.name, t])),
     searchOffered: allowed && config.toolSearch && c.deferred.size > 0,
+    searchName,
+    direct: c.direct,
     servers: c.servers,
   };
 }
@@ -108,4 +115,21 @@ export async function mcpStateWrites(
         atMs,
       },
     }));
+}
+
+/** The step's `runtime.mcp` segment (MC8), or none when no server is configured. */
+export function mcpSegment(mcp: StepMcp): { segment: string; text: string }[] {
+  const servers = mcp.servers.map((s) => {
+    const visible = s.tools.filter((t) => mcp.tools.has(t.name));
+    const shown = visible.filter((t) => mcp.direct.has(t.name)).length;
+    return {
+      name: s.name,
+      status: s.status,
+      shown,
+      deferred: visible.length - shown,
+      ...(s.error ? { error: s.error } : {}),
+    };
+  });
+  const text = renderMcpSegment(servers, mcp.searchOffered ? mcp.searchName : undefined);
+  return text ? [{ segment: MCP_SEGMENT_ID, text }] : [];
 }

@@ -21,7 +21,7 @@ import { TranscriptCache } from './transcript-cache.js';
 import { declaredTools } from '../../core/tools/registry.js';
 import { sessionCatalog } from '../../core/delegation/contract.js';
 import type { McpHub } from '../mcp/types.js';
-import { mcpStateWrites, stepMcp, type StepMcp } from './mcp-offer.js';
+import { mcpSegment, mcpStateWrites, stepMcp, type StepMcp } from './mcp-offer.js';
 
 /** The result of a step that sent nothing (CP6: it asked for a compaction first). */
 const answerless = { finishReason: 'stop', toolCalls: [], textLength: 0 } as const satisfies Partial<ModelStepResult>;
@@ -181,14 +181,15 @@ class ModelSteps {
       ...carried.writes,
       ...(step === 0 ? [turnStartedEvent(sessionId, turn, input, now())] : []),
     ];
+    const { tools, mcp } = await this.offer(input);
     let request: AssembledRequest;
     try {
-      request = await this.requests.assemble(input, [...earlier.messages, ...stepsToMessages(carried.rows)], now());
+      const conversation = [...earlier.messages, ...stepsToMessages(carried.rows)];
+      request = await this.requests.assemble(input, conversation, now(), mcp ? mcpSegment(mcp) : []);
     } catch (err) {
       await store.writeBatch(sessionId, carriedWrites);
       throw err;
     }
-    const { tools, mcp } = await this.offer(input);
     const estimate = requestEstimate(request.messages, tools, meta.provider.transport);
     const crossing = input.mayCompact
       ? await thresholdCrossing(store, {

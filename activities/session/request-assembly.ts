@@ -48,12 +48,17 @@ export class RequestAssembler {
   /**
    * The request of one step: the provider surface, the system segments
    * (base, role, the turn's rules — SE27, the Goal — GL19/GL20, the work
-   * state — GP32) before `conversation`, with old long tool outputs elided
+   * state — GP32, then `extra`: the step's MCP state, MC8) before `conversation`, with old long tool outputs elided
    * (compaction/elide.ts) and PR8's reasoning replay applied.
    * @throws ApplicationFailure `provider_config` for a surface this build
    *   cannot speak; `rule_file_unreadable` (rules-turn.ts).
    */
-  async assemble(input: ModelStepInput, conversation: ModelMessage[], nowMs: number): Promise<AssembledRequest> {
+  async assemble(
+    input: ModelStepInput,
+    conversation: ModelMessage[],
+    nowMs: number,
+    extra: readonly { segment: string; text: string }[] = [],
+  ): Promise<AssembledRequest> {
     const { meta, turn } = input;
     const stream = adapterFor(meta.provider.transport);
     if (!stream) {
@@ -81,6 +86,8 @@ export class RequestAssembler {
       ...(ruleSegment ? [ruleSegment] : []),
       ...(goal ? [{ segment: GOAL_SEGMENT_ID, text: renderGoalContext(goal.snapshot, input.continuation) }] : []),
       ...(work ? [work] : []),
+      // Issue 30 (MC8): the MCP servers' state, from the step's offer.
+      ...extra,
     ];
     // Issue 28 item 5: long tool outputs older than the retained zone ride as head, tail and a reference.
     const retained = retainedTokensOf(meta);

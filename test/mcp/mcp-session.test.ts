@@ -77,6 +77,9 @@ describe('MCP tools in a session (issue 30)', () => {
     const names = offered(run.providerRequests[0]);
     expect(names).toEqual(expect.arrayContaining([ECHO, TOGGLE, LONG, 'read', 'shell']));
     expect(names).not.toContain('tool_search'); // nothing deferred: the search tool is not offered
+    // MC8: the request tells the model which servers are connected and what they show.
+    const system = JSON.stringify((run.providerRequests[0] as { messages: unknown[] }).messages[0]);
+    expect(system).toMatch(/- everything: connected, \d+ tools shown as mcp__everything__\*/);
     const t = (await h.store.loadTranscript(run.sessionId))!;
     expect(t.toolCalls.map((c) => [c.tool, c.outcome])).toEqual([
       [ECHO, 'ok'],

@@ -52,6 +52,10 @@ describe('tool_search (MC2, MC3, MC6)', () => {
     const [first, second] = run.providerRequests.map(offered);
     expect(first).toContain('tool_search');
     expect(first!.filter((n) => n.startsWith('mcp__'))).toEqual([]);
+    const system = JSON.stringify((run.providerRequests[0] as { messages: unknown[] }).messages[0]);
+    expect(system).toMatch(
+      /- everything: connected, 0 tools shown as mcp__everything__\*, \d+ more found only with tool_search/,
+    );
     expect(second).toContain(ECHO);
     const t = (await h1.store.loadTranscript(run.sessionId))!;
     expect(t.toolCalls.map((c) => [c.tool, c.outcome])).toEqual([
