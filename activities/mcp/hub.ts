@@ -125,7 +125,7 @@ async function openSlot(
 ): Promise<McpConnection | undefined> {
   creds?.refresh();
   try {
-    const conn = await McpConnection.open(slot.spec, workspace, (error) => {
+    const conn: McpConnection = await McpConnection.open(slot.spec, workspace, (error) => {
       if (slot.conn !== conn) return;
       slot.conn = undefined;
       slot.state = 'closed';
