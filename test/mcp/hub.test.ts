@@ -279,6 +279,24 @@ describe('MCP hub failures in the servers own words', () => {
     expect(s!.error).toContain('header Authorization');
   });
 
+  it('a template resolves from the home credentials file when the hub has a state directory', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'zuno-mcp-home-'));
+    delete process.env.ZUNO_TEST_MCP_STORED;
+    writeFileSync(join(home, 'credentials.json'), JSON.stringify({ ZUNO_TEST_MCP_STORED: 'stored-1' }));
+    const homeHub = createMcpHub({ stateDir: home });
+    const spec = stdioServer('everything', [EVERYTHING, 'stdio']);
+    if (spec.transport.kind === 'stdio') spec.transport.env = { FROM_HOME: '${ZUNO_TEST_MCP_STORED}' };
+    const ref = session(sessionConfig([spec]));
+    try {
+      const answer = await homeHub.call(ref, { server: 'everything', tool: 'get-env' }, {}, {});
+      expect((JSON.parse(text(answer)) as Record<string, string>).FROM_HOME).toBe('stored-1');
+    } finally {
+      await homeHub.closeAll();
+      delete process.env.ZUNO_TEST_MCP_STORED;
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
   it('an env template resolves from the worker environment (the server sees the value)', async () => {
     process.env.ZUNO_TEST_MCP_TOKEN = 'tok-123';
     const spec = {
