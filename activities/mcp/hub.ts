@@ -40,6 +40,8 @@ interface Slot {
   conn?: McpConnection;
   /** An open in progress (connect + first list). */
   opening?: Promise<McpConnection | undefined>;
+  /** A re-listing in progress (concurrent catalogs share it: one list change, one revision). */
+  relisting?: Promise<void>;
   state: 'idle' | 'connected' | 'failed' | 'closed';
   error?: string;
   failedAtMs?: number;
@@ -158,7 +160,9 @@ async function refresh(s: SessionEntry, slot: Slot, workspace: string, connect: 
   // A change announced during the first listing is applied at the next catalog (the next step).
   if (slot.state === 'idle' || slot.state === 'closed' || retry) await connect(s, slot, workspace);
   else if (slot.opening) await slot.opening;
-  else if (slot.conn?.stale) await relist(s, slot, slot.conn);
+  else if (slot.relisting) await slot.relisting;
+  else if (slot.conn?.stale)
+    await (slot.relisting = relist(s, slot, slot.conn).finally(() => (slot.relisting = undefined)));
   return statusOf(slot);
 }
 

@@ -190,6 +190,15 @@ describe('MCP hub over stdio (server-everything)', () => {
     await gone(pb);
   });
 
+  it('concurrent catalogs of a session share one connection and one listing per change', async () => {
+    const ref2 = session(sessionConfig([everything()]));
+    const first = await Promise.all([hub.catalog(ref2), hub.catalog(ref2)]);
+    expect(first.map(([s]) => s!.revision)).toEqual([1, 1]);
+    const second = await Promise.all([hub.catalog(ref2), hub.catalog(ref2)]);
+    expect(second.map(([s]) => s!.revision)).toEqual([2, 2]);
+    await hub.closeSession(ref2.sessionId);
+  });
+
   it('at most `connections` requests of a session run at once', async () => {
     const one = session(sessionConfig([everything()], { connections: 1 }));
     await hub.catalog(one);
