@@ -18,7 +18,7 @@
  * - Idle close: a session closes when idle (its workflow ends; the next input
  *   reopens it), and no signal reaches the worker then, so a session's
  *   connections close after {@link IDLE_CLOSE_MS} without use (an unref'd
- *   timer); its next use reconnects. `closeSession`/`closeAll` close at once.
+ *   timer; a request in flight counts as use); its next use reconnects. `closeSession`/`closeAll` close at once.
  * - `${NAME}` templates of `env`/`headers` resolve from `process.env` after
  *   the home's credentials file is re-read (`stateDir`).
  */
@@ -74,13 +74,25 @@ export function createMcpHub(opts: { stateDir?: string; idleCloseMs?: number } =
     if (!s) return;
     sessions.delete(sessionId);
     clearTimeout(s.idle);
-    await Promise.all([...s.slots.values()].map((slot) => slot.conn?.close()));
+    await Promise.all(
+      [...s.slots.values()].map(async (slot) => {
+        const opened = await slot.opening; // an open in progress is closed once it lands
+        await (slot.conn ?? opened)?.close();
+      }),
+    );
+  };
+  const armIdle = (sessionId: string, s: SessionEntry) => {
+    clearTimeout(s.idle);
+    s.idle = setTimeout(() => {
+      // A request still in flight (a long call) is use: wait for a quiet period.
+      if (s.limiter.busy) armIdle(sessionId, s);
+      else void closeSession(sessionId);
+    }, opts.idleCloseMs ?? IDLE_CLOSE_MS).unref();
   };
   const entry = (ref: McpSessionRef): SessionEntry => {
     let s = sessions.get(ref.sessionId);
     if (!s) sessions.set(ref.sessionId, (s = { limiter: new Limiter(ref.config.connections), slots: new Map() }));
-    clearTimeout(s.idle);
-    s.idle = setTimeout(() => void closeSession(ref.sessionId), opts.idleCloseMs ?? IDLE_CLOSE_MS).unref();
+    armIdle(ref.sessionId, s);
     for (const spec of ref.config.servers)
       if (!s.slots.has(spec.name)) s.slots.set(spec.name, { spec, state: 'idle', revision: 0 });
     return s;
