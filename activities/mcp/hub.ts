@@ -18,7 +18,7 @@
  * - Idle close: a session closes when idle (its workflow ends; the next input
  *   reopens it), and no signal reaches the worker then, so a session's
  *   connections close after {@link IDLE_CLOSE_MS} without use (an unref'd
- *   timer); its next use reconnects. `closeSession`/`closeAll` close at once.
+ *   timer; a request in flight counts as use); its next use reconnects. `closeSession`/`closeAll` close at once.
  * - `${NAME}` templates of `env`/`headers` resolve from `process.env` after
  *   the home's credentials file is re-read (`stateDir`).
  */
@@ -40,6 +40,8 @@ interface Slot {
   conn?: McpConnection;
   /** An open in progress (connect + first list). */
   opening?: Promise<McpConnection | undefined>;
+  /** A re-listing in progress (concurrent catalogs share it: one list change, one revision). */
+  relisting?: Promise<void>;
   state: 'idle' | 'connected' | 'failed' | 'closed';
   error?: string;
   failedAtMs?: number;
@@ -59,8 +61,9 @@ const BUILT_IN = new Set(Object.keys(declaredTools));
 /**
  * Creates the hub (see module doc).
  * @param opts.stateDir the home whose `credentials.json` is re-read before templates resolve.
+ * @param opts.idleCloseMs idle time after which a session's connections close (default {@link IDLE_CLOSE_MS}).
  */
-export function createMcpHub(opts: { stateDir?: string } = {}): McpHub & {
+export function createMcpHub(opts: { stateDir?: string; idleCloseMs?: number } = {}): McpHub & {
   /** The stdio pid of a session's server connection, or null (tests kill it to prove reconnects). */
   pidOf(sessionId: string, server: string): number | null;
 } {
@@ -71,13 +74,25 @@ export function createMcpHub(opts: { stateDir?: string } = {}): McpHub & {
     if (!s) return;
     sessions.delete(sessionId);
     clearTimeout(s.idle);
-    await Promise.all([...s.slots.values()].map((slot) => slot.conn?.close()));
+    await Promise.all(
+      [...s.slots.values()].map(async (slot) => {
+        const opened = await slot.opening; // an open in progress is closed once it lands
+        await (slot.conn ?? opened)?.close();
+      }),
+    );
+  };
+  const armIdle = (sessionId: string, s: SessionEntry) => {
+    clearTimeout(s.idle);
+    s.idle = setTimeout(() => {
+      // A request still in flight (a long call) is use: wait for a quiet period.
+      if (s.limiter.busy) armIdle(sessionId, s);
+      else void closeSession(sessionId);
+    }, opts.idleCloseMs ?? IDLE_CLOSE_MS).unref();
   };
   const entry = (ref: McpSessionRef): SessionEntry => {
     let s = sessions.get(ref.sessionId);
     if (!s) sessions.set(ref.sessionId, (s = { limiter: new Limiter(ref.config.connections), slots: new Map() }));
-    clearTimeout(s.idle);
-    s.idle = setTimeout(() => void closeSession(ref.sessionId), IDLE_CLOSE_MS).unref();
+    armIdle(ref.sessionId, s);
     for (const spec of ref.config.servers)
       if (!s.slots.has(spec.name)) s.slots.set(spec.name, { spec, state: 'idle', revision: 0 });
     return s;
@@ -99,13 +114,19 @@ export function createMcpHub(opts: { stateDir?: string } = {}): McpHub & {
       const conn = await usable(s, slot, ref.workspace, connect);
       if (!conn.tools.some((t) => t.name === facts.tool))
         throw new McpCallError('unavailable', `MCP server ${facts.server} has no tool ${facts.tool}`);
-      return s.limiter.run(() =>
-        conn.call(facts.tool, args, {
-          timeoutMs: slot.spec.callTimeoutMs,
-          ...(callOpts.signal ? { signal: callOpts.signal } : {}),
-          ...(callOpts.onProgress ? { onProgress: callOpts.onProgress } : {}),
-        }),
-      );
+      return s.limiter
+        .run(() =>
+          conn.call(facts.tool, args, {
+            timeoutMs: slot.spec.callTimeoutMs,
+            ...(callOpts.signal ? { signal: callOpts.signal } : {}),
+            ...(callOpts.onProgress ? { onProgress: callOpts.onProgress } : {}),
+          }),
+        )
+        .catch((err: unknown) => {
+          // This call already told of the connection's end: the next use reconnects.
+          if (slot.state === 'closed' && !slot.conn) slot.state = 'idle';
+          throw err;
+        });
     },
     closeSession,
     async closeAll() {
@@ -125,7 +146,7 @@ async function openSlot(
 ): Promise<McpConnection | undefined> {
   creds?.refresh();
   try {
-    const conn = await McpConnection.open(slot.spec, workspace, (error) => {
+    const conn: McpConnection = await McpConnection.open(slot.spec, workspace, (error) => {
       if (slot.conn !== conn) return;
       slot.conn = undefined;
       slot.state = 'closed';
@@ -151,7 +172,9 @@ async function refresh(s: SessionEntry, slot: Slot, workspace: string, connect: 
   // A change announced during the first listing is applied at the next catalog (the next step).
   if (slot.state === 'idle' || slot.state === 'closed' || retry) await connect(s, slot, workspace);
   else if (slot.opening) await slot.opening;
-  else if (slot.conn?.stale) await relist(s, slot, slot.conn);
+  else if (slot.relisting) await slot.relisting;
+  else if (slot.conn?.stale)
+    await (slot.relisting = relist(s, slot, slot.conn).finally(() => (slot.relisting = undefined)));
   return statusOf(slot);
 }
 

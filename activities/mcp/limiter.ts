@@ -8,6 +8,11 @@ export class Limiter {
 
   constructor(private readonly limit: number) {}
 
+  /** true while some holder runs or waits. */
+  get busy(): boolean {
+    return this.active > 0 || this.waiting.length > 0;
+  }
+
   /** Runs `fn` once a place is free; the place is released when it settles (either way). */
   async run<T>(fn: () => Promise<T>): Promise<T> {
     if (this.active >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
