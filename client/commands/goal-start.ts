@@ -13,6 +13,7 @@ import type { Sink } from '../sink.js';
 import { hostId } from '../routing.js';
 import { serveWork, workerMode } from '../serving.js';
 import { newSessionId, titleOf } from '../session-start.js';
+import { sessionMcp } from '../mcp-config.js';
 import { loadZunoConfig } from '../zuno-config.js';
 import { commandModel } from '../command-model.js';
 import { sessionMetaFor } from '../session-meta.js';
@@ -142,6 +143,7 @@ async function startAndFollow(
     command: 'zuno goal start',
     mode,
     provider: resolved.provider,
+    mcp: sessionMcp(zcfg, workspace),
     notify,
   });
   cleanups.unshift(() => serving.stop());
