@@ -2,14 +2,14 @@
  * The value templates of an MCP server's `env` and `headers` (issue 30 item
  * 1, MC10 SEED-GAP; docs/mcp.md "Templates and secrets"). A value is literal
  * text with `${NAME}` references, NAME an environment variable name
- * (`[A-Za-z_][A-Za-z0-9_]*`); `$$` is a literal `$`. Any other `${…}` is
- * malformed. The config keeps the template (it is what the session's meta,
+ * (`[A-Za-z_][A-Za-z0-9_]*`); a `$` not followed by `{` is literal. Any
+ * other `${…}` is malformed (refused by the config). The config keeps the template (it is what the session's meta,
  * and so workflow history, holds); the worker resolves it from its own
  * environment when the connection opens. Deterministic.
  */
 
-/** A `${NAME}` reference, or the `$$` escape. */
-const TOKEN = /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+/** A `${NAME}` reference. */
+const TOKEN = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 /**
  * Header and environment variable names whose values are secrets: such a
@@ -25,34 +25,12 @@ export const SECRET_NAME = /authorization|token|key|secret|password|cookie/i;
 export function templateProblem(value: string): string | null {
   const rest = value.replace(TOKEN, '');
   if (!rest.includes('${')) return null;
-  return 'a "${" must open a reference to an environment variable, like "${NAME}" (write "$$" for a literal "$")';
+  return 'a "${" must open a reference to an environment variable, like "${NAME}" ';
 }
 
 /** The variable names `value` references, in order of first appearance (none for a malformed template's bad part). */
 export function templateRefs(value: string): string[] {
   const names: string[] = [];
-  for (const m of value.matchAll(TOKEN)) if (m[1] !== undefined && !names.includes(m[1])) names.push(m[1]);
+  for (const m of value.matchAll(TOKEN)) if (!names.includes(m[1]!)) names.push(m[1]!);
   return names;
-}
-
-/**
- * Resolves `value` with `lookup` (an environment): each `${NAME}` becomes
- * the variable's value, `$$` a `$`.
- * @returns the text, or the names that are unset or empty (`missing`, in order).
- */
-export function resolveTemplate(
-  value: string,
-  lookup: (name: string) => string | undefined,
-): { ok: true; value: string } | { ok: false; missing: string[] } {
-  const missing: string[] = [];
-  const out = value.replace(TOKEN, (_whole, name: string | undefined) => {
-    if (name === undefined) return '$';
-    const v = lookup(name);
-    if (v === undefined || v === '') {
-      if (!missing.includes(name)) missing.push(name);
-      return '';
-    }
-    return v;
-  });
-  return missing.length > 0 ? { ok: false, missing } : { ok: true, value: out };
 }

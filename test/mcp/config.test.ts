@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { mcpServerSpecs, mcpTemplateVariables, sessionMcp } from '../../client/mcp-config.js';
 import { AGENT_ROLES } from '../../core/agents.js';
-import { resolveTemplate, templateRefs } from '../../core/mcp/template.js';
+import { templateRefs } from '../../core/mcp/template.js';
 import { DEFAULT_MCP_BUDGET, type McpSessionConfig } from '../../core/mcp/types.js';
 import { errorOf, loadConfig as load } from '../helpers/config.js';
 
@@ -115,10 +115,11 @@ describe('zuno.json mcp resolves into the session config', () => {
     expect(sessionMcp(cfg, '/ws', AGENT_ROLES.build!.tools)!.access).toBe('all');
   });
 
-  it('templates: ${NAME} references resolve, $$ is a literal $, unset names are reported', () => {
-    expect(templateRefs('Bearer ${A} ${B_2} ${A} $$x')).toEqual(['A', 'B_2']);
-    expect(resolveTemplate('Bearer ${A} $$5', (n) => ({ A: 'tok' })[n])).toEqual({ ok: true, value: 'Bearer tok $5' });
-    expect(resolveTemplate('${A}${B}', () => undefined)).toEqual({ ok: false, missing: ['A', 'B'] });
+  it('templates: the ${NAME} references are what the worker resolves; a lone $ is literal', () => {
+    expect(templateRefs('Bearer ${A} ${B_2} ${A} $x')).toEqual(['A', 'B_2']);
+    expect(load({ mcp: { servers: { e: { command: 'x', env: { PRICE: '$5' } } } } }).mcp.servers.e!.env).toEqual({
+      PRICE: '$5',
+    });
   });
 });
 
