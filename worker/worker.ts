@@ -23,6 +23,7 @@ import type { DelegationActivities } from '../core/delegation/contract.js';
 import type { GoalActivities } from '../core/goal/activities.js';
 import type { SessionActivities } from '../core/session/activities.js';
 import type { ToolActivities } from '../core/session/tool-activity.js';
+import { createMcpHub, type McpHub } from '../activities/mcp/index.js';
 
 /** Options of {@link createZunoWorker}. */
 /** Longest delay between a running activity's heartbeat and its delivery to the server, in ms (TD10). */
@@ -86,15 +87,16 @@ export async function createZunoWorker(opts: ZunoWorkerOptions): Promise<{ worke
   const codePath = await workflowBundlePath(opts.stateDir, opts.workflowsPath);
   const observers = createBgObserver(opts.store);
   const scripted = serveProviderEndpoints(opts.stateDir);
+  const mcp = createMcpHub({ stateDir: opts.stateDir });
   const worker = await Worker.create({
     ...workflowOptions(codePath),
-    ...activityOptions(opts, observers, (q) => q === opts.taskQueue),
+    ...activityOptions(opts, { observers, mcp }, (q) => q === opts.taskQueue),
     connection,
     namespace: opts.namespace,
     taskQueue: opts.taskQueue,
     ...(opts.identity ? { identity: opts.identity } : {}),
   });
-  return { worker, close: () => closeAfter(observers, scripted, connection) };
+  return { worker, close: () => closeAfter({ observers, mcp }, scripted, connection) };
 }
 
 /** What runs a routed worker pair: `run()` resolves when both stopped; `shutdown()` stops both. */
@@ -138,6 +140,8 @@ export async function createRoutedWorker(
   const codePath = await workflowBundlePath(opts.stateDir, opts.workflowsPath);
   const observers = createBgObserver(opts.store);
   const scripted = serveProviderEndpoints(opts.stateDir);
+  // One MCP hub per process: every session's MCP connections, whichever queue its activities come from.
+  const shared = { observers, mcp: createMcpHub({ stateDir: opts.stateDir }) };
   const common = { connection, namespace: opts.namespace, ...(opts.identity ? { identity: opts.identity } : {}) };
   /** Routes adopted by {@link RoutedWorker.serveQueue}, with their workers. */
   const adopted = new Map<string, Worker>();
@@ -147,14 +151,14 @@ export async function createRoutedWorker(
   const workflows = await Worker.create({
     ...common,
     ...workflowOptions(codePath),
-    ...activityOptions(opts, observers, serves),
+    ...activityOptions(opts, shared, serves),
     // Without unrouted activities the workflow side runs local activities only: it polls no activity tasks.
     enableNonLocalActivities: opts.unroutedActivities === true,
     taskQueue: opts.taskQueue,
   });
   const activities = await Worker.create({
     ...common,
-    ...activityOptions(opts, observers, serves),
+    ...activityOptions(opts, shared, serves),
     taskQueue: opts.activityTaskQueue,
   });
   const adoptedRuns = new Set<Promise<void>>();
@@ -170,9 +174,9 @@ export async function createRoutedWorker(
       if (failed) throw failed.reason;
     },
     shutdown,
-    close: () => closeAfter(observers, scripted, connection),
+    close: () => closeAfter(shared, scripted, connection),
     serveQueue: async (taskQueue) => {
-      const w = await Worker.create({ ...common, ...activityOptions(opts, observers, serves), taskQueue });
+      const w = await Worker.create({ ...common, ...activityOptions(opts, shared, serves), taskQueue });
       adopted.set(taskQueue, w);
       const running = w
         .run()
@@ -203,16 +207,17 @@ function workflowOptions(codePath: string) {
 
 /**
  * Closes a stopped worker's connection, first stopping the remote observers
- * it started that still run and the local providers of its scripted models (in a process that outlives its worker, such as
+ * it started that still run, its MCP connections (stdio servers exit) and the local providers of its scripted models (in a process that outlives its worker, such as
  * a test runner, they would run on unobserved; a worker process that exits
  * takes them with it).
  */
 async function closeAfter(
-  observers: BgObserverActivities,
+  shared: ActivityShared,
   scripted: ScriptedModels,
   connection: NativeConnection,
 ): Promise<void> {
-  await observers.stopAll();
+  await shared.observers.stopAll();
+  await shared.mcp.closeAll();
   await scripted.close();
   await connection.close();
 }
@@ -230,6 +235,12 @@ type WorkflowActivities = SessionActivities &
   DelegationActivities &
   ToolActivities;
 
+/** What every activity map of one worker process shares: remote observers and the MCP hub (issue 30). */
+interface ActivityShared {
+  observers: BgObserverActivities;
+  mcp: McpHub;
+}
+
 /**
  * The activity side of a Zuno worker: every session activity, bound to the
  * projection store. `serves` tells whether this process runs the activities
@@ -237,7 +248,7 @@ type WorkflowActivities = SessionActivities &
  */
 function activityOptions(
   opts: Pick<ZunoWorkerOptions, 'store' | 'maxConcurrentActivities' | 'onActivity'>,
-  observers: BgObserverActivities,
+  { observers, mcp }: ActivityShared,
   serves: (taskQueue: string) => boolean,
 ) {
   const onActivity = opts.onActivity;
@@ -265,6 +276,7 @@ function activityOptions(
         toolSpecs: toolSpecs(),
         goalOnly: goalOnlyTools(),
         mcpOnly: mcpOnlyTools(),
+        mcp,
       }),
       compactSession: createCompactSession({ store: opts.store }),
       finishTurn: createFinishTurn(opts.store, serves),
@@ -274,7 +286,7 @@ function activityOptions(
       bgCommand: createBgCommand(opts.store),
       ...createDelegationActivities(opts.store),
       ...observers.activities,
-      ...createToolActivities(toolImplementations, opts.store, serves),
+      ...createToolActivities(toolImplementations, opts.store, serves, mcp),
       ...createCouncilActivities(opts.store),
     } satisfies WorkflowActivities,
   };

@@ -20,6 +20,7 @@ import { rollbackEvent, sessionTurnWrite, turnStartedEvent } from './step-events
 import { TranscriptCache } from './transcript-cache.js';
 import { declaredTools } from '../../core/tools/registry.js';
 import { sessionCatalog } from '../../core/delegation/contract.js';
+import type { McpHub } from '../mcp/types.js';
 
 /** The result of a step that sent nothing (CP6: it asked for a compaction first). */
 const answerless = { finishReason: 'stop', toolCalls: [], textLength: 0 } as const satisfies Partial<ModelStepResult>;
@@ -36,6 +37,8 @@ export interface ModelStepDeps {
   goalOnly?: ReadonlySet<string>;
   /** Tools offered only while some MCP schemas are deferred (`tool_search`, TD12, MC2). */
   mcpOnly?: ReadonlySet<string>;
+  /** The worker's MCP hub (issue 30): the session's MCP catalog (activities/mcp/session-catalog.ts). */
+  mcp?: McpHub;
 }
 
 /**

@@ -3,6 +3,7 @@ import { ApplicationFailureCategory, CancelledFailure } from '@temporalio/common
 import { backgroundTaskId } from '../../core/ids.js';
 import { INTERRUPT_COOPERATIVE_WINDOW_MS } from '../../core/session/interrupt.js';
 import {
+  MCP_TOOL_ACTIVITY,
   type ToolActivities,
   type ToolActivityInput,
   type ToolActivityResult,
@@ -20,6 +21,9 @@ import { recordCompleted, recordStarted, type ToolCallIdentity } from './tool-re
 import { workStatePort } from './work-state-port.js';
 import { jobsPort } from './jobs-port.js';
 import { localHere, type Serves } from './local-guard.js';
+import { mcpPort } from '../mcp/port.js';
+import { mcpToolImplementation } from '../mcp/tool.js';
+import type { McpHub } from '../mcp/types.js';
 
 /** Interval between heartbeats while a tool runs, in ms (the heartbeat timeout is in temporal.yaml). */
 const HEARTBEAT_EVERY_MS = 1_000;
@@ -48,6 +52,14 @@ const HEARTBEAT_EVERY_MS = 1_000;
  * attempt that was cut (its budget, a cancellation) records nothing
  * ({@link localCut}): the attempt that follows records the real result.
  *
+ * MCP calls (issue 30) run as one more activity, `tool_mcp`: its
+ * implementation is built per call from the call's facts
+ * (activities/mcp/tool.ts) and reaches the session's servers through
+ * `hub`; a body that declares `needsMcp` (an MCP call, `tool_search`) gets
+ * `ctx.mcp` when the session has MCP servers. A Safe MCP call whose outcome
+ * was lost throws a retryable failure out of the activity (Temporal runs it
+ * again); every other throw of a body is a `tool_failed` result.
+ *
  * The result is small: outcome, error code, output size, `status` (`failed`
  * for an error/uncertain outcome or a tool-declared failure such as a shell
  * exit ≠ 0) and the tool's `facts` (exit code, verdict, conflict kind).
@@ -56,21 +68,36 @@ export function createToolActivities(
   tools: Record<string, ToolImplementation>,
   store: ProjectionStore,
   serves: Serves,
+  hub?: McpHub,
 ): ToolActivities {
   const activities: ToolActivities = {};
+  const deps: ActivityDeps = { store, serves, ...(hub ? { hub } : {}) };
   // `tools` holds activity tools only: a delegating tool (task, council_run) has no implementation (DC14).
   for (const [name, tool] of Object.entries(tools)) {
-    activities[toolActivityName(name)] = (input) => runToolActivity(tool, store, serves, input);
+    activities[toolActivityName(name)] = (input) => runToolActivity(tool, deps, input);
   }
+  activities[MCP_TOOL_ACTIVITY] = (input) => {
+    const facts = input.call.mcp;
+    if (!facts) throw ApplicationFailure.nonRetryable(`${input.call.name} is not an MCP call`, 'unavailable');
+    return runToolActivity(mcpToolImplementation(input.call.name, facts), deps, input);
+  };
   return activities;
+}
+
+/** What every tool activity of a worker shares. */
+interface ActivityDeps {
+  store: ProjectionStore;
+  serves: Serves;
+  /** The worker's MCP hub (absent: no MCP servers are reachable). */
+  hub?: McpHub;
 }
 
 async function runToolActivity(
   tool: ToolImplementation,
-  store: ProjectionStore,
-  serves: Serves,
+  deps: ActivityDeps,
   input: ToolActivityInput,
 ): Promise<ToolActivityResult> {
+  const { store, serves } = deps;
   const ctx = Context.current();
   const { call } = input;
   const local = localHere(serves, input.localOn);
@@ -91,7 +118,7 @@ async function runToolActivity(
   const summary = call.summary ?? tool.declaration.summarize(args as never);
   // A local attempt is short: its start is written with its result, in one transaction.
   if (!local) await recordStarted(store, identity, attempt, startedAtMs, summary);
-  const { result, endedAtMs } = await runBody(tool, store, input, args, { local, startedAtMs });
+  const { result, endedAtMs } = await runBody(tool, deps, input, args, { local, startedAtMs });
   const outcome = result.isError ? 'error' : result.uncertain ? 'uncertain' : 'ok';
   // Stopped by the worker shutting down (or the server losing track of the attempt), not by a
   // cancel request: nobody asked for this outcome, so none is recorded. Temporal retries a Safe
@@ -136,9 +163,19 @@ async function callArgs(
 ): Promise<{ row: ToolCallRow | null; args: unknown }> {
   const row = call.argsInProjection ? await store.getToolCall(sessionId, call.rowId) : null;
   if (!call.argsInProjection) return { row, args: call.args };
-  const verdict = row ? validateToolCall(tool.name, row.argsJson) : null;
+  // An MCP tool's arguments are the server's to validate (modelStep did, TD8): here only JSON.
+  const verdict = !row ? null : call.mcp ? parseJsonArgs(row.argsJson) : validateToolCall(tool.name, row.argsJson);
   if (!verdict?.ok) throw new Error(`tool call ${call.rowId}: stored arguments are missing or invalid`);
   return { row, args: verdict.args };
+}
+
+/** Stored arguments of an MCP call: any JSON object (the wrapper checks the shape). */
+function parseJsonArgs(json: string): { ok: true; args: unknown } | { ok: false } {
+  try {
+    return { ok: true, args: JSON.parse(json) as unknown };
+  } catch {
+    return { ok: false };
+  }
 }
 
 /**
@@ -148,7 +185,7 @@ async function callArgs(
  */
 async function runBody(
   tool: ToolImplementation,
-  store: ProjectionStore,
+  deps: ActivityDeps,
   input: ToolActivityInput,
   args: unknown,
   at: { local: boolean; startedAtMs: number },
@@ -163,8 +200,10 @@ async function runBody(
     : setInterval(() => ctx.heartbeat(progressDetails(progress, at.startedAtMs, Date.now())), HEARTBEAT_EVERY_MS);
   let result: ToolResult;
   try {
-    result = await tool.run(args, await toolContext(tool, store, input, (p) => (progress = p)));
+    result = await tool.run(args, await toolContext(tool, deps, input, (p) => (progress = p)));
   } catch (err) {
+    // A retryable failure a body asks for (a Safe MCP call whose outcome was lost): Temporal retries.
+    if (err instanceof ApplicationFailure) throw err;
     result = { output: `Tool ${tool.name} failed: ${(err as Error).message}`, isError: true, errorCode: 'tool_failed' };
   } finally {
     clearInterval(beat);
@@ -174,13 +213,14 @@ async function runBody(
   return { result, endedAtMs };
 }
 
-/** The call's {@link ToolContext}: the ports its body declares it needs (credentials, Goal, questions, work state, jobs). */
+/** The call's {@link ToolContext}: the ports its body declares it needs (credentials, Goal, questions, work state, jobs, MCP). */
 async function toolContext(
   tool: ToolImplementation,
-  store: ProjectionStore,
+  deps: ActivityDeps,
   input: ToolActivityInput,
   onProgress: (p: ToolProgress) => void,
 ): Promise<ToolContext> {
+  const { store, hub } = deps;
   const ctx = Context.current();
   const { call, sessionId, turn, step } = input;
   const name = tool.name;
@@ -199,6 +239,15 @@ async function toolContext(
     ...(tool.body.needsQuestions ? { questions: questionPort(ctx.client, { ...at, tool: name, turn, step }) } : {}),
     ...(tool.body.needsWorkState ? { workState: workStatePort(store, { ...at, tool: name }) } : {}),
     ...(tool.body.needsJobs ? { jobs: jobsPort(store, sessionId) } : {}),
+    ...(tool.body.needsMcp && input.mcp && hub
+      ? {
+          mcp: mcpPort(hub, { sessionId, workspace: input.workspace, config: input.mcp }, store, {
+            ...at,
+            tool: name,
+            signal: ctx.cancellationSignal,
+          }),
+        }
+      : {}),
   };
 }
 

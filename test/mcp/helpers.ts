@@ -1,0 +1,77 @@
+/**
+ * Real MCP servers for the hub tests: `@modelcontextprotocol/server-everything`
+ * (stdio and streamable HTTP) and `@modelcontextprotocol/server-filesystem`,
+ * resolved from node_modules, and McpSessionConfig builders.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import type { McpServerSpec, McpSessionConfig } from '../../core/mcp/types.js';
+import { DEFAULT_MCP_BUDGET } from '../../core/mcp/types.js';
+
+const require = createRequire(import.meta.url);
+
+/** The everything server's entry (`<entry> stdio` / `<entry> streamableHttp`). */
+export const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
+/** The filesystem server's entry (`<entry> <allowed dir>…`). */
+export const FILESYSTEM = require.resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
+
+/** A stdio server spec running `node <args>`. */
+export function stdioServer(name: string, args: string[], more: Partial<McpServerSpec> = {}): McpServerSpec {
+  return {
+    name,
+    transport: { kind: 'stdio', command: process.execPath, args, env: {} },
+    startupTimeoutMs: 30_000,
+    callTimeoutMs: 60_000,
+    exposure: 'auto',
+    annotations: 'trust',
+    ...more,
+  };
+}
+
+/** An HTTP server spec. */
+export function httpServer(name: string, url: string, headers: Record<string, string> = {}): McpServerSpec {
+  return {
+    name,
+    transport: { kind: 'http', url, headers },
+    startupTimeoutMs: 30_000,
+    callTimeoutMs: 60_000,
+    exposure: 'auto',
+    annotations: 'trust',
+  };
+}
+
+/** A session config of `servers`. */
+export function sessionConfig(servers: McpServerSpec[], more: Partial<McpSessionConfig> = {}): McpSessionConfig {
+  return { servers, toolSearch: true, budget: DEFAULT_MCP_BUDGET, connections: 8, access: 'all', ...more };
+}
+
+/** A port nobody listens on now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts the everything server in streamable HTTP mode; resolves once it listens. */
+export async function startHttpEverything(): Promise<{ url: string; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    let err = '';
+    child.stderr!.on('data', (d: Buffer) => {
+      err += d.toString();
+      if (err.includes('listening on port')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`HTTP server exited ${code}: ${err}`)));
+  });
+  return { url: `http://127.0.0.1:${port}/mcp`, child };
+}
