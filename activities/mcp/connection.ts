@@ -1,10 +1,11 @@
 /**
  * One live MCP connection: one server for one session (issue 30 item 2,
  * MC1). Opens the transport, runs `initialize` and the first `tools/list`
- * within the server's startup limit (offering no MCP roots: a server such as
- * server-filesystem replaces the directories it was configured with by the
- * client's roots, which would widen it to the whole workspace), counts `notifications/tools/list_changed` (the hub
- * re-lists at its next catalog), and calls tools with the call limit,
+ * within the server's startup limit (offering no MCP roots: a server such
+ * as server-filesystem replaces the directories it was configured with by
+ * the client's roots, which would widen it to the whole workspace), counts
+ * `notifications/tools/list_changed` (the hub re-lists at its next
+ * catalog), and calls tools with the call limit,
  * cancellation and progress. A connection whose transport closed is dead
  * for good; the hub drops it and opens a new one.
  */
