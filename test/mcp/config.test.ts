@@ -3,10 +3,13 @@
  * into the session's McpSessionConfig, every bad key is named, and MCP
  * permission rule keys are accepted or refused. Server-free.
  */
-import { homedir } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { mcpServerSpecs, mcpTemplateVariables, sessionMcp } from '../../client/mcp-config.js';
+import { shareMcpVariables } from '../../client/serving.js';
+import { readCredentials } from '../../worker/credentials.js';
 import { AGENT_ROLES } from '../../core/agents.js';
 import { templateRefs } from '../../core/mcp/template.js';
 import { DEFAULT_MCP_BUDGET, type McpSessionConfig } from '../../core/mcp/types.js';
@@ -198,5 +201,33 @@ describe('permission rules for MCP tools', () => {
       ['mcp__everything__echo', 'allow'],
     ]);
     expect(messageOf({ permission: { rules: { mcp__bad: 'deny' } } })).toContain('permission.rules.mcp__bad');
+  });
+});
+
+describe('MCP template variables reach the host worker service', () => {
+  it('stores the referenced variables set here, never unset ones or this process own settings', () => {
+    const home = mkdtempSync(join(tmpdir(), 'zuno-mcp-creds-'));
+    const cfg = load({
+      mcp: {
+        servers: {
+          tracker: { url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer ${MCP_CFG_TEST_TOKEN}' } },
+          local: { command: 'x', env: { UNSET: '${MCP_CFG_TEST_UNSET}', P: '${PATH}', H: '${ZUNO_HOME}' } },
+        },
+      },
+    });
+    process.env.MCP_CFG_TEST_TOKEN = 'tok-1';
+    delete process.env.MCP_CFG_TEST_UNSET;
+    try {
+      shareMcpVariables(home, sessionMcp(cfg, '/ws'));
+      expect(readCredentials(home)).toEqual({ MCP_CFG_TEST_TOKEN: 'tok-1' });
+      // A rotated token replaces the stored one; no MCP config stores nothing.
+      process.env.MCP_CFG_TEST_TOKEN = 'tok-2';
+      shareMcpVariables(home, sessionMcp(cfg, '/ws'));
+      shareMcpVariables(home, undefined);
+      expect(readCredentials(home)).toEqual({ MCP_CFG_TEST_TOKEN: 'tok-2' });
+    } finally {
+      delete process.env.MCP_CFG_TEST_TOKEN;
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });
