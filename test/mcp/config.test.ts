@@ -8,7 +8,11 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { mcpServerSpecs, mcpTemplateVariables, sessionMcp } from '../../client/mcp-config.js';
+import type { TemporalContext } from '../../client/context.js';
 import { shareMcpVariables } from '../../client/serving.js';
+import { sessionMetaFor } from '../../client/session-meta.js';
+import { resolveModel } from '../../client/zuno-config.js';
+import type { SessionMeta } from '../../core/session/meta.js';
 import { readCredentials } from '../../worker/credentials.js';
 import { AGENT_ROLES } from '../../core/agents.js';
 import { templateRefs } from '../../core/mcp/template.js';
@@ -229,5 +233,29 @@ describe('MCP template variables reach the host worker service', () => {
       delete process.env.MCP_CFG_TEST_TOKEN;
       rmSync(home, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the session meta carries mcp', () => {
+  const parts = (zcfg: ReturnType<typeof load>, agent?: Pick<SessionMeta, 'agent' | 'tools'>) =>
+    sessionMetaFor({
+      sessionId: 'ses_mcpmeta',
+      workspace: '/ws',
+      resolved: resolveModel(zcfg, 'openai/gpt-4.1'),
+      title: 't',
+      zcfg,
+      temporal: { cfg: { activities: {} } } as unknown as TemporalContext,
+      route: undefined,
+      ...(agent ? { agent } : {}),
+    });
+
+  it('only enabled servers, the access of the role (build by default, plan read-only), none without servers', () => {
+    const zcfg = load({ mcp: { servers: { everything, off: { command: 'x', enabled: false } } } });
+    const meta = parts(zcfg);
+    expect(meta.mcp?.servers.map((s) => s.name)).toEqual(['everything']);
+    expect(meta.mcp?.access).toBe('all');
+    expect(parts(zcfg, { agent: 'plan', tools: [...AGENT_ROLES.plan!.tools] }).mcp?.access).toBe('read_only');
+    expect(parts(zcfg, { agent: 'plan' }).mcp?.access).toBe('read_only');
+    expect('mcp' in parts(load({}))).toBe(false);
   });
 });
