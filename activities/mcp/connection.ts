@@ -41,6 +41,8 @@ export class McpConnection {
   /** Why the connection ended (set once its transport closed). */
   private ended?: string;
   private closing = false;
+  /** Set once the startup succeeded: only then does an end reach `onEnd`. */
+  private started = false;
   private changes = 0;
   private listedAt = 0;
 
@@ -72,6 +74,7 @@ export class McpConnection {
     try {
       c.opened = openTransport(spec.transport, workspace);
       await Promise.race([c.client.connect(c.opened.transport, { timeout: limit }).then(() => c.list(limit)), late]);
+      c.started = true;
       return c;
     } catch (err) {
       const message = describeMcpError(err, c.opened?.stderrTail());
@@ -148,7 +151,7 @@ export class McpConnection {
   private end(reason: string): void {
     if (this.ended !== undefined || this.closing) return;
     this.ended = describeMcpError(new Error(reason), this.opened?.stderrTail());
-    this.onEnd(this.ended);
+    if (this.started) this.onEnd(this.ended);
   }
 
   private disconnected(): McpCallError {

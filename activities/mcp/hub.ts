@@ -125,15 +125,12 @@ async function openSlot(
 ): Promise<McpConnection | undefined> {
   creds?.refresh();
   try {
-    // A server that dies while opening ends the connection before `open` returns: `opened` is still unset then.
-    const opened: { conn?: McpConnection } = {};
-    const conn = await McpConnection.open(slot.spec, workspace, (error) => {
-      if (opened.conn === undefined || slot.conn !== opened.conn) return;
+    const conn: McpConnection = await McpConnection.open(slot.spec, workspace, (error) => {
+      if (slot.conn !== conn) return;
       slot.conn = undefined;
       slot.state = 'closed';
       slot.error = error;
     });
-    opened.conn = conn;
     slot.conn = conn;
     slot.state = 'connected';
     slot.error = undefined;

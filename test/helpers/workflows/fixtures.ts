@@ -201,3 +201,28 @@ export async function localCutWorkflow(activity: string, input: ToolActivityInpu
   }
   return proxyActivities<Acts>({ startToCloseTimeout: 60_000, retry: { maximumAttempts: 1 } })[activity]!(input);
 }
+
+/**
+ * Runs one tool activity as a regular activity, `maximumAttempts` attempts
+ * 100 ms apart, and returns its result — or, when every attempt failed, the
+ * last failure's type (test/mcp/tool-activity.test.ts: an MCP call's
+ * `tool_mcp` on a real worker).
+ */
+export async function toolActivityWorkflow(
+  activity: string,
+  input: ToolActivityInput,
+  maximumAttempts: number,
+): Promise<ToolActivityResult | { failedType: string }> {
+  type Acts = Record<string, (i: ToolActivityInput) => Promise<ToolActivityResult>>;
+  const acts = proxyActivities<Acts>({
+    startToCloseTimeout: 60_000,
+    heartbeatTimeout: 10_000,
+    retry: { maximumAttempts, initialInterval: 100, backoffCoefficient: 1 },
+  });
+  try {
+    return await acts[activity]!(input);
+  } catch (err) {
+    const cause = (err as { cause?: { type?: string } }).cause;
+    return { failedType: cause?.type ?? String(err) };
+  }
+}
