@@ -1,16 +1,20 @@
 /**
  * One live MCP connection: one server for one session (issue 30 item 2,
  * MC1). Opens the transport, runs `initialize` and the first `tools/list`
- * within the server's startup limit (offering no MCP roots: a server such
- * as server-filesystem replaces the directories it was configured with by
- * the client's roots, which would widen it to the whole workspace), counts
- * `notifications/tools/list_changed` (the hub re-lists at its next
- * catalog), and calls tools with the call limit,
+ * within the server's startup limit, answers `roots/list` with the
+ * session's workspace, counts `notifications/tools/list_changed` (the hub
+ * re-lists at its next catalog), and calls tools with the call limit,
  * cancellation and progress. A connection whose transport closed is dead
  * for good; the hub drops it and opens a new one.
  */
+import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode,
+  ListRootsRequestSchema,
+  McpError,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { McpAnnotations, McpServerSpec } from '../../core/mcp/types.js';
 import { describeMcpError, errnoOf } from './errors.js';
 import { type OpenedTransport, openTransport } from './transport.js';
@@ -51,8 +55,10 @@ export class McpConnection {
     private readonly workspace: string,
     private readonly onEnd: (error: string) => void,
   ) {
-    // No `roots` capability: the directories a person configured a server with stay its boundary (docs/mcp.md).
-    this.client = new Client({ name: 'zuno', version: '0.1.0' }, { capabilities: {} });
+    this.client = new Client({ name: 'zuno', version: '0.1.0' }, { capabilities: { roots: { listChanged: false } } });
+    this.client.setRequestHandler(ListRootsRequestSchema, () => ({
+      roots: [{ uri: pathToFileURL(workspace).href, name: 'workspace' }],
+    }));
     this.client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       this.changes++;
     });
