@@ -9,6 +9,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   ErrorCode,
   ListRootsRequestSchema,
@@ -116,11 +117,16 @@ export class McpConnection {
     const mark = this.changes;
     const tools: ListedTool[] = [];
     let cursor: string | undefined;
-    do {
-      const page = await this.client.listTools(cursor ? { cursor } : undefined, { timeout: timeoutMs });
-      for (const t of page.tools) tools.push(listed(t));
-      cursor = page.nextCursor;
-    } while (cursor);
+    try {
+      do {
+        const page = await this.client.listTools(cursor ? { cursor } : undefined, { timeout: timeoutMs });
+        for (const t of page.tools) tools.push(listed(t));
+        cursor = page.nextCursor;
+      } while (cursor);
+    } catch (err) {
+      if (notSent(err) || err instanceof TypeError) this.end(describeMcpError(err));
+      throw err;
+    }
     this.tools = tools;
     this.listedAt = mark;
   }
@@ -131,7 +137,10 @@ export class McpConnection {
    *   connection dropping mid-call, `failed` on a JSON-RPC error.
    */
   async call(tool: string, args: Record<string, unknown>, opts: CallOptions): Promise<McpCallAnswer> {
-    if (!this.alive) throw this.disconnected();
+    if (!this.alive) {
+      this.end('the server process exited');
+      throw this.disconnected();
+    }
     try {
       const r = await this.client.callTool({ name: tool, arguments: args }, undefined, {
         timeout: opts.timeoutMs,
@@ -172,11 +181,28 @@ export class McpConnection {
     if (err instanceof McpError && err.code === ErrorCode.RequestTimeout)
       return new McpCallError('lost', `no answer from ${name} within ${opts.timeoutMs} ms: ${text}`);
     if (this.ended !== undefined) return new McpCallError('lost', `${name} went away mid-call: ${text}`);
-    if ((err as Error)?.message === 'Not connected' || errnoOf(err) === 'ECONNREFUSED') return this.disconnected();
+    // The transport failed (an HTTP endpoint gone or forgetting the session): this connection is over.
+    if (notSent(err)) {
+      this.end(text);
+      return this.disconnected();
+    }
     if (err instanceof McpError) return new McpCallError('failed', `${name}: ${err.message}`);
-    if (err instanceof TypeError) return new McpCallError('lost', `${name}: ${text}`);
+    if (err instanceof TypeError) {
+      this.end(text);
+      return new McpCallError('lost', `${name}: ${text}`);
+    }
     return new McpCallError('failed', `${name}: ${text}`);
   }
+}
+
+/**
+ * true when a request failed before the server could act on it: no
+ * transport, a refused connection, or an HTTP 404 (the endpoint no longer
+ * knows the MCP session, e.g. the server restarted).
+ */
+function notSent(err: unknown): boolean {
+  if ((err as Error)?.message === 'Not connected' || errnoOf(err) === 'ECONNREFUSED') return true;
+  return err instanceof StreamableHTTPError && err.code === 404;
 }
 
 /** The fields Zuno keeps of a listed tool. */

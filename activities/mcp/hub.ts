@@ -59,8 +59,9 @@ const BUILT_IN = new Set(Object.keys(declaredTools));
 /**
  * Creates the hub (see module doc).
  * @param opts.stateDir the home whose `credentials.json` is re-read before templates resolve.
+ * @param opts.idleCloseMs idle time after which a session's connections close (default {@link IDLE_CLOSE_MS}).
  */
-export function createMcpHub(opts: { stateDir?: string } = {}): McpHub & {
+export function createMcpHub(opts: { stateDir?: string; idleCloseMs?: number } = {}): McpHub & {
   /** The stdio pid of a session's server connection, or null (tests kill it to prove reconnects). */
   pidOf(sessionId: string, server: string): number | null;
 } {
@@ -77,7 +78,7 @@ export function createMcpHub(opts: { stateDir?: string } = {}): McpHub & {
     let s = sessions.get(ref.sessionId);
     if (!s) sessions.set(ref.sessionId, (s = { limiter: new Limiter(ref.config.connections), slots: new Map() }));
     clearTimeout(s.idle);
-    s.idle = setTimeout(() => void closeSession(ref.sessionId), IDLE_CLOSE_MS).unref();
+    s.idle = setTimeout(() => void closeSession(ref.sessionId), opts.idleCloseMs ?? IDLE_CLOSE_MS).unref();
     for (const spec of ref.config.servers)
       if (!s.slots.has(spec.name)) s.slots.set(spec.name, { spec, state: 'idle', revision: 0 });
     return s;
@@ -99,13 +100,19 @@ export function createMcpHub(opts: { stateDir?: string } = {}): McpHub & {
       const conn = await usable(s, slot, ref.workspace, connect);
       if (!conn.tools.some((t) => t.name === facts.tool))
         throw new McpCallError('unavailable', `MCP server ${facts.server} has no tool ${facts.tool}`);
-      return s.limiter.run(() =>
-        conn.call(facts.tool, args, {
-          timeoutMs: slot.spec.callTimeoutMs,
-          ...(callOpts.signal ? { signal: callOpts.signal } : {}),
-          ...(callOpts.onProgress ? { onProgress: callOpts.onProgress } : {}),
-        }),
-      );
+      return s.limiter
+        .run(() =>
+          conn.call(facts.tool, args, {
+            timeoutMs: slot.spec.callTimeoutMs,
+            ...(callOpts.signal ? { signal: callOpts.signal } : {}),
+            ...(callOpts.onProgress ? { onProgress: callOpts.onProgress } : {}),
+          }),
+        )
+        .catch((err: unknown) => {
+          // This call already told of the connection's end: the next use reconnects.
+          if (slot.state === 'closed' && !slot.conn) slot.state = 'idle';
+          throw err;
+        });
     },
     closeSession,
     async closeAll() {

@@ -59,8 +59,8 @@ export function freePort(): Promise<number> {
 }
 
 /** Starts the everything server in streamable HTTP mode; resolves once it listens. */
-export async function startHttpEverything(): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
+export async function startHttpEverything(port?: number): Promise<{ url: string; child: ChildProcess }> {
+  port ??= await freePort();
   const child = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], {
     env: { ...process.env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'pipe'],

@@ -235,6 +235,29 @@ describe('MCP hub failures in the servers own words', () => {
     expect(s!.error).toContain('Unknown transport: no-such-transport');
   });
 
+  it('a server that never answers initialize fails at its startup limit', async () => {
+    const silent = stdioServer('silent', ['-e', 'setInterval(() => {}, 1000)'], { startupTimeoutMs: 500 });
+    const ref = session(sessionConfig([silent]));
+    const [s] = await hub.catalog(ref);
+    expect(s!.status).toBe('failed');
+    expect(s!.error).toContain('did not start within 500 ms');
+  });
+
+  it('a session unused for the idle limit has its connections closed; its next use reconnects', async () => {
+    const idleHub = createMcpHub({ idleCloseMs: 200 });
+    const ref = session(sessionConfig([everything()]));
+    try {
+      await idleHub.catalog(ref);
+      const pid = idleHub.pidOf(ref.sessionId, 'everything')!;
+      await gone(pid);
+      expect(idleHub.pidOf(ref.sessionId, 'everything')).toBeNull();
+      const answer = await idleHub.call(ref, { server: 'everything', tool: 'echo' }, { message: 'awake' }, {});
+      expect(text(answer)).toBe('Echo: awake');
+    } finally {
+      await idleHub.closeAll();
+    }
+  });
+
   it('an HTTP server that refuses (a closed port) fails', async () => {
     const port = await freePort();
     const ref = session(sessionConfig([httpServer('refusing', `http://127.0.0.1:${port}/mcp`)]));
@@ -254,6 +277,24 @@ describe('MCP hub failures in the servers own words', () => {
     expect(s!.status).toBe('failed');
     expect(s!.error).toContain('ZUNO_TEST_MCP_MISSING');
     expect(s!.error).toContain('header Authorization');
+  });
+
+  it('a template resolves from the home credentials file when the hub has a state directory', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'zuno-mcp-home-'));
+    delete process.env.ZUNO_TEST_MCP_STORED;
+    writeFileSync(join(home, 'credentials.json'), JSON.stringify({ ZUNO_TEST_MCP_STORED: 'stored-1' }));
+    const homeHub = createMcpHub({ stateDir: home });
+    const spec = stdioServer('everything', [EVERYTHING, 'stdio']);
+    if (spec.transport.kind === 'stdio') spec.transport.env = { FROM_HOME: '${ZUNO_TEST_MCP_STORED}' };
+    const ref = session(sessionConfig([spec]));
+    try {
+      const answer = await homeHub.call(ref, { server: 'everything', tool: 'get-env' }, {}, {});
+      expect((JSON.parse(text(answer)) as Record<string, string>).FROM_HOME).toBe('stored-1');
+    } finally {
+      await homeHub.closeAll();
+      delete process.env.ZUNO_TEST_MCP_STORED;
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 
   it('an env template resolves from the worker environment (the server sees the value)', async () => {
@@ -279,6 +320,25 @@ describe('MCP hub over streamable HTTP (server-everything)', () => {
   });
   afterAll(() => {
     http?.child.kill('SIGTERM');
+  });
+
+  it('a stopped endpoint: the next call is disconnected, the call after reconnects to the restarted server', async () => {
+    const own = await startHttpEverything();
+    const ref = session(sessionConfig([httpServer('web', own.url)]));
+    await hub.catalog(ref);
+    own.child.kill('SIGKILL');
+    await gone(own.child.pid!);
+    const err = await hub.call(ref, { server: 'web', tool: 'echo' }, { message: 'x' }, {}).catch((e) => e);
+    expect(err).toBeInstanceOf(McpCallError);
+    expect((err as McpCallError).kind).toBe('disconnected');
+    const again = await startHttpEverything(Number(new URL(own.url).port));
+    try {
+      const answer = await hub.call(ref, { server: 'web', tool: 'echo' }, { message: 'restarted' }, {});
+      expect(text(answer)).toBe('Echo: restarted');
+    } finally {
+      await hub.closeSession(ref.sessionId);
+      again.child.kill('SIGTERM');
+    }
   });
 
   it('lists and calls', async () => {
