@@ -555,6 +555,26 @@ The OpenAPI document is at GET /doc; SSE streams at /events and /sessions/<id>/e
       setExit(await httpServeCommand(opts));
     });
 
+  const mcp = program.command('mcp').description('MCP servers as tool sources (zuno.json "mcp"; docs/mcp.md)');
+  mcp
+    .command('list')
+    .description(
+      'connect to each configured MCP server and list it: connected with its tools, failed with its own error, or configured (disabled)',
+    )
+    .option('--dir <dir>', 'workspace whose zuno.json is read; stdio servers start there (default: current directory)')
+    .option('--config <file>', 'zuno.json to use')
+    .option('--json', 'print {"servers": [...]} with machine names (effect ReadOnly/SideEffecting, replay Safe/Never)')
+    .addHelpText(
+      'after',
+      `
+Templates in env and headers (\${NAME}) are resolved from this command's environment.
+Exit code 0 even when a server failed; a bad zuno.json exits 1 naming the key.`,
+    )
+    .action(async (opts) => {
+      const { mcpListCommand } = await import('./commands/mcp-list.js');
+      setExit(await mcpListCommand(opts));
+    });
+
   const dev = program.command('dev').description('the embedded Temporal dev server and local tools');
   dev
     .command('up')

@@ -8,6 +8,7 @@
  * adopts such a route when its command dies (`route-adoption.ts`).
  * `--no-worker` starts none and relies on a worker already running.
  */
+import type { McpSessionConfig } from '../core/mcp/types.js';
 import type { ProviderConfig } from '../core/provider-config.js';
 import type { SessionRoute } from '../core/session/meta.js';
 import { ZunoError } from '../core/errors.js';
@@ -17,6 +18,7 @@ import { loadTemporalConfig } from '../worker/temporal-config.js';
 import { DEFAULT_TASK_QUEUE } from '../core/session/meta.js';
 import type { Notify, TemporalContext, ZunoPaths } from './context.js';
 import { ensureHostService, liveWorker } from './host-service.js';
+import { mcpTemplateVariables } from './mcp-config.js';
 import { hostId, routeFor } from './routing.js';
 import { serveInProcess, standaloneServes } from './serve.js';
 import { readWorker, standaloneWorkerRunning } from './worker-registry.js';
@@ -54,7 +56,8 @@ export interface Serving {
  * starts or resumes, as {@link workerMode} says: the host worker service is
  * started when it is not running (its route `<base>/host/<host>`), and the
  * provider's key, when set in this command's environment, is stored for it
- * (`worker/credentials.ts`); in-process, a worker of this command serves a
+ * (`worker/credentials.ts`), with the variables the session's MCP templates
+ * reference ({@link shareMcpVariables}); in-process, a worker of this command serves a
  * route of its own unless a live worker of this host already serves the
  * host's route; with no worker, the host's route is used and `notify` says
  * when nothing serves it yet.
@@ -71,6 +74,8 @@ export async function serveWork(opts: {
   command: string;
   mode: WorkerMode;
   provider: ProviderConfig;
+  /** The session's MCP config: the variables its templates reference are handed to the service too. */
+  mcp?: McpSessionConfig;
   notify: Notify;
 }): Promise<Serving> {
   const none = async () => undefined;
@@ -82,6 +87,7 @@ export async function serveWork(opts: {
   };
   if (opts.mode === 'service') {
     shareProviderKey(opts.paths.stateDir, opts.provider);
+    shareMcpVariables(opts.paths.stateDir, opts.mcp);
     await ensureHostService({ paths: opts.paths, target, notify: opts.notify });
     return { route: routeFor(opts.baseQueue, opts.id, true), servedHere: false, stop: none };
   }
@@ -117,6 +123,8 @@ export async function serveOpenWork(opts: {
   mode: WorkerMode;
   /** The provider it will call (its key is handed to the service); absent for a command that only follows. */
   provider?: ProviderConfig;
+  /** The session's MCP config (its template variables are handed to the service). */
+  mcp?: McpSessionConfig;
   notify: Notify;
   route: SessionRoute | undefined;
 }): Promise<Omit<Serving, 'route'> & { route: SessionRoute | undefined }> {
@@ -124,6 +132,7 @@ export async function serveOpenWork(opts: {
   const { route } = opts;
   if (opts.mode === 'service') {
     if (opts.provider) shareProviderKey(opts.paths.stateDir, opts.provider);
+    shareMcpVariables(opts.paths.stateDir, opts.mcp);
     const target = {
       address: opts.temporal.address,
       namespace: opts.temporal.namespace,
@@ -146,6 +155,30 @@ export function shareProviderKey(stateDir: string, provider: ProviderConfig): vo
   const name = provider.apiKeyEnv;
   const value = name ? process.env[name] : undefined;
   if (name && value && value.trim() !== '') storeCredential(stateDir, name, value);
+}
+
+/**
+ * Variables a template may reference but that are never copied to the
+ * service: they describe this command's own process (its PATH, home,
+ * shell, Node and loader settings, Zuno's and Temporal's own settings), and
+ * the service keeps its own.
+ */
+const NEVER_SHARED =
+  /^(PATH|HOME|USER|LOGNAME|SHELL|PWD|OLDPWD|TMPDIR|TEMP|TMP|LANG|TERM|DATABASE_URL|(ZUNO|TEMPORAL|NODE|NPM|LD|DYLD|LC)_.*)$/i;
+
+/**
+ * Issue 30: stores, for the host worker service, every variable the
+ * session's MCP `env`/`headers` templates reference (`${NAME}`) that is set
+ * in this command's environment — as {@link shareProviderKey} stores the
+ * provider's key — so a server started by the long-lived service sees the
+ * token the command was given. Values never reach workflow history; names
+ * of this process's own settings ({@link NEVER_SHARED}) are skipped.
+ */
+export function shareMcpVariables(stateDir: string, mcp: McpSessionConfig | undefined): void {
+  for (const name of mcpTemplateVariables(mcp)) {
+    const value = process.env[name];
+    if (!NEVER_SHARED.test(name) && value !== undefined && value.trim() !== '') storeCredential(stateDir, name, value);
+  }
 }
 
 /**

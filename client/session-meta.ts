@@ -2,14 +2,16 @@
  * The `SessionMeta` a command starts a session (or a Council's seats) with:
  * the model resolved for it, the workspace, its route, and what `zuno.json`
  * and `temporal.yaml` say about concurrency, activity defaults, permission,
- * sandbox, the model's context window and compaction. One builder for
+ * sandbox, the model's context window, compaction and MCP servers. One builder for
  * `zuno run`, `zuno goal start` and `zuno council run`.
  */
+import { agentRole } from '../core/agents.js';
 import type { SessionMeta, SessionRoute } from '../core/session/meta.js';
 import type { TemporalContext } from './context.js';
 import { sessionPermission } from './permission-config.js';
 import { sandboxPolicy } from './sandbox-config.js';
 import { sessionCompaction } from './compaction-config.js';
+import { sessionMcp } from './mcp-config.js';
 import type { modelFor } from './scripted-provider.js';
 import type { ZunoConfig } from './zuno-config.js';
 
@@ -30,6 +32,8 @@ export interface SessionMetaParts {
 
 /** Builds a session's meta (SE1) from the command's parts; pure apart from the sandbox's path checks. */
 export function sessionMetaFor(p: SessionMetaParts): SessionMeta {
+  // Issue 30: the enabled MCP servers, within the role's MC4 ceiling (absent when none is enabled).
+  const mcp = sessionMcp(p.zcfg, p.workspace, p.agent?.tools ?? agentRole(p.agent?.agent)?.tools);
   return {
     sessionId: p.sessionId,
     workspace: p.workspace,
@@ -44,5 +48,6 @@ export function sessionMetaFor(p: SessionMetaParts): SessionMeta {
     sandbox: sandboxPolicy(p.zcfg.sandbox, p.workspace),
     // CP6/CP7: the model's window (absent: unknown) and the compaction settings; children and seats inherit them.
     ...sessionCompaction(p.zcfg, p.resolved.provider.id, p.resolved.model),
+    ...(mcp ? { mcp } : {}),
   };
 }

@@ -14,6 +14,7 @@ import type { PermissionPolicy } from '../core/permission/types.js';
 import { PermissionConfigSchema } from './permission-config.js';
 import { SandboxSchema } from './sandbox-config.js';
 import { CompactionSchema, ModelsSchema } from './compaction-config.js';
+import { McpConfigSchema, McpConnectionsSchema } from './mcp-config.js';
 
 const RetrySchema = z.strictObject({
   max_attempts: z.number().int().min(1).max(20).default(DEFAULT_PROVIDER_RETRY.maxAttempts),
@@ -127,7 +128,13 @@ const ZunoConfigSchema = z.strictObject({
     .regex(/^[^/\s]+\/\S+$/, 'expected provider/model')
     .optional(),
   providers: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]*$/), ProviderSchema).default({}),
-  concurrency: z.strictObject({ tool_calls: z.number().int().min(1).max(64).default(8) }).prefault({}),
+  /** TD6: `tool_calls` (a turn's tool calls at once), `mcp_connections` (a session's MCP requests at once, MC9). */
+  concurrency: z
+    .strictObject({
+      tool_calls: z.number().int().min(1).max(64).default(8),
+      mcp_connections: McpConnectionsSchema,
+    })
+    .prefault({}),
   /** Goals (docs/goals.md): `default_token_budget` is the host's token total for a goal started without `--token-budget` (GL13). */
   goal: z
     .strictObject({ default_token_budget: z.number().int().min(1).max(BUDGET_MAX.tokens).optional() })
@@ -140,6 +147,8 @@ const ZunoConfigSchema = z.strictObject({
   models: ModelsSchema.optional(),
   /** Compaction settings (CP7, CP12; docs/compaction.md): absent keys take the defaults. */
   compaction: CompactionSchema.optional(),
+  /** MCP servers as tool sources (issue 30; docs/mcp.md): absent = none. */
+  mcp: McpConfigSchema.prefault({}),
 });
 
 /** Validated `zuno.json` (provider and session settings; temporal.yaml holds the Temporal side). */

@@ -8,7 +8,10 @@
  * the file's variables into its environment when the file changed. The
  * file wins over the service's start environment: it holds what the newest
  * command was given (a rotated key reaches a running service). A key is
- * never written into workflow history or the projection.
+ * never written into workflow history or the projection. Issue 30: the
+ * variables a session's MCP `env`/`headers` templates reference (`${NAME}`)
+ * are stored the same way (client/serving.ts `shareMcpVariables`), so an MCP
+ * server the service starts gets the token the command was given.
  */
 import { chmodSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

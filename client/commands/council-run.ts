@@ -11,6 +11,7 @@ import { hostId } from '../routing.js';
 import { sessionMetaFor } from '../session-meta.js';
 import { modelFor } from '../scripted-provider.js';
 import { serveWork, workerMode } from '../serving.js';
+import { sessionMcp } from '../mcp-config.js';
 import { loadZunoConfig } from '../zuno-config.js';
 import { commandModel } from '../command-model.js';
 import { resolveWorkspace } from './run-plan.js';
@@ -93,6 +94,7 @@ async function runAndFollow(
     command: 'zuno council run',
     mode,
     provider: resolved.provider,
+    mcp: sessionMcp(zcfg, workspace),
     notify,
   });
   cleanups.unshift(() => serving.stop());

@@ -14,6 +14,7 @@ import { processSink } from '../render.js';
 import type { Sink } from '../sink.js';
 import { hostId } from '../routing.js';
 import { keyAvailable, serveWork, workerMode } from '../serving.js';
+import { sessionMcp } from '../mcp-config.js';
 import { loadZunoConfig, resolveModel } from '../zuno-config.js';
 import { contextForModel } from '../compaction-config.js';
 import { controlGoal, withServedGoal } from './goal-control.js';
@@ -160,6 +161,7 @@ async function resumeGoal(r: ResumeInputs): Promise<number> {
   const mode = workerMode({ inProcess: opts.inProcess === true });
   const keyEnv = resolved.provider.apiKeyEnv;
   if (keyEnv !== undefined && !keyAvailable(paths, keyEnv, mode)) throw apiKeyMissing(resolved.provider.id, keyEnv);
+  const zcfg = loadZunoConfig(session.workspace, opts.config);
   const serving = await serveWork({
     paths,
     temporal,
@@ -169,6 +171,7 @@ async function resumeGoal(r: ResumeInputs): Promise<number> {
     command: 'zuno goal resume',
     mode,
     provider: resolved.provider,
+    mcp: sessionMcp(zcfg, session.workspace),
     notify,
   });
   r.cleanups.unshift(() => serving.stop());
@@ -184,7 +187,7 @@ async function resumeGoal(r: ResumeInputs): Promise<number> {
     route: serving.route,
     provider: resolved.provider,
     model: resolved.model,
-    context: contextForModel(loadZunoConfig(session.workspace, opts.config), resolved.provider.id, resolved.model),
+    context: contextForModel(zcfg, resolved.provider.id, resolved.model),
   });
   notify?.(`goal ${goalId}: ${sent.message} (revision ${sent.revision}; its turns run on host ${serving.route.host})`);
   return driveGoal({

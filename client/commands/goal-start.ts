@@ -13,6 +13,7 @@ import type { Sink } from '../sink.js';
 import { hostId } from '../routing.js';
 import { serveWork, workerMode } from '../serving.js';
 import { newSessionId, titleOf } from '../session-start.js';
+import { sessionMcp } from '../mcp-config.js';
 import { loadZunoConfig } from '../zuno-config.js';
 import { commandModel } from '../command-model.js';
 import { sessionMetaFor } from '../session-meta.js';
@@ -126,22 +127,21 @@ async function startAndFollow(
   const budgets = withHostTokenBudget(input.budgets, zcfg.goal.default_token_budget);
   const mode = workerMode({ inProcess: opts.inProcess === true });
   const configured = commandModel(zcfg, opts.model ?? zcfg.model, script, paths, mode);
-
   const store: ProjectionStore = await openStore(paths);
   cleanups.unshift(() => store.close());
   const temporal = await connectTemporal(paths, notify);
   cleanups.unshift(() => temporal.connection.close());
-  const baseQueue = temporal.baseQueue;
   const resolved = modelFor(configured, script, { stateDir: paths.stateDir, owner: sessionId });
   const serving = await serveWork({
     paths,
     temporal,
     store,
-    baseQueue,
+    baseQueue: temporal.baseQueue,
     id: sessionId,
     command: 'zuno goal start',
     mode,
     provider: resolved.provider,
+    mcp: sessionMcp(zcfg, workspace),
     notify,
   });
   cleanups.unshift(() => serving.stop());
@@ -163,7 +163,7 @@ async function startAndFollow(
   };
   const started = await startRecorded({
     temporal,
-    baseQueue,
+    baseQueue: temporal.baseQueue,
     store,
     goal,
     early,

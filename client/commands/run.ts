@@ -16,6 +16,7 @@ import type { Sink } from '../sink.js';
 import { hostWorkerGuard, serveOpenWork, serveWork } from '../serving.js';
 import { interruptSession, newSessionId, titleOf } from '../session-start.js';
 import { admitInput, type AdmittedInput, recordSessionStart, runningSession } from '../session-admit.js';
+import { sessionMcp } from '../mcp-config.js';
 import { sessionMetaFor } from '../session-meta.js';
 import { noteUnknownWindow } from '../compaction-config.js';
 import { planRun, type RunOptions, type RunPlan } from './run-plan.js';
@@ -223,6 +224,7 @@ async function runSession(
     command: 'zuno run',
     mode: plan.mode,
     provider: resolved.provider,
+    mcp: sessionMcp(plan.zcfg, plan.workspace),
     notify,
   };
   const serving = live

@@ -14,6 +14,7 @@ import type { Sink } from '../sink.js';
 import { hostId } from '../routing.js';
 import { keyAvailable, serveWork, workerMode } from '../serving.js';
 import { checkSessionId, sessionResultOf } from '../session-start.js';
+import { sessionMcp } from '../mcp-config.js';
 import { loadZunoConfig, resolveModel } from '../zuno-config.js';
 import { contextForModel } from '../compaction-config.js';
 import { exitFor, followSession } from './run.js';
@@ -85,6 +86,7 @@ export async function sessionResumeCommand(id: string, opts: ResumeOptions, sink
       command: 'zuno session resume',
       mode,
       provider: resolved.provider,
+      mcp: sessionMcp(zcfg, row.workspace),
       notify,
     });
     cleanups.unshift(() => serving.stop());

@@ -18,6 +18,7 @@ import { goalStartInput, type GoalBudgetFlags, withHostTokenBudget } from '../go
 import { newGoalId, startGoal } from '../goal-start.js';
 import { modelFor } from '../scripted-provider.js';
 import { recordSessionStart } from '../session-admit.js';
+import { sessionMcp } from '../mcp-config.js';
 import { sessionMetaFor } from '../session-meta.js';
 import { newSessionId, titleOf } from '../session-start.js';
 import { serveForSurface, type SurfaceHost } from '../surface/index.js';
@@ -58,7 +59,11 @@ export async function launchGoal(
   const configured = commandModel(zcfg, req.model ?? zcfg.model, script, host.paths, host.mode);
   const sessionId = newSessionId();
   const resolved = modelFor(configured, script, { stateDir: host.paths.stateDir, owner: sessionId });
-  const serving = await serveForSurface(host, { id: sessionId, provider: resolved.provider });
+  const serving = await serveForSurface(host, {
+    id: sessionId,
+    provider: resolved.provider,
+    mcp: sessionMcp(zcfg, workspace),
+  });
   const meta = sessionMetaFor({
     sessionId,
     workspace,
@@ -114,7 +119,12 @@ export async function launchCouncil(
   const configured = commandModel(zcfg, req.model ?? zcfg.model, script, host.paths, host.mode);
   const runId = newCouncilRunId();
   const resolved = modelFor(configured, script, { stateDir: host.paths.stateDir, owner: runId });
-  const serving = await serveForSurface(host, { id: runId, label: `council ${runId}`, provider: resolved.provider });
+  const serving = await serveForSurface(host, {
+    id: runId,
+    label: `council ${runId}`,
+    provider: resolved.provider,
+    mcp: sessionMcp(zcfg, workspace),
+  });
   // The seats' base: a Council a person starts has no parent session; its run id stands in (docs/council.md).
   const base = sessionMetaFor({
     sessionId: runId,

@@ -16,6 +16,7 @@ import {
 } from '../context.js';
 import { hostId } from '../routing.js';
 import { hostWorkerGuard, serveWork, type Serving, workerMode, type WorkerMode } from '../serving.js';
+import type { McpSessionConfig } from '../../core/mcp/types.js';
 import type { ProviderConfig } from '../../core/provider-config.js';
 
 /** One surface process's connections (open until {@link SurfaceHost.close}). */
@@ -99,7 +100,7 @@ export function serveOptionsOf(host: SurfaceHost) {
  */
 export async function serveForSurface(
   host: SurfaceHost,
-  work: { id: string; provider: ProviderConfig; label?: string },
+  work: { id: string; provider: ProviderConfig; label?: string; mcp?: McpSessionConfig },
 ): Promise<Serving> {
   const serving = await serveWork({ ...serveOptionsOf(host), ...work });
   if (serving.servedHere) host.keepServing(serving.stop);

@@ -20,6 +20,7 @@ import {
   recordSessionStart,
   runningSession,
 } from '../session-admit.js';
+import { sessionMcp } from '../mcp-config.js';
 import { sessionMetaFor } from '../session-meta.js';
 import { checkSessionId, sessionResultOf, titleOf } from '../session-start.js';
 import { sessionWorkflowId } from '../../core/ids.js';
@@ -89,7 +90,11 @@ export async function admitPrompt(host: SurfaceHost, req: PromptRequest): Promis
   const keyEnv = resolved.provider.apiKeyEnv;
   if (keyEnv !== undefined && !keyAvailable(host.paths, keyEnv, host.mode))
     throw apiKeyMissing(resolved.provider.id, keyEnv);
-  const serving = await serveForSurface(host, { id: sessionId, provider: resolved.provider });
+  const serving = await serveForSurface(host, {
+    id: sessionId,
+    provider: resolved.provider,
+    mcp: sessionMcp(zcfg, workspace),
+  });
   const meta = sessionMetaFor({
     sessionId,
     workspace,
