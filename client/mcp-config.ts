@@ -97,6 +97,7 @@ const ServerSchema = z
     call_timeout_ms: z.number().int().min(100).max(3_600_000).default(DEFAULT_MCP_CALL_MS),
     exposure: ExposureSchema.optional(),
     annotations: z.enum(['trust', 'ignore']).default('trust'),
+    roots: z.boolean().default(false),
   })
   .superRefine((s, ctx) => {
     if (s.command !== undefined && s.url !== undefined)
@@ -181,6 +182,7 @@ export function mcpServerSpecs(mcp: McpConfig, workspace: string): (McpServerSpe
     callTimeoutMs: s.call_timeout_ms,
     exposure: s.exposure ?? mcp.exposure,
     annotations: s.annotations,
+    roots: s.roots,
     enabled: s.enabled,
   }));
 }

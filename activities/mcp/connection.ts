@@ -56,10 +56,15 @@ export class McpConnection {
     private readonly workspace: string,
     private readonly onEnd: (error: string) => void,
   ) {
-    this.client = new Client({ name: 'zuno', version: '0.1.0' }, { capabilities: { roots: { listChanged: false } } });
-    this.client.setRequestHandler(ListRootsRequestSchema, () => ({
-      roots: [{ uri: pathToFileURL(workspace).href, name: 'workspace' }],
-    }));
+    // A root is offered only when the server's config asks for it (McpServerSpec.roots).
+    this.client = new Client(
+      { name: 'zuno', version: '0.1.0' },
+      { capabilities: spec.roots ? { roots: { listChanged: false } } : {} },
+    );
+    if (spec.roots)
+      this.client.setRequestHandler(ListRootsRequestSchema, () => ({
+        roots: [{ uri: pathToFileURL(workspace).href, name: 'workspace' }],
+      }));
     this.client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       this.changes++;
     });
@@ -156,9 +161,21 @@ export class McpConnection {
     }
   }
 
-  /** Closes the transport (a stdio child gets stdin closed, then SIGTERM, then SIGKILL: the SDK's close). */
+  /**
+   * Closes the transport. A stdio server's guard is asked first (SIGTERM: it
+   * ends the server's group, SIGKILL 2 s later), so a busy server that
+   * ignores stdin closing does not hold the close; then the SDK's close.
+   */
   async close(): Promise<void> {
     this.closing = true;
+    const pid = this.opened?.pid();
+    if (pid) {
+      try {
+        process.kill(pid, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+    }
     await this.client.close().catch(() => undefined);
     await this.opened?.transport.close().catch(() => undefined);
   }

@@ -10,6 +10,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { McpTransportSpec } from '../../core/mcp/types.js';
 import { resolveTemplates } from './env-template.js';
+import { sourceRelative } from '../infra/install-root.js';
+
+/** The guard every stdio server runs behind (stdio-guard.mjs). */
+export const STDIO_GUARD_PATH = sourceRelative(import.meta.url, './stdio-guard.mjs');
 
 /** Most characters of a server's stderr kept for its error messages. */
 const STDERR_TAIL_CHARS = 2_000;
@@ -21,7 +25,7 @@ export interface OpenedTransport {
   stderrTail(): string;
   /** Whether the stdio child still exists (HTTP: always true). */
   alive(): boolean;
-  /** The stdio child's pid once started, else null. */
+  /** The stdio child's pid once started (its guard's), else null. */
   pid(): number | null;
 }
 
@@ -37,9 +41,10 @@ export function openTransport(spec: McpTransportSpec, workspace: string): Opened
     return { transport, stderrTail: () => '', alive: () => true, pid: () => null };
   }
   const env = { ...getDefaultEnvironment(), ...resolveTemplates(spec.env, process.env, 'env') };
+  // Behind the guard: the server (and what it forks) never outlives this worker (stdio-guard.mjs).
   const stdio = new StdioClientTransport({
-    command: spec.command,
-    args: spec.args,
+    command: process.execPath,
+    args: [STDIO_GUARD_PATH, spec.command, ...spec.args],
     env,
     cwd: spec.cwd ?? workspace,
     stderr: 'pipe',

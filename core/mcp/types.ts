@@ -34,6 +34,13 @@ export interface McpServerSpec {
   exposure: McpExposure;
   /** `trust`: classify by the tool annotations (MC9); `ignore`: every tool SideEffecting, Exclusive, Never. */
   annotations: 'trust' | 'ignore';
+  /**
+   * Offer the session's workspace as the server's one MCP root (`roots/list`).
+   * Off by default: a server that takes its client's roots as its boundary
+   * (server-filesystem) would drop the directories it was configured with
+   * for the whole workspace — a root is a grant, given only when asked for.
+   */
+  roots: boolean;
 }
 
 /** Budgets of the `auto` exposure (MC10 SEED-GAP): what a session shows directly before it defers. */

@@ -44,6 +44,7 @@ describe('zuno.json mcp resolves into the session config', () => {
             call_timeout_ms: 9_000,
             exposure: 'eager',
             annotations: 'ignore',
+            roots: true,
           },
           tracker: {
             url: 'https://mcp.example.com/mcp',
@@ -69,6 +70,7 @@ describe('zuno.json mcp resolves into the session config', () => {
           callTimeoutMs: 9_000,
           exposure: 'eager',
           annotations: 'ignore',
+          roots: true,
         },
         {
           name: 'tracker',
@@ -81,6 +83,7 @@ describe('zuno.json mcp resolves into the session config', () => {
           callTimeoutMs: 120_000,
           exposure: 'deferred',
           annotations: 'trust',
+          roots: false,
         },
       ],
       toolSearch: false,

@@ -4,6 +4,7 @@
  * resolved from node_modules, and McpSessionConfig builders.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import type { McpServerSpec, McpSessionConfig } from '../../core/mcp/types.js';
@@ -25,6 +26,7 @@ export function stdioServer(name: string, args: string[], more: Partial<McpServe
     callTimeoutMs: 60_000,
     exposure: 'auto',
     annotations: 'trust',
+    roots: false,
     ...more,
   };
 }
@@ -38,6 +40,7 @@ export function httpServer(name: string, url: string, headers: Record<string, st
     callTimeoutMs: 60_000,
     exposure: 'auto',
     annotations: 'trust',
+    roots: false,
   };
 }
 
@@ -74,4 +77,35 @@ export async function startHttpEverything(port?: number): Promise<{ url: string;
     child.once('exit', (code) => reject(new Error(`HTTP server exited ${code}: ${err}`)));
   });
   return { url: `http://127.0.0.1:${port}/mcp`, child };
+}
+
+/** server-everything over stdio as server `everything`, with `more` applied. */
+export function everythingSpec(more: Partial<McpServerSpec> = {}): McpServerSpec {
+  return stdioServer('everything', [EVERYTHING, 'stdio'], more);
+}
+
+/**
+ * The pid of the MCP server a stdio guard runs (activities/mcp/stdio-guard.mjs):
+ * the guard's one child. Killing it is a server crash; killing the guard is not.
+ * @throws when the guard has no child.
+ */
+export function serverUnder(guardPid: number): number {
+  const children = readFileSync(`/proc/${guardPid}/task/${guardPid}/children`, 'utf8')
+    .trim()
+    .split(/\s+/)
+    .filter(Boolean);
+  if (children.length === 0) throw new Error(`guard ${guardPid} runs no server`);
+  return Number(children[0]);
+}
+
+/** The pids of the stdio guards started by process `parent` (its children running stdio-guard.mjs). */
+export function guardsOf(parent: number): number[] {
+  const children = readFileSync(`/proc/${parent}/task/${parent}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+  return children.map(Number).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('stdio-guard.mjs');
+    } catch {
+      return false;
+    }
+  });
 }

@@ -20,6 +20,7 @@ import {
   httpServer,
   sessionConfig,
   startHttpEverything,
+  serverUnder,
   stdioServer,
 } from './helpers.js';
 
@@ -32,7 +33,7 @@ function session(config: McpSessionConfig, ws = workspace): McpSessionRef {
   return { sessionId: `ses_mcp_${process.pid}_${n++}`, workspace: ws, config };
 }
 
-const everything = () => stdioServer('everything', [EVERYTHING, 'stdio']);
+const everything = (roots = false) => stdioServer('everything', [EVERYTHING, 'stdio'], { roots });
 
 function server(statuses: McpServerStatus[], name: string): McpServerStatus {
   const s = statuses.find((x) => x.name === name);
@@ -63,7 +64,8 @@ afterAll(async () => {
 });
 
 describe('MCP hub over stdio (server-everything)', () => {
-  const ref = session(sessionConfig([everything()]));
+  // Offered the workspace as its root: server-everything then registers get-roots-list (a list change).
+  const ref = session(sessionConfig([everything(true)]));
 
   it('lists the tools with wire names and facts from their annotations, revision 1', async () => {
     const [s] = await hub.catalog(ref);
@@ -83,7 +85,7 @@ describe('MCP hub over stdio (server-everything)', () => {
   it('applies the tools/list_changed the server sent after initialize at the next catalog: a new revision', async () => {
     const [s] = await hub.catalog(ref);
     expect(s!.revision).toBe(2);
-    // Registered after initialize because the client declared roots.
+    // Registered after initialize because the client declared roots (the server's config asked for them).
     expect(s!.tools.map((t) => t.tool)).toContain('get-roots-list');
     const [again] = await hub.catalog(ref);
     expect(again!.revision).toBe(2);
@@ -138,7 +140,9 @@ describe('MCP hub over stdio (server-everything)', () => {
     await hub.catalog(crash);
     const pid = hub.pidOf(crash.sessionId, 'everything');
     expect(pid).toBeGreaterThan(0);
-    process.kill(pid!, 'SIGKILL');
+    const server = serverUnder(pid!);
+    process.kill(server, 'SIGKILL'); // the server crashes; its guard follows it
+    await gone(server);
     await gone(pid!);
     const err = await hub.call(crash, { server: 'everything', tool: 'echo' }, { message: 'x' }, {}).catch((e) => e);
     expect(err).toBeInstanceOf(McpCallError);
@@ -156,14 +160,14 @@ describe('MCP hub over stdio (server-everything)', () => {
   it('a server killed mid-call: that call is lost', async () => {
     const mid = session(sessionConfig([everything()]));
     await hub.catalog(mid);
-    const pid = hub.pidOf(mid.sessionId, 'everything')!;
+    const server = serverUnder(hub.pidOf(mid.sessionId, 'everything')!);
     const call = hub
       .call(
         mid,
         { server: 'everything', tool: 'trigger-long-running-operation' },
         { duration: 10, steps: 10 },
         {
-          onProgress: () => process.kill(pid, 'SIGKILL'),
+          onProgress: () => process.kill(server, 'SIGKILL'),
         },
       )
       .catch((e) => e);

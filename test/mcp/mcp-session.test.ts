@@ -7,7 +7,6 @@
  * the next call; strict mode asks before a side-effecting MCP call; a deny
  * rule hides a server's tools.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +17,7 @@ import { createHarness, type Harness } from '../helpers/harness.js';
 import { replayExported } from '../helpers/history.js';
 import { workflowBundlePath } from '../../worker/workflow-bundle.js';
 import { waitFor } from '../helpers/worker-process.js';
-import { everythingSpec, mcpConfig } from './servers.js';
+import { everythingSpec, guardsOf, sessionConfig, serverUnder } from './helpers.js';
 
 let h: Harness;
 let codePath: string;
@@ -60,7 +59,7 @@ describe('MCP tools in a session (issue 30)', () => {
     const run = await h.runSession({
       workspace: ws(),
       prompt: 'echo and toggle',
-      mcp: mcpConfig([everythingSpec()]),
+      mcp: sessionConfig([everythingSpec()]),
       script: {
         replies: [
           {
@@ -103,7 +102,7 @@ describe('MCP tools in a session (issue 30)', () => {
     const run = await h.runSession({
       workspace: ws(),
       prompt: 'bad echo',
-      mcp: mcpConfig([everythingSpec()]),
+      mcp: sessionConfig([everythingSpec()]),
       script: { replies: [{ toolCalls: [{ name: ECHO, arguments: { msg: 1 } }] }, { text: 'I see.' }] },
     });
     const t = (await h.store.loadTranscript(run.sessionId))!;
@@ -117,7 +116,7 @@ describe('MCP tools in a session (issue 30)', () => {
     const run = await h.startScripted({
       workspace: ws(),
       prompt: 'long then echo',
-      mcp: mcpConfig([spec]),
+      mcp: sessionConfig([spec]),
       script: {
         replies: [
           { toolCalls: [{ name: LONG, arguments: { duration: 30, steps: 30 } }] },
@@ -132,12 +131,9 @@ describe('MCP tools in a session (issue 30)', () => {
       60_000,
       'the long call to start',
     );
-    const pids = execFileSync('pgrep', ['-P', String(process.pid), '-f', 'server-everything'], { encoding: 'utf8' })
-      .trim()
-      .split('\n')
-      .filter(Boolean);
-    expect(pids.length).toBeGreaterThan(0);
-    for (const pid of pids) process.kill(Number(pid), 'SIGKILL');
+    const guards = guardsOf(process.pid);
+    expect(guards.length).toBeGreaterThan(0);
+    for (const guard of guards) process.kill(serverUnder(guard), 'SIGKILL');
     const result = await run.result();
     expect(result.status).toBe('completed');
     const t = (await h.store.loadTranscript(run.sessionId))!;
@@ -155,7 +151,7 @@ describe('MCP permissions (issue 30 item 4)', () => {
     const run = await h.startScripted({
       workspace: ws(),
       prompt: 'echo and toggle, strictly',
-      mcp: mcpConfig([everythingSpec()]),
+      mcp: sessionConfig([everythingSpec()]),
       permission: { mode: 'strict', rules: [] },
       script: {
         replies: [
@@ -194,7 +190,7 @@ describe('MCP permissions (issue 30 item 4)', () => {
     const run = await h.runSession({
       workspace: ws(),
       prompt: 'try anyway',
-      mcp: mcpConfig([everythingSpec()]),
+      mcp: sessionConfig([everythingSpec()]),
       permission: { mode: 'standard', rules: [{ tool: 'mcp__everything__*', action: 'deny' }] },
       script: { replies: [{ toolCalls: [{ name: ECHO, arguments: { message: 'x' } }] }, { text: 'Not allowed.' }] },
     });

@@ -17,7 +17,7 @@ import type { SessionResult } from '../../core/session/outcome.js';
 import { startLocalProvider } from '../../local-provider/server.js';
 import { createHarness } from '../helpers/harness.js';
 import { useCleanups } from '../helpers/session.js';
-import { everythingSpec, mcpConfig } from './servers.js';
+import { everythingSpec, sessionConfig } from './helpers.js';
 
 const cleanups = useCleanups();
 const ECHO = 'mcp__everything__echo';
@@ -35,7 +35,7 @@ describe('tool_search (MC2, MC3, MC6)', () => {
     const h1 = await createHarness({ address, stateDir, taskQueue });
     cleanups.push(() => h1.close());
     const workspace = mkdtempSync(join(tmpdir(), 'zuno-tool-search-'));
-    const mcp = mcpConfig([everythingSpec()], { budget: SMALL_BUDGET });
+    const mcp = sessionConfig([everythingSpec()], { budget: SMALL_BUDGET });
     const run = await h1.runSession({
       workspace,
       prompt: 'echo through MCP',
@@ -108,7 +108,7 @@ describe('tool_search (MC2, MC3, MC6)', () => {
     const run = await h.runSession({
       workspace: mkdtempSync(join(tmpdir(), 'zuno-tool-search-off-')),
       prompt: 'list',
-      mcp: mcpConfig([everythingSpec()], { budget: SMALL_BUDGET, toolSearch: false }),
+      mcp: sessionConfig([everythingSpec()], { budget: SMALL_BUDGET, toolSearch: false }),
       script: { replies: [{ text: 'Listed.' }] },
     });
     const names = offered(run.providerRequests[0]);
