@@ -439,7 +439,7 @@ export class TurnRun {
       call,
       ...(meta.goal ? { goalId: meta.goal.goalId } : {}),
       ...(meta.sandbox ? { sandbox: meta.sandbox } : {}),
-      ...(meta.mcp ? { mcp: meta.mcp } : {}),
+      ...(meta.mcp ? { mcp: meta.mcp, ...(meta.permission ? { permission: meta.permission } : {}) } : {}),
     };
     const activity = toolActivityName(call.name, call.mcp !== undefined);
     const regular = (): Promise<ToolActivityResult> => this.ports.toolActivity(activity, options, input);

@@ -245,6 +245,7 @@ async function toolContext(
             ...at,
             tool: name,
             signal: ctx.cancellationSignal,
+            ...(input.permission ? { policy: input.permission } : {}),
           }),
         }
       : {}),

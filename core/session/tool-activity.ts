@@ -7,6 +7,7 @@ import type { ToolActivityFacts, ToolOutcome } from '../tools/types.js';
 import type { PlannedToolCall } from './tool-calls.js';
 import type { ErrorCode } from '../error-codes.js';
 import type { McpSessionConfig } from '../mcp/types.js';
+import type { PermissionPolicy } from '../permission/types.js';
 
 /** Input of a tool activity (`tool_<name>`). */
 export interface ToolActivityInput {
@@ -29,6 +30,8 @@ export interface ToolActivityInput {
   localOn?: string;
   /** The session's MCP servers (SessionMeta `mcp`), for an MCP call and `tool_search` (issue 30). */
   mcp?: McpSessionConfig;
+  /** With `mcp`: the session's permission policy, so `tool_search` never finds a tool a whole-tool rule denies (MC1). */
+  permission?: PermissionPolicy;
 }
 
 /**

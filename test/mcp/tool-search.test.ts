@@ -102,6 +102,25 @@ describe('tool_search (MC2, MC3, MC6)', () => {
     expect(offered(server.requests[0])).toEqual(expect.arrayContaining([ECHO, 'tool_search']));
   }, 180_000);
 
+  it('tool_search never finds a tool a whole-tool rule denies (MC1)', async () => {
+    const h = await createHarness({ address: inject('temporalAddress') });
+    cleanups.push(() => h.close());
+    const run = await h.runSession({
+      workspace: mkdtempSync(join(tmpdir(), 'zuno-tool-search-deny-')),
+      prompt: 'search',
+      mcp: sessionConfig([everythingSpec()], { budget: SMALL_BUDGET }),
+      permission: { mode: 'standard', rules: [{ tool: ECHO, action: 'deny' }] },
+      script: {
+        replies: [{ toolCalls: [{ name: 'tool_search', arguments: { query: 'echo', limit: 20 } }] }, { text: 'None.' }],
+      },
+    });
+    const t = (await h.store.loadTranscript(run.sessionId))!;
+    expect(t.toolCalls.map((c) => [c.tool, c.outcome])).toEqual([['tool_search', 'ok']]);
+    expect(t.toolCalls[0]!.output).not.toContain(ECHO);
+    const ledger = (await h.store.listEvents(run.sessionId, 0, 500)).filter((e) => e.type === 'mcp.tools.exposed');
+    expect(JSON.stringify(ledger.map((e) => e.data))).not.toContain(ECHO);
+  }, 120_000);
+
   it('with tool_search off, every schema stays visible however many there are (MC6)', async () => {
     const h = await createHarness({ address: inject('temporalAddress') });
     cleanups.push(() => h.close());
