@@ -17,6 +17,9 @@ import type { SessionResult } from '../../core/session/outcome.js';
 import { startLocalProvider } from '../../local-provider/server.js';
 import { createHarness } from '../helpers/harness.js';
 import { useCleanups } from '../helpers/session.js';
+import { startTestDevServer } from '../helpers/dev-server.js';
+import { waitFor } from '../helpers/worker-process.js';
+import { submitInput } from '../../client/session-start.js';
 import { everythingSpec, sessionConfig } from './helpers.js';
 
 const cleanups = useCleanups();
@@ -100,6 +103,38 @@ describe('tool_search (MC2, MC3, MC6)', () => {
     expect(((await handle.result()) as SessionResult).status).toBe('completed');
     // MC3: restored before the first request of the new run, without searching again.
     expect(offered(server.requests[0])).toEqual(expect.arrayContaining([ECHO, 'tool_search']));
+  }, 180_000);
+
+  it('the exposure survives a real continue-as-new: the next run offers the tool before any search', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'zuno-tool-search-can-'));
+    const server = await startTestDevServer(join(dir, 'temporal.db'), ['limit.historyCount.suggestContinueAsNew=20']);
+    cleanups.push(() => server.kill());
+    const h = await createHarness({ address: server.address });
+    cleanups.push(() => h.close());
+    const run = await h.startScripted({
+      workspace: mkdtempSync(join(tmpdir(), 'zuno-tool-search-can-ws-')),
+      prompt: 'echo through MCP',
+      exitWhenIdle: false,
+      mcp: sessionConfig([everythingSpec()], { budget: SMALL_BUDGET }),
+      script: {
+        replies: [
+          { toolCalls: [{ name: 'tool_search', arguments: { query: 'echo' } }] },
+          { toolCalls: [{ name: ECHO, arguments: { message: 'found' } }] },
+          { text: 'Echoed.' },
+          { text: 'Still here.' },
+        ],
+      },
+    });
+    cleanups.push(() => run.closeProvider());
+    const handle = h.client.workflow.getHandle(run.workflowId);
+    cleanups.push(() => handle.terminate('test over'));
+    const firstRun = (await handle.describe()).runId;
+    await waitFor(async () => (await handle.describe()).runId !== firstRun, 60_000, 'the session to continue as new');
+    const first = await h.client.workflow.getHandle(run.workflowId, firstRun).fetchHistory();
+    expect(first.events!.at(-1)!.workflowExecutionContinuedAsNewEventAttributes).toBeTruthy();
+    await submitInput(h.client, run.sessionId, { text: 'anything new?' });
+    await waitFor(async () => run.providerRequests.length >= 4, 60_000, 'the next turn’s request');
+    expect(offered(run.providerRequests[3])).toEqual(expect.arrayContaining([ECHO, 'tool_search']));
   }, 180_000);
 
   it('tool_search never finds a tool a whole-tool rule denies (MC1)', async () => {
