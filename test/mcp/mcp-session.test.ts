@@ -17,7 +17,7 @@ import { createHarness, type Harness } from '../helpers/harness.js';
 import { replayExported } from '../helpers/history.js';
 import { workflowBundlePath } from '../../worker/workflow-bundle.js';
 import { waitFor } from '../helpers/worker-process.js';
-import { everythingSpec, guardsOf, sessionConfig, serverUnder } from './helpers.js';
+import { everythingSpec, guardsOf, sessionConfig, serverUnder, stdioServer } from './helpers.js';
 
 let h: Harness;
 let codePath: string;
@@ -96,6 +96,32 @@ describe('MCP tools in a session (issue 30)', () => {
     expect(states.map((e) => e.data)).toContainEqual(
       expect.objectContaining({ server: 'everything', status: 'connected' }),
     );
+  }, 120_000);
+
+  it('a server that cannot start is reported failed; the session runs with the other tools', async () => {
+    const broken = stdioServer('broken', [join(tmpdir(), 'no-such-mcp-server.js')]);
+    const run = await h.runSession({
+      workspace: ws(),
+      prompt: 'use what works',
+      mcp: sessionConfig([broken, everythingSpec()]),
+      script: { replies: [{ toolCalls: [{ name: ECHO, arguments: { message: 'still' } }] }, { text: 'Worked.' }] },
+    });
+    expect(run.result.status).toBe('completed');
+    const names = offered(run.providerRequests[0]);
+    expect(names).toContain(ECHO);
+    expect(names.filter((n) => n.startsWith('mcp__broken__'))).toEqual([]);
+    const system = JSON.stringify((run.providerRequests[0] as { messages: unknown[] }).messages[0]);
+    expect(system).toContain('- broken: configured but not connected');
+    const states = (await h.store.listEvents(run.sessionId, 0, 500)).filter((e) => e.type === 'mcp.server.state');
+    expect(states.map((e) => e.data)).toContainEqual(
+      expect.objectContaining({
+        server: 'broken',
+        status: 'failed',
+        error: expect.stringMatching(/no-such-mcp-server/),
+      }),
+    );
+    const t = (await h.store.loadTranscript(run.sessionId))!;
+    expect(t.toolCalls.map((c) => [c.tool, c.outcome])).toEqual([[ECHO, 'ok']]);
   }, 120_000);
 
   it('arguments that do not fit the server’s schema are blocked before anything runs (TD8)', async () => {
