@@ -3,10 +3,10 @@
  * (stdio and streamable HTTP) and `@modelcontextprotocol/server-filesystem`,
  * resolved from node_modules, and McpSessionConfig builders.
  */
+import { freePort } from '../helpers/dev-server.js';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import type { McpServerSpec, McpSessionConfig } from '../../core/mcp/types.js';
 import { DEFAULT_MCP_BUDGET } from '../../core/mcp/types.js';
 
@@ -49,17 +49,7 @@ export function sessionConfig(servers: McpServerSpec[], more: Partial<McpSession
   return { servers, toolSearch: true, budget: DEFAULT_MCP_BUDGET, connections: 8, access: 'all', ...more };
 }
 
-/** A port nobody listens on now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 /** Starts the everything server in streamable HTTP mode; resolves once it listens. */
 export async function startHttpEverything(port?: number): Promise<{ url: string; child: ChildProcess }> {
