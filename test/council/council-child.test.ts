@@ -96,7 +96,8 @@ it('a Council started by a parent carries ZunoKind=council, the parent and the r
     depth: 2,
     seat: { runId: r.runId, index: 2, of: 3, attempt: 1 },
   });
-  expect(seatInput.meta.tools).toEqual(['read', 'glob', 'grep']);
+  // A reviewer's read tools, tool_search among them (offered only while MCP schemas are deferred, MC6).
+  expect(seatInput.meta.tools).toEqual(['read', 'glob', 'grep', 'tool_search']);
   expect(seatInput.meta.provider.reasoningReplay).toBe('off');
   expect((await h.store.getCouncil(r.runId))?.parentSessionId).toBe(r.parentSessionId);
   // The seat's session row names its role and its place in the tree.
