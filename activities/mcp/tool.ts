@@ -29,6 +29,13 @@ import { runTool } from '../tools/wrapper.js';
 import { mcpResult } from './result.js';
 import { McpCallError, type McpProgress } from './types.js';
 
+/**
+ * Failure type of a Safe MCP call whose outcome was lost: the one failure a
+ * tool body throws out of its activity (Temporal retries it); every other
+ * throw of a body is a `tool_failed` result.
+ */
+export const MCP_RETRY_FAILURE = 'mcp_lost_outcome';
+
 /** The implementation of the MCP tool `name` (its wire name) with `facts`. */
 export function mcpToolImplementation(name: string, facts: McpToolFacts): ToolImplementation {
   const declaration = mcpDeclaration(name, facts);
@@ -77,7 +84,7 @@ export function callErrorResult(err: McpCallError, facts: McpToolFacts, ctx: Pic
       return errorResult('mcp_call_failed', err.message);
     case 'lost':
       if (facts.replay === 'Safe' && !ctx.signal?.aborted)
-        throw ApplicationFailure.retryable(`${facts.server}/${facts.tool}: ${err.message}`, 'mcp_lost_outcome');
+        throw ApplicationFailure.retryable(`${facts.server}/${facts.tool}: ${err.message}`, MCP_RETRY_FAILURE);
       return {
         output:
           `Outcome unknown: ${err.message}. The call was sent to ${facts.server} but no answer came back; ` +

@@ -22,7 +22,7 @@ import { workStatePort } from './work-state-port.js';
 import { jobsPort } from './jobs-port.js';
 import { localHere, type Serves } from './local-guard.js';
 import { mcpPort } from '../mcp/port.js';
-import { mcpToolImplementation } from '../mcp/tool.js';
+import { MCP_RETRY_FAILURE, mcpToolImplementation } from '../mcp/tool.js';
 import type { McpHub } from '../mcp/types.js';
 
 /** Interval between heartbeats while a tool runs, in ms (the heartbeat timeout is in temporal.yaml). */
@@ -203,7 +203,7 @@ async function runBody(
     result = await tool.run(args, await toolContext(tool, deps, input, (p) => (progress = p)));
   } catch (err) {
     // A retryable failure a body asks for (a Safe MCP call whose outcome was lost): Temporal retries.
-    if (err instanceof ApplicationFailure) throw err;
+    if (err instanceof ApplicationFailure && err.type === MCP_RETRY_FAILURE) throw err;
     result = { output: `Tool ${tool.name} failed: ${(err as Error).message}`, isError: true, errorCode: 'tool_failed' };
   } finally {
     clearInterval(beat);
