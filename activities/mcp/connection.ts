@@ -188,11 +188,14 @@ export class McpConnection {
 
   private disconnected(): McpCallError {
     const why = this.ended ?? 'its process is gone';
-    return new McpCallError('disconnected', `MCP server ${this.spec.name} is not connected (${why}); nothing was sent`);
+    return new McpCallError(
+      'disconnected',
+      `MCP server "${this.spec.name}" is not connected (${why}); nothing was sent`,
+    );
   }
 
   private callError(err: unknown, opts: CallOptions): McpCallError {
-    const name = this.spec.name;
+    const name = `MCP server "${this.spec.name}"`;
     const text = describeMcpError(err, this.opened?.stderrTail());
     if (opts.signal?.aborted) return new McpCallError('lost', `the call to ${name} was cancelled in flight: ${text}`);
     if (err instanceof McpError && err.code === ErrorCode.RequestTimeout)

@@ -18,7 +18,7 @@ import type { ProjectionStore, ProjectionWrite } from '../projection/types.js';
 import type { McpCatalogTool, McpHub, McpServerStatus } from '../mcp/types.js';
 import { wireSchema } from '../mcp/validate-args.js';
 import { sessionMcpCatalog } from '../mcp/session-catalog.js';
-import { MCP_SEGMENT_ID, renderMcpSegment } from '../../core/mcp/segment.js';
+import { errorLine, MCP_SEGMENT_ID, renderMcpSegment } from '../../core/mcp/segment.js';
 
 /** One step's MCP offer. */
 export interface StepMcp {
@@ -132,4 +132,36 @@ export function mcpSegment(mcp: StepMcp): { segment: string; text: string }[] {
   });
   const text = renderMcpSegment(servers, mcp.searchOffered ? mcp.searchName : undefined);
   return text ? [{ segment: MCP_SEGMENT_ID, text }] : [];
+}
+
+/**
+ * Why a call naming an MCP-looking tool the step did not offer is refused,
+ * when the step knows: a tool of a connected server the session may not see
+ * (`denied`: its role may call only read-only MCP tools, or a rule denies
+ * it), or a tool of a server that is not connected (`unavailable`, with the
+ * server's error). Undefined when the name is simply unknown.
+ */
+export function refusedMcpCall(
+  mcp: StepMcp,
+  name: string,
+  access: 'all' | 'read_only',
+): { category: 'denied' | 'unavailable'; message: string } | undefined {
+  for (const s of mcp.servers) {
+    const hidden = s.tools.find((t) => t.name === name);
+    if (hidden && !mcp.tools.has(name)) {
+      const why =
+        access === 'read_only' && hidden.facts.effect !== 'ReadOnly'
+          ? 'this session may call only read-only MCP tools'
+          : 'a permission rule denies it';
+      return { category: 'denied', message: `Tool "${name}" may not be called in this session: ${why}.` };
+    }
+    if (s.status !== 'connected' && name.startsWith(`mcp__${s.name}__`)) {
+      const error = s.error ? ` (${errorLine(s.error)})` : '';
+      return {
+        category: 'unavailable',
+        message: `MCP server "${s.name}" is not connected${error}; its tools cannot be called now.`,
+      };
+    }
+  }
+  return undefined;
 }

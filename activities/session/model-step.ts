@@ -21,7 +21,7 @@ import { TranscriptCache } from './transcript-cache.js';
 import { declaredTools } from '../../core/tools/registry.js';
 import { sessionCatalog } from '../../core/delegation/contract.js';
 import type { McpHub } from '../mcp/types.js';
-import { mcpSegment, mcpStateWrites, stepMcp, type StepMcp } from './mcp-offer.js';
+import { mcpSegment, mcpStateWrites, refusedMcpCall, stepMcp, type StepMcp } from './mcp-offer.js';
 
 /** The result of a step that sent nothing (CP6: it asked for a compaction first). */
 const answerless = { finishReason: 'stop', toolCalls: [], textLength: 0 } as const satisfies Partial<ModelStepResult>;
@@ -289,7 +289,7 @@ class ModelSteps {
   /** After the answer, one batch: usage, the part ledger in provider order (PR9), calls validated and planned (TD8). */
   private async recordAnswer(
     { input, sessionId, attempt }: StepAt,
-    { estimate, position, mcp }: Prepared,
+    { estimate, position, mcp, tools }: Prepared,
     response: ModelResponse,
   ): Promise<ModelStepResult['toolCalls']> {
     const { store } = this;
@@ -314,7 +314,10 @@ class ModelSteps {
         ...(response.requestId ? { requestId: response.requestId } : {}),
         ...(meta.permission ? { subjectsIn: meta.workspace } : {}),
         ...(meta.tools || meta.agent ? { catalog: sessionCatalog(meta, this.allNames) } : {}),
-        ...(mcp ? { mcp: mcp.tools } : {}),
+        ...(tools.length > 0 ? { offered: tools.map((t) => t.name) } : {}),
+        ...(mcp
+          ? { mcp: mcp.tools, refusedMcp: (name: string) => refusedMcpCall(mcp, name, meta.mcp?.access ?? 'all') }
+          : {}),
       },
       response.parts,
     );

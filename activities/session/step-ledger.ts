@@ -10,7 +10,7 @@ import type { AssistantPart } from '../../core/messages.js';
 import { INLINE_ARGS_MAX_CHARS, type PlannedToolCall } from '../../core/session/tool-calls.js';
 import { shownSubject } from '../../core/permission/shown.js';
 import { sha256Hex } from '../../core/sha256.js';
-import { toolDeclarations, validateToolCall } from '../../core/tools/registry.js';
+import { toolDeclarations, validateToolCall, type ToolCallValidation } from '../../core/tools/registry.js';
 import type { ToolDeclaration } from '../../core/tools/types.js';
 import type { ProjectionWrite } from '../projection/types.js';
 import { plannedWrites, type ToolCallIdentity } from './tool-records.js';
@@ -35,6 +35,10 @@ export interface LedgerTarget {
   catalog?: readonly string[];
   /** The session's visible MCP tools by wire name (issue 30): a call of one is validated against its server's schema and carries its facts. */
   mcp?: ReadonlyMap<string, McpCatalogTool>;
+  /** The names the request offered: what an `unavailable` refusal lists (absent: every declared tool). */
+  offered?: readonly string[];
+  /** Why an unoffered MCP-looking name is refused, when the step knows (mcp-offer.ts `refusedMcpCall`). */
+  refusedMcp?: (name: string) => { category: 'denied' | 'unavailable'; message: string } | undefined;
 }
 
 /**
@@ -140,10 +144,20 @@ async function planToolCall(
 }
 
 /** TD8 for one call: an MCP tool against its server's schema, a built-in one against its declaration (within the catalog). */
-function validateCall(target: LedgerTarget, call: { name: string; argsJson: string }) {
+function validateCall(target: LedgerTarget, call: { name: string; argsJson: string }): ToolCallValidation {
   const mcpTool = target.mcp?.get(call.name);
   if (mcpTool) return validateMcpCall(mcpTool, call.argsJson);
-  return validateToolCall(call.name, call.argsJson, target.catalog ? catalogDeclarations(target.catalog) : undefined);
+  const refused = target.refusedMcp?.(call.name);
+  if (refused) return { ok: false, ...refused };
+  const verdict = validateToolCall(
+    call.name,
+    call.argsJson,
+    target.catalog ? catalogDeclarations(target.catalog) : undefined,
+  );
+  if (verdict.ok || verdict.category !== 'unavailable' || !target.offered) return verdict;
+  // The list the model was actually offered (MCP tools included, tools this session is not offered left out).
+  const known = [...target.offered].sort().join(', ');
+  return { ...verdict, message: `Tool "${call.name}" is not available. Available tools: ${known}.` };
 }
 
 /** The declarations of a catalog's tools, by name (what a narrowed session may call). */

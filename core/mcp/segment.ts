@@ -9,6 +9,12 @@
 /** Segment id of the MCP state (SE9 provenance). */
 export const MCP_SEGMENT_ID = 'runtime.mcp';
 
+/** A server's error on one line, at most `max` characters (what the model is told). */
+export function errorLine(error: string, max = 300): string {
+  const flat = error.replace(/\s+/g, ' ').trim();
+  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+}
+
 /** How one server stands in this request. */
 export interface McpSegmentServer {
   name: string;
@@ -25,7 +31,7 @@ export function renderMcpSegment(servers: readonly McpSegmentServer[], searchNam
   if (servers.length === 0) return null;
   const lines = servers.map((s) => {
     if (s.status !== 'connected') {
-      const why = s.error ? ` (${s.error.split('\n')[0]!.slice(0, 200)})` : '';
+      const why = s.error ? ` (${errorLine(s.error)})` : '';
       return `- ${s.name}: configured but not connected${why}; its tools are unavailable now`;
     }
     const shown = `${s.shown} tool${s.shown === 1 ? '' : 's'} shown as mcp__${s.name}__*`;

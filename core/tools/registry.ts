@@ -80,7 +80,7 @@ export function isToolName(name: string): name is ToolName {
 /** Outcome of {@link validateToolCall}. */
 export type ToolCallValidation =
   | { ok: true; args: unknown; declaration: ToolDeclaration }
-  | { ok: false; category: Extract<BlockedCategory, 'invalid_arguments' | 'unavailable'>; message: string };
+  | { ok: false; category: Extract<BlockedCategory, 'invalid_arguments' | 'unavailable' | 'denied'>; message: string };
 
 function issuePath(path: ReadonlyArray<PropertyKey>): string {
   if (path.length === 0) return '(arguments)';

@@ -104,7 +104,18 @@ describe('MCP tools in a session (issue 30)', () => {
       workspace: ws(),
       prompt: 'use what works',
       mcp: sessionConfig([broken, everythingSpec()]),
-      script: { replies: [{ toolCalls: [{ name: ECHO, arguments: { message: 'still' } }] }, { text: 'Worked.' }] },
+      script: {
+        replies: [
+          {
+            toolCalls: [
+              { name: ECHO, arguments: { message: 'still' } },
+              { name: 'mcp__broken__anything', arguments: {} },
+              { name: 'mcp__everything__no-such-tool', arguments: {} },
+            ],
+          },
+          { text: 'Worked.' },
+        ],
+      },
     });
     expect(run.result.status).toBe('completed');
     const names = offered(run.providerRequests[0]);
@@ -121,7 +132,15 @@ describe('MCP tools in a session (issue 30)', () => {
       }),
     );
     const t = (await h.store.loadTranscript(run.sessionId))!;
-    expect(t.toolCalls.map((c) => [c.tool, c.outcome])).toEqual([[ECHO, 'ok']]);
+    expect(t.toolCalls.map((c) => [c.tool, c.outcome])).toEqual([
+      [ECHO, 'ok'],
+      ['mcp__broken__anything', 'blocked'],
+      ['mcp__everything__no-such-tool', 'blocked'],
+    ]);
+    expect(t.toolCalls[1]!.output).toMatch(/MCP server "broken" is not connected \(.*no-such-mcp-server/);
+    // An unknown name lists what the model was offered: the MCP tools too, not tools it was never shown.
+    expect(t.toolCalls[2]!.output).toContain(ECHO);
+    expect(t.toolCalls[2]!.output).not.toContain('goal_update');
   }, 120_000);
 
   it('arguments that do not fit the server’s schema are blocked before anything runs (TD8)', async () => {
@@ -226,6 +245,9 @@ describe('MCP permissions (issue 30 item 4)', () => {
     expect(names).toContain('read');
     const t = (await h.store.loadTranscript(run.sessionId))!;
     expect(t.toolCalls.map((c) => [c.tool, c.outcome])).toEqual([[ECHO, 'blocked']]);
+    expect(t.toolCalls[0]!.output).toContain('may not be called in this session: a permission rule denies it');
+    const blocked = (await h.store.listEvents(run.sessionId, 0, 500)).find((e) => e.type === 'tool.dispatch.blocked');
+    expect(blocked?.data).toMatchObject({ tool: ECHO, category: 'denied' });
     expect(await mcpActivities(run.workflowId)).toEqual([]);
   }, 120_000);
 });
