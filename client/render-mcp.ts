@@ -19,7 +19,10 @@ export function mcpLine(
     return `✗ MCP server ${d.server} failed: ${plainTerminalLine(d.error ?? 'no error given')}`;
   if (d.status === 'closed')
     return `· MCP server ${d.server} disconnected${d.error ? `: ${plainTerminalLine(d.error)}` : ''}`;
-  return d.revision > 1
+  if (d.change === 'reconnected') return `· MCP server ${d.server} reconnected (${tools})`;
+  // Records written before `change` existed: a later revision was a change of the tool list.
+  const changed = d.change === 'tools_changed' || (d.change === undefined && d.revision > 1);
+  return changed
     ? `· MCP server ${d.server} changed its tools (revision ${d.revision}, ${tools})`
     : `· MCP server ${d.server} connected (${tools})`;
 }

@@ -322,6 +322,10 @@ export const eventSchemas = {
     tools: z.number(),
     /** The server's own error, when it failed. */
     error: z.string().optional(),
+    /** What changed since the session's last record of the server (absent in records written before it existed). */
+    change: z.enum(['connected', 'reconnected', 'tools_changed', 'failed', 'closed']).optional(),
+    /** sha256 (hex, 16 chars) of the server's sorted tool names: a record is written when it or the status changes. */
+    digest: z.string().optional(),
   }),
   [EV.toolLateResult]: z.object({ ...ids, outcome: toolOutcome, attempt: z.number() }),
   [EV.toolSettlementSuperseded]: z.object({

@@ -11,6 +11,7 @@
  * session may use it (MC6: otherwise nothing is deferred).
  */
 import { EV, parseEventData } from '../../core/events.js';
+import { sha256Hex } from '../../core/sha256.js';
 import type { ToolSpec } from '../../core/messages.js';
 import { lastMatchingRule } from '../../core/permission/rules.js';
 import type { SessionMeta } from '../../core/session/meta.js';
@@ -80,11 +81,35 @@ export async function stepMcp(
   };
 }
 
+/** The digest of a server's tool set: its sorted wire names. */
+function toolsDigest(s: McpServerStatus): string {
+  return sha256Hex(
+    s.tools
+      .map((t) => t.name)
+      .sort()
+      .join('\n'),
+  ).slice(0, 16);
+}
+
+/** What changed for a server since its last record (none: nothing worth a record). */
+function changeOf(
+  s: McpServerStatus,
+  last: { status: string; digest?: string } | undefined,
+  digest: string,
+): 'connected' | 'reconnected' | 'tools_changed' | 'failed' | 'closed' | undefined {
+  if (!last) return s.status;
+  if (last.status !== s.status) return s.status === 'connected' ? 'reconnected' : s.status;
+  if (s.status === 'connected' && last.digest !== digest) return 'tools_changed';
+  return undefined;
+}
+
 /**
- * `mcp.server.state` events for the servers whose status or catalog
- * revision differs from the last one recorded for the session: a server
- * connecting, failing, closing or changing its tool list shows once in the
- * session's record (`zuno session show`, SSE), not at every step.
+ * `mcp.server.state` events for the servers whose status or tool set
+ * differs from the session's last record of them: a server connecting,
+ * failing, closing, coming back or changing what it offers shows once in
+ * the session's record (`zuno run`, `zuno session show`, SSE) — not at every
+ * step, nor when a re-listing (a list change, a reconnect) found the same
+ * tools. Each record carries the catalog revision and what changed.
  */
 export async function mcpStateWrites(
   store: ProjectionStore,
@@ -92,29 +117,27 @@ export async function mcpStateWrites(
   servers: readonly McpServerStatus[],
   atMs: number,
 ): Promise<ProjectionWrite[]> {
-  const last = new Map<string, string>();
+  const last = new Map<string, { status: string; digest?: string }>();
   for (const row of await store.eventsOfType(sessionId, EV.mcpServerState)) {
     const d = parseEventData(EV.mcpServerState, row.data);
-    if (d) last.set(d.server, `${d.status}:${d.revision}`);
+    if (d) last.set(d.server, { status: d.status, ...(d.digest ? { digest: d.digest } : {}) });
   }
-  return servers
-    .filter((s) => last.get(s.name) !== `${s.status}:${s.revision}`)
-    .map((s) => ({
-      kind: 'event' as const,
-      event: {
-        id: `mcp:${s.name}:${s.status}:${s.revision}:${atMs}`,
-        sessionId,
-        type: EV.mcpServerState,
-        data: {
-          server: s.name,
-          status: s.status,
-          revision: s.revision,
-          tools: s.tools.length,
-          ...(s.error ? { error: s.error.slice(0, 2_000) } : {}),
-        },
-        atMs,
-      },
-    }));
+  return servers.flatMap((s) => {
+    const digest = toolsDigest(s);
+    const change = changeOf(s, last.get(s.name), digest);
+    if (!change) return [];
+    const data = {
+      server: s.name,
+      status: s.status,
+      revision: s.revision,
+      tools: s.tools.length,
+      change,
+      digest,
+      ...(s.error ? { error: s.error.slice(0, 2_000) } : {}),
+    };
+    const id = `mcp:${s.name}:${s.status}:${s.revision}:${atMs}`;
+    return [{ kind: 'event' as const, event: { id, sessionId, type: EV.mcpServerState, data, atMs } }];
+  });
 }
 
 /** The step's `runtime.mcp` segment (MC8), or none when no server is configured. */

@@ -4,7 +4,7 @@
  * schemas from the next model step. Matching: the query's words
  * (lower-cased, split on anything that is not a letter or digit) against
  * each tool's wire name, server, tool name, title and summary; an exact
- * wire or tool name ranks first; ties keep catalog order. Deferred tools
+ * wire or tool name finds that tool alone; ties keep catalog order. Deferred tools
  * that match are written to the durable exposure ledger; tools already
  * shown are listed as such and not recorded again.
  */
@@ -13,6 +13,9 @@ import { TOOL_SEARCH_DEFAULT_LIMIT, type ToolSearchArgs } from '../../core/tools
 import type { McpSearchEntry } from '../infra/ports.js';
 import { errorResult } from './common.js';
 import type { ToolBody } from './tool-body.js';
+
+/** The score of an exact wire or tool name. */
+const EXACT_SCORE = 1_000;
 
 /** The query's words: lower case, split on anything that is not a letter or a digit. */
 function words(text: string): string[] {
@@ -25,7 +28,7 @@ function words(text: string): string[] {
 /** How well `entry` matches `query` (0: not at all). */
 export function searchScore(entry: McpSearchEntry, query: string): number {
   const q = query.trim().toLowerCase();
-  if (q === entry.name.toLowerCase() || q === entry.tool.toLowerCase()) return 1_000;
+  if (q === entry.name.toLowerCase() || q === entry.tool.toLowerCase()) return EXACT_SCORE;
   const hay = words([entry.name, entry.server, entry.tool, entry.title ?? '', entry.summary].join(' '));
   const names = new Set(words(`${entry.server} ${entry.tool} ${entry.title ?? ''}`));
   let score = 0;
@@ -49,9 +52,10 @@ export const toolSearchTool: ToolBody<ToolSearchArgs> = {
     if (!ctx.mcp) return errorResult('mcp_tool_unavailable', 'tool_search: this session has no MCP servers.');
     const entries = await ctx.mcp.searchable();
     const limit = args.limit ?? TOOL_SEARCH_DEFAULT_LIMIT;
-    const ranked = entries
-      .map((e, i) => ({ e, i, score: searchScore(e, args.query) }))
-      .filter((r) => r.score > 0)
+    const scored = entries.map((e, i) => ({ e, i, score: searchScore(e, args.query) }));
+    // An exact tool name finds that tool alone: nothing else is exposed for the rest of the session.
+    const exact = scored.filter((r) => r.score >= EXACT_SCORE);
+    const ranked = (exact.length > 0 ? exact : scored.filter((r) => r.score > 0))
       .sort((a, b) => b.score - a.score || a.i - b.i)
       .slice(0, limit)
       .map((r) => r.e);

@@ -24,7 +24,10 @@ export function mcpDeclaration(name: string, facts: McpToolFacts): ToolDeclarati
     replay: facts.replay,
     concurrency: facts.concurrency,
     args: mcpArgs,
-    summarize: (args) => summaryLine(`${name}: ${compactArgs(args)}`.trimEnd()),
+    summarize: (args) => {
+      const shown = compactArgs(args);
+      return summaryLine(shown === '' ? name : `${name}: ${shown}`);
+    },
   };
 }
 

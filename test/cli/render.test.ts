@@ -203,7 +203,24 @@ describe('HumanRenderer', () => {
     const { sink, err } = recordingSink(false);
     const r = new HumanRenderer(sink, false, { manual: true });
     r.render(row(EV.mcpServerState, { server: 'everything', status: 'connected', revision: 1, tools: 13 }));
-    r.render(row(EV.mcpServerState, { server: 'everything', status: 'connected', revision: 2, tools: 14 }));
+    r.render(
+      row(EV.mcpServerState, {
+        server: 'everything',
+        status: 'connected',
+        revision: 2,
+        tools: 14,
+        change: 'tools_changed',
+      }),
+    );
+    r.render(
+      row(EV.mcpServerState, {
+        server: 'everything',
+        status: 'connected',
+        revision: 4,
+        tools: 14,
+        change: 'reconnected',
+      }),
+    );
     r.render(row(EV.mcpServerState, { server: 'tracker', status: 'failed', revision: 0, tools: 0, error: 'HTTP 401' }));
     r.render(
       row(EV.mcpToolsExposed, {
@@ -218,6 +235,7 @@ describe('HumanRenderer', () => {
     expect(err()).toEqual([
       '· MCP server everything connected (13 tools)\n',
       '· MCP server everything changed its tools (revision 2, 14 tools)\n',
+      '· MCP server everything reconnected (14 tools)\n',
       '✗ MCP server tracker failed: HTTP 401\n',
       '· tool_search exposed mcp__everything__echo (from the next step)\n',
     ]);

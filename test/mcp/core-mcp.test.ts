@@ -16,6 +16,7 @@ import { isPermissionRuleKey, ruleCoversTool } from '../../core/permission/rules
 import { agentRole } from '../../core/agents.js';
 import { validateMcpCall } from '../../activities/mcp/validate-args.js';
 import type { McpCatalogTool } from '../../activities/mcp/types.js';
+import { toolSearchTool } from '../../activities/tools/tool-search.js';
 
 describe('wire names (MC7)', () => {
   it('mcp__<server>__<tool>, normalised to provider-safe characters and at most 64 long', () => {
@@ -72,6 +73,7 @@ describe('classification from annotations (MC9)', () => {
     const decl = declarationOf({ name: 'mcp__everything__echo', mcp: facts })!;
     expect([decl.effect, decl.replay, decl.concurrency]).toEqual(['ReadOnly', 'Safe', 'ParallelSafe']);
     expect(decl.summarize({ message: 'hi' })).toBe('mcp__everything__echo: message=hi');
+    expect(decl.summarize({})).toBe('mcp__everything__echo');
     expect(declarationOf({ name: 'read' })?.name).toBe('read');
     expect(declarationOf({ name: 'mcp__nowhere__x' })).toBeUndefined();
   });
@@ -194,5 +196,54 @@ describe('argument validation against the server schema (TD8)', () => {
       expect(v.category).toBe('invalid_arguments');
       expect(v.message).toMatch(message);
     }
+  });
+});
+
+describe('tool_search matching (MC2)', () => {
+  const entry = (tool: string, summary: string) => ({
+    name: `mcp__everything__${tool}`,
+    server: 'everything',
+    tool,
+    summary,
+    facts: classifyMcpTool('everything', tool, { readOnlyHint: true }, 'trust'),
+    deferred: true,
+  });
+  const entries = [
+    entry('get-sum', 'Adds two numbers'),
+    entry('get-env', 'Returns the environment'),
+    entry('echo', 'Echoes back the input'),
+  ];
+  const exposedBy = async (query: string) => {
+    const exposed: string[][] = [];
+    const mcp = {
+      searchable: async () => entries,
+      expose: async (_q: string, tools: { name: string }[]) => {
+        exposed.push(tools.map((t) => t.name));
+        return exposed.length;
+      },
+      call: async () => {
+        throw new Error('not called');
+      },
+    };
+    const result = await toolSearchTool.run(
+      { query },
+      { workspace: '/', sessionId: 's', rowId: 'r', callId: 'c', mcp },
+    );
+    return { result, exposed };
+  };
+
+  it('an exact tool name finds that tool alone', async () => {
+    const { result, exposed } = await exposedBy('get-sum');
+    expect(exposed).toEqual([['mcp__everything__get-sum']]);
+    expect(result.output).toContain('1 MCP tool(s) match');
+  });
+
+  it('words match names and summaries, best first; nothing found says which servers exist', async () => {
+    expect((await exposedBy('environment get')).exposed).toEqual([
+      ['mcp__everything__get-env', 'mcp__everything__get-sum'],
+    ]);
+    const none = await exposedBy('weather');
+    expect(none.exposed).toEqual([]);
+    expect(none.result.output).toContain('No MCP tool matches "weather" (servers: everything)');
   });
 });
