@@ -148,7 +148,12 @@ export const McpConfigSchema = z.strictObject({
 });
 
 /** `concurrency.mcp_connections` (TD6, MC9): a session's MCP requests in flight at once, 1..64. */
-export const McpConnectionsSchema = z.number().int().min(1).max(64).default(DEFAULT_MCP_CONNECTIONS);
+export const McpConnectionsSchema = z
+  .number({ error: 'a whole number from 1 to 64' })
+  .int('a whole number from 1 to 64')
+  .min(1, 'a whole number from 1 to 64')
+  .max(64, 'a whole number from 1 to 64')
+  .default(DEFAULT_MCP_CONNECTIONS);
 
 /** Validated zuno.json `mcp`. */
 export type McpConfig = z.infer<typeof McpConfigSchema>;

@@ -25,7 +25,7 @@ export const SECRET_NAME = /authorization|token|key|secret|password|cookie/i;
 export function templateProblem(value: string): string | null {
   const rest = value.replace(TOKEN, '');
   if (!rest.includes('${')) return null;
-  return 'a "${" must open a reference to an environment variable, like "${NAME}" ';
+  return `${JSON.stringify(value)}: a "\${" must open a reference to an environment variable, like "\${NAME}"`;
 }
 
 /** The variable names `value` references, in order of first appearance (none for a malformed template's bad part). */

@@ -184,7 +184,7 @@ describe('zuno.json mcp errors name the key', () => {
       'mcp.servers.e.env.GITHUB_TOKEN: looks like a secret',
     );
     expect(messageOf({ mcp: { servers: { e: { ...everything, env: { X: 'a ${oops' } } } } })).toContain(
-      'mcp.servers.e.env.X: a "${" must open a reference',
+      'mcp.servers.e.env.X: "a ${oops": a "${" must open a reference',
     );
     expect(messageOf({ mcp: { servers: { e: { ...everything, env: { 'BAD-NAME': '1' } } } } })).toContain(
       'mcp.servers.e.env.BAD-NAME: not an environment variable name',
@@ -193,7 +193,7 @@ describe('zuno.json mcp errors name the key', () => {
 
   it('concurrency.mcp_connections is 1..64', () => {
     for (const n of [0, 65, 1.5])
-      expect(messageOf({ concurrency: { mcp_connections: n } })).toContain('concurrency.mcp_connections');
+      expect(messageOf({ concurrency: { mcp_connections: n } })).toContain('concurrency.mcp_connections: a whole number from 1 to 64');
     expect(load({ concurrency: { mcp_connections: 64 } }).concurrency).toEqual({ tool_calls: 8, mcp_connections: 64 });
   });
 });
