@@ -16,10 +16,24 @@ export function errnoOf(err: unknown): string | undefined {
   return typeof e?.code === 'string' ? e.code : undefined;
 }
 
+/** An HTTP error's text without the HTML page a web server sends with it (its title or first words stay). */
+export function withoutHtml(message: string): string {
+  const at = message.search(/<!doctype html|<html/i);
+  if (at < 0) return message;
+  const page = message.slice(at);
+  const title = /<title>([^<]*)<\/title>/i.exec(page)?.[1]?.trim();
+  const body = page
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  const before = message.slice(0, at).trim();
+  return `${before ? `${before} ` : ''}(an HTML page: ${(title || body).slice(0, 120)})`;
+}
+
 /** One line for `err` plus the server's stderr tail when there is one, cut to a bounded length. */
 export function describeMcpError(err: unknown, stderrTail = ''): string {
   let text: string;
-  if (err instanceof StreamableHTTPError) text = `HTTP ${err.code ?? '?'}: ${err.message}`;
+  if (err instanceof StreamableHTTPError) text = `HTTP ${err.code ?? '?'}: ${withoutHtml(err.message)}`;
   else if (err instanceof Error) {
     const code = errnoOf(err);
     text = code && !err.message.includes(code) ? `${err.message} (${code})` : err.message;

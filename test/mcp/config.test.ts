@@ -193,7 +193,9 @@ describe('zuno.json mcp errors name the key', () => {
 
   it('concurrency.mcp_connections is 1..64', () => {
     for (const n of [0, 65, 1.5])
-      expect(messageOf({ concurrency: { mcp_connections: n } })).toContain('concurrency.mcp_connections: a whole number from 1 to 64');
+      expect(messageOf({ concurrency: { mcp_connections: n } })).toContain(
+        'concurrency.mcp_connections: a whole number from 1 to 64',
+      );
     expect(load({ concurrency: { mcp_connections: 64 } }).concurrency).toEqual({ tool_calls: 8, mcp_connections: 64 });
   });
 });

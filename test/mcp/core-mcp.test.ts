@@ -17,6 +17,7 @@ import { agentRole } from '../../core/agents.js';
 import { validateMcpCall } from '../../activities/mcp/validate-args.js';
 import type { McpCatalogTool } from '../../activities/mcp/types.js';
 import { toolSearchTool } from '../../activities/tools/tool-search.js';
+import { withoutHtml } from '../../activities/mcp/errors.js';
 
 describe('wire names (MC7)', () => {
   it('mcp__<server>__<tool>, normalised to provider-safe characters and at most 64 long', () => {
@@ -245,5 +246,17 @@ describe('tool_search matching (MC2)', () => {
     const none = await exposedBy('weather');
     expect(none.exposed).toEqual([]);
     expect(none.result.output).toContain('No MCP tool matches "weather" (servers: everything)');
+  });
+});
+
+describe('MCP errors in the server’s own words', () => {
+  it('an HTTP error page is reduced to its title or first words', () => {
+    const page =
+      'Error POSTing to endpoint: <!DOCTYPE html><html><head><meta charset="utf-8"><title>Error</title></head><body><pre>Cannot POST /nope</pre></body></html>';
+    expect(withoutHtml(page)).toBe('Error POSTing to endpoint: (an HTML page: Error)');
+    expect(withoutHtml('<html><body><pre>Cannot POST /nope</pre></body></html>')).toBe(
+      '(an HTML page: Cannot POST /nope)',
+    );
+    expect(withoutHtml('plain text')).toBe('plain text');
   });
 });
