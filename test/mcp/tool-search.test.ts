@@ -163,10 +163,17 @@ describe('tool_search (MC2, MC3, MC6)', () => {
       workspace: mkdtempSync(join(tmpdir(), 'zuno-tool-search-off-')),
       prompt: 'list',
       mcp: sessionConfig([everythingSpec()], { budget: SMALL_BUDGET, toolSearch: false }),
-      script: { replies: [{ text: 'Listed.' }] },
+      script: {
+        replies: [{ toolCalls: [{ name: 'tool_search', arguments: { query: 'echo' } }] }, { text: 'Listed.' }],
+      },
     });
     const names = offered(run.providerRequests[0]);
     expect(names).not.toContain('tool_search');
     expect(names).toContain(ECHO);
+    // Not offered, not callable: blocked with the list the request offered.
+    const t = (await h.store.loadTranscript(run.sessionId))!;
+    expect(t.toolCalls.map((c) => [c.tool, c.outcome])).toEqual([['tool_search', 'blocked']]);
+    expect(t.toolCalls[0]!.output).toContain('Tool "tool_search" is not available. Available tools:');
+    expect(t.toolCalls[0]!.output).toContain(ECHO);
   }, 120_000);
 });
