@@ -101,6 +101,17 @@ export const ERROR_CODES = {
   mcp_tool_unavailable:
     'The MCP tool is not in its server’s current catalog (removed, or the server is not connected).',
   model_step_timeout: 'A model step ran past its start-to-close or heartbeat timeout; a Goal retries it.',
+  network_connect_failed:
+    'A web request could not connect to its validated address (refused, reset, TLS failure); the phase and elapsed time are named.',
+  network_proxy_unsupported:
+    'A proxy variable (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY) applies to the URL, and the guarded client does not go through proxies yet; it never bypasses one silently.',
+  network_redirect_refused: 'A web request was redirected more than 5 times, or to a URL that is not http(s).',
+  network_refused:
+    'A web request was refused before any byte was sent: the URL names, or its name resolves to, an address that is not public (loopback, private, link-local, …) and not allowlisted.',
+  network_resolve_failed: 'The host name of a web request could not be resolved.',
+  network_response_too_large: 'A web response was larger than its byte cap; reading stopped at the cap.',
+  network_timeout: 'A web request took longer than its total time limit, or its body stalled past the idle limit.',
+  network_url_invalid: 'A web request URL is malformed, not http(s), or carries credentials.',
   no_goal: 'A goal tool was called in a session that has no Goal.',
   no_plan: 'plan_update needs a Plan, and there is none yet.',
   no_question: 'The Goal is not waiting for an answer.',
