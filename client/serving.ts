@@ -13,7 +13,7 @@ import type { ProviderConfig } from '../core/provider-config.js';
 import type { SessionRoute } from '../core/session/meta.js';
 import { ZunoError } from '../core/errors.js';
 import type { ProjectionStore } from '../activities/projection/index.js';
-import { readCredentials, storeCredential } from '../worker/credentials.js';
+import { readCredentials, storeCredential } from '../activities/infra/index.js';
 import { loadTemporalConfig } from '../worker/temporal-config.js';
 import { DEFAULT_TASK_QUEUE } from '../core/session/meta.js';
 import type { Notify, TemporalContext, ZunoPaths } from './context.js';
@@ -56,7 +56,7 @@ export interface Serving {
  * starts or resumes, as {@link workerMode} says: the host worker service is
  * started when it is not running (its route `<base>/host/<host>`), and the
  * provider's key, when set in this command's environment, is stored for it
- * (`worker/credentials.ts`), with the variables the session's MCP templates
+ * (`activities/infra/credentials.ts`), with the variables the session's MCP templates
  * reference ({@link shareMcpVariables}); in-process, a worker of this command serves a
  * route of its own unless a live worker of this host already serves the
  * host's route; with no worker, the host's route is used and `notify` says

@@ -1,6 +1,6 @@
 import { setEndpointResolver } from '../activities/providers/scripted-endpoint.js';
 import { scriptInstanceOf } from '../core/script-url.js';
-import { CredentialRefresher } from './credentials.js';
+import { CredentialRefresher } from '../activities/infra/credentials.js';
 import { ScriptedModels } from './scripted-models.js';
 
 /**

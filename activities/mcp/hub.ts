@@ -23,7 +23,7 @@
  *   the home's credentials file is re-read (`stateDir`).
  */
 import { declaredTools } from '../../core/tools/registry.js';
-import { CredentialRefresher } from '../../worker/credentials.js';
+import { CredentialRefresher } from '../infra/credentials.js';
 import { catalogTools, type ListedStatus } from './catalog-names.js';
 import { McpConnection } from './connection.js';
 import { Limiter } from './limiter.js';

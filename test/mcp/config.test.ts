@@ -13,7 +13,7 @@ import { shareMcpVariables } from '../../client/serving.js';
 import { sessionMetaFor } from '../../client/session-meta.js';
 import { resolveModel } from '../../client/zuno-config.js';
 import type { SessionMeta } from '../../core/session/meta.js';
-import { readCredentials } from '../../worker/credentials.js';
+import { readCredentials } from '../../activities/infra/credentials.js';
 import { AGENT_ROLES } from '../../core/agents.js';
 import { templateRefs } from '../../core/mcp/template.js';
 import { DEFAULT_MCP_BUDGET, type McpSessionConfig } from '../../core/mcp/types.js';
