@@ -150,21 +150,16 @@ function validateCall(target: LedgerTarget, call: { name: string; argsJson: stri
   const refused = target.refusedMcp?.(call.name);
   if (refused) return { ok: false, ...refused };
   // A built-in tool the request did not offer (the Goal tools outside a Goal, tool_search with nothing deferred)
-  // is not callable either: the model is told what it was offered, not a reason from a body it should not reach.
-  const unoffered = target.offered !== undefined && !target.offered.includes(call.name);
-  const verdict = validateToolCall(
-    call.name,
-    call.argsJson,
-    target.catalog ? catalogDeclarations(target.catalog) : undefined,
-  );
-  if (!target.offered || !(unoffered || (!verdict.ok && verdict.category === 'unavailable'))) return verdict;
-  // The list the model was actually offered (MCP tools included, tools this session is not offered left out).
-  const known = [...target.offered].sort().join(', ');
-  return {
-    ok: false,
-    category: 'unavailable',
-    message: `Tool "${call.name}" is not available. Available tools: ${known}.`,
-  };
+  // is not callable either; the model is told what it was offered (MCP tools included), not a reason from a body.
+  if (target.offered && !target.offered.includes(call.name)) {
+    const known = [...target.offered].sort().join(', ');
+    return {
+      ok: false,
+      category: 'unavailable',
+      message: `Tool "${call.name}" is not available. Available tools: ${known}.`,
+    };
+  }
+  return validateToolCall(call.name, call.argsJson, target.catalog ? catalogDeclarations(target.catalog) : undefined);
 }
 
 /** The declarations of a catalog's tools, by name (what a narrowed session may call). */
