@@ -12,6 +12,7 @@ import { sessionPermission } from './permission-config.js';
 import { sandboxPolicy } from './sandbox-config.js';
 import { sessionCompaction } from './compaction-config.js';
 import { sessionMcp } from './mcp-config.js';
+import { sessionNetwork } from './network-config.js';
 import type { modelFor } from './scripted-provider.js';
 import type { ZunoConfig } from './zuno-config.js';
 
@@ -34,6 +35,7 @@ export interface SessionMetaParts {
 export function sessionMetaFor(p: SessionMetaParts): SessionMeta {
   // Issue 30: the enabled MCP servers, within the role's MC4 ceiling (absent when none is enabled).
   const mcp = sessionMcp(p.zcfg, p.workspace, p.agent?.tools ?? agentRole(p.agent?.agent)?.tools);
+  const network = sessionNetwork(p.zcfg);
   return {
     sessionId: p.sessionId,
     workspace: p.workspace,
@@ -49,5 +51,6 @@ export function sessionMetaFor(p: SessionMetaParts): SessionMeta {
     // CP6/CP7: the model's window (absent: unknown) and the compaction settings; children and seats inherit them.
     ...sessionCompaction(p.zcfg, p.resolved.provider.id, p.resolved.model),
     ...(mcp ? { mcp } : {}),
+    ...(network ? { network } : {}),
   };
 }

@@ -15,6 +15,7 @@ import { PermissionConfigSchema } from './permission-config.js';
 import { SandboxSchema } from './sandbox-config.js';
 import { CompactionSchema, ModelsSchema } from './compaction-config.js';
 import { McpConfigSchema, McpConnectionsSchema } from './mcp-config.js';
+import { NetworkConfigSchema } from './network-config.js';
 
 const RetrySchema = z.strictObject({
   max_attempts: z.number().int().min(1).max(20).default(DEFAULT_PROVIDER_RETRY.maxAttempts),
@@ -149,6 +150,8 @@ const ZunoConfigSchema = z.strictObject({
   compaction: CompactionSchema.optional(),
   /** MCP servers as tool sources (issue 30; docs/mcp.md): absent = none. */
   mcp: McpConfigSchema.prefault({}),
+  /** The web tools and release watches (issue 31; docs/web.md): the private allowlist and the search backend. */
+  network: NetworkConfigSchema.prefault({}),
 });
 
 /** Validated `zuno.json` (provider and session settings; temporal.yaml holds the Temporal side). */

@@ -440,6 +440,7 @@ export class TurnRun {
       ...(meta.goal ? { goalId: meta.goal.goalId } : {}),
       ...(meta.sandbox ? { sandbox: meta.sandbox } : {}),
       ...(meta.mcp ? { mcp: meta.mcp, ...(meta.permission ? { permission: meta.permission } : {}) } : {}),
+      ...(meta.network ? { network: meta.network } : {}),
     };
     const activity = toolActivityName(call.name, call.mcp !== undefined);
     const regular = (): Promise<ToolActivityResult> => this.ports.toolActivity(activity, options, input);

@@ -232,6 +232,7 @@ async function toolContext(
     backgroundTaskID: backgroundTaskId(turn, step, call.index ?? call.position),
     onProgress,
     ...(input.sandbox ? { sandbox: input.sandbox } : {}),
+    ...(input.network ? { network: input.network } : {}),
     ...(tool.body.needsReadCredentials ? { credentials: await sessionCredentials(store, sessionId) } : {}),
     ...(tool.body.needsGoal && input.goalId
       ? { goal: goalPort(store, ctx.client, { ...at, goalId: input.goalId, turn, workspace: input.workspace }) }

@@ -2,6 +2,7 @@
  * What a tool implementation receives besides its arguments.
  */
 import type { SandboxPolicy } from '../../core/sandbox.js';
+import type { NetworkSessionConfig } from '../../core/network.js';
 import type { ReadCredential } from '../../core/tools/read.js';
 import type { GoalPort, JobsPort, McpPort, QuestionPort, WorkStatePort } from '../infra/ports.js';
 import type { ToolProgress } from './progress.js';
@@ -42,4 +43,6 @@ export interface ToolContext {
   onProgress?: (p: ToolProgress) => void;
   /** The session's sandbox policy for `shell` (SH10; absent: the auto default). */
   sandbox?: SandboxPolicy;
+  /** The session's network settings (issue 31): the private allowlist and the search backend of the web tools. */
+  network?: NetworkSessionConfig;
 }

@@ -13,6 +13,7 @@ import type { ProviderConfig } from '../provider-config.js';
 import type { CarriedQuestions } from '../question-contract.js';
 import type { SandboxPolicy } from '../sandbox.js';
 import type { McpSessionConfig } from '../mcp/types.js';
+import type { NetworkSessionConfig } from '../network.js';
 import type { AdmissionReceipt, AdmittedInput } from './inbox.js';
 import type { TurnOutcome } from './outcome.js';
 
@@ -65,6 +66,8 @@ export interface SessionMeta {
   compaction?: CompactionSettings;
   /** zuno.json `mcp` resolved at start (issue 30; docs/mcp.md); absent: no MCP servers. */
   mcp?: McpSessionConfig;
+  /** zuno.json `network` resolved at start (issue 31; docs/web.md); absent: no private address allowed, no search backend. */
+  network?: NetworkSessionConfig;
 }
 
 /**

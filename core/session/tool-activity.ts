@@ -8,6 +8,7 @@ import type { PlannedToolCall } from './tool-calls.js';
 import type { ErrorCode } from '../error-codes.js';
 import type { McpSessionConfig } from '../mcp/types.js';
 import type { PermissionPolicy } from '../permission/types.js';
+import type { NetworkSessionConfig } from '../network.js';
 
 /** Input of a tool activity (`tool_<name>`). */
 export interface ToolActivityInput {
@@ -32,6 +33,8 @@ export interface ToolActivityInput {
   mcp?: McpSessionConfig;
   /** With `mcp`: the session's permission policy, so `tool_search` never finds a tool a whole-tool rule denies (MC1). */
   permission?: PermissionPolicy;
+  /** The session's network settings (SessionMeta `network`), for the web tools (issue 31). */
+  network?: NetworkSessionConfig;
 }
 
 /**
