@@ -339,6 +339,13 @@ Exit codes of goal start, resume and answer (they follow the goal until it stops
       'after a --criterion: the shell command that owns it; only a passing, fresh receipt of exactly that command satisfies it',
       checkFlag,
     )
+    .option(
+      '--watch <url>',
+      'wait until URL shows --until before the first turn: checks on a timer, no model tokens while waiting (docs/web.md)',
+    )
+    .option('--until <condition>', 'with --watch: status=200, regex:PATTERN, json:PATH or json:PATH=VALUE')
+    .option('--every <duration>', 'with --watch: time between checks, like 30s or 5m (default 5m)')
+    .option('--watch-timeout <duration>', 'with --watch: give up after this long, like 6h or 2d (default 24h)')
     .option('--config <file>', 'zuno.json to use')
     .option('--json', 'print one JSON event per line (NDJSON), ending with goal.completed, goal.paused, …')
     .addOption(
@@ -356,7 +363,7 @@ Exit codes of goal start, resume and answer (they follow the goal until it stops
     .description("list the goals in Zuno's home, newest activity first")
     .option(
       '--status <status>',
-      'only goals with this status (active, backoff, waiting_background, paused, blocked, budget_limited, completed, cancelled)',
+      'only goals with this status (active, backoff, waiting_background, waiting_watch, paused, blocked, budget_limited, completed, cancelled)',
     )
     .option('--limit <n>', 'at most this many (default 50)', parseLimit)
     .option('--json', 'print the goals as a JSON array')

@@ -13,7 +13,8 @@ import { FOLLOWED_GOAL_STATUSES, followGoal, type GoalFollowState } from './goal
 import { waitUntilQuiet } from './goal-quiet.js';
 import { pendingActivitiesOf } from './live-progress.js';
 import type { Sink } from './sink.js';
-import { interruptSession, sessionResultOf } from './session-start.js';
+import { interruptSession } from './session-start.js';
+import { goalSessionResult } from './goal-start.js';
 import { probeOf, TemporalOutage } from './temporal-outage.js';
 
 /** What {@link driveGoal} follows. */
@@ -99,7 +100,7 @@ export async function driveGoal(d: GoalDrive): Promise<number> {
       sink: d.sink,
       state,
       goalClosed: outage.retry(() => d.client.workflow.getHandle(goalWorkflowId(d.goalId)).result()),
-      sessionClosed: outage.retry(() => sessionResultOf(d.client.workflow.getHandle(sessionWorkflowId(d.sessionId)))),
+      sessionClosed: outage.retry(() => goalSessionResult(d.client, d.goalId, d.sessionId)),
       pendingActivities: pendingActivitiesOf(d.client, sessionWorkflowId(d.sessionId)),
       signal: abort.signal,
     },

@@ -7,11 +7,17 @@ import { goalReason } from '../core/goal/transitions.js';
 import type { PendingActivitiesReader } from './live-progress.js';
 import { eventToJsonLine, HumanRenderer } from './render.js';
 import type { Sink } from './sink.js';
+import { watchingLine } from './commands/goal-watch-view.js';
 import { TAIL_EVERY_MS, WATCH_EVERY_MS } from './commands/run.js';
 import { DescendantApprovals, offerDescendantApprovals } from './descendant-approvals.js';
 
 /** Statuses in which a followed Goal is still at work: following goes on. */
-export const FOLLOWED_GOAL_STATUSES: ReadonlySet<GoalStatus> = new Set(['active', 'backoff', 'waiting_background']);
+export const FOLLOWED_GOAL_STATUSES: ReadonlySet<GoalStatus> = new Set([
+  'active',
+  'backoff',
+  'waiting_background',
+  'waiting_watch',
+]);
 
 /** Where a followed Goal stopped: the `goal.status` event that said so (and what it had spent then). */
 export interface GoalStop {
@@ -256,6 +262,11 @@ async function sayWaiting(store: ProjectionStore, goalId: string, d: GoalStatusD
   if (d.status === 'backoff') {
     const when = st?.status === 'backoff' ? ` at ${clock(st.untilMs)} (attempt ${st.attempt})` : '';
     sink.err(`retrying after ${d.reason ?? 'a failure'}${when}\n`);
+  } else if (d.status === 'waiting_watch') {
+    const snap = (await rowAt(store, goalId, d.revision)) ?? null;
+    sink.err(
+      `${snap ? watchingLine(snap) : 'waiting for its release watch'}: no turn runs and no token is spent until it reports\n`,
+    );
   } else if (d.status === 'waiting_background') {
     const ids = st?.status === 'waiting_background' ? st.taskIds : [];
     sink.err(

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { type Client, type WorkflowHandle } from '@temporalio/client';
+import { type Client, type WorkflowHandle, WorkflowNotFoundError } from '@temporalio/client';
+import { ZunoError } from '../core/errors.js';
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { GoalBudgets } from '../core/goal/budgets.js';
 import { type GoalSnapshot, type GoalWorkflowInput, goalWorkflowId } from '../core/goal/contract.js';
@@ -8,7 +9,49 @@ import type { AdmissionReceipt } from '../core/session/inbox.js';
 import type { SessionMeta } from '../core/session/meta.js';
 import type { SessionResult } from '../core/session/outcome.js';
 import { markdownLiteral } from '../core/ui-text.js';
-import { startSession, titleOf } from './session-start.js';
+import { sessionResultOf, startSession, titleOf } from './session-start.js';
+import type { GoalWatchSpec } from '../core/goal/watch.js';
+import { sessionWorkflowId } from '../core/ids.js';
+
+/** Gap between two looks for a watched Goal's session, in ms (a follower's, not a wait of the Goal's). */
+const SESSION_LOOK_MS = 1_000;
+
+/**
+ * The result of a Goal's session, waiting first for its workflow to exist
+ * (a watched Goal's session starts when its watch reports; any other Goal's
+ * exists from its start). @throws what {@link sessionResultOf} throws; ZunoError `goal_ended`.
+ */
+export async function goalSessionResult(client: Client, goalId: string, sessionId: string): Promise<SessionResult> {
+  const goal = client.workflow.getHandle(goalWorkflowId(goalId));
+  const session = client.workflow.getHandle(sessionWorkflowId(sessionId));
+  return sessionResultOf(await sessionOnceStarted(sessionId, goal, session));
+}
+
+/**
+ * The session of a watched Goal once its workflow exists (the Goal starts it
+ * when its watch reports). @throws ZunoError `goal_ended` when the Goal
+ * closed without starting it (cancelled, or its watch timed out and it was cancelled).
+ */
+async function sessionOnceStarted(
+  sessionId: string,
+  goal: WorkflowHandle,
+  session: WorkflowHandle,
+): Promise<WorkflowHandle> {
+  for (;;) {
+    const found = await session.describe().then(
+      () => true,
+      (err: unknown) => {
+        if (err instanceof WorkflowNotFoundError) return false;
+        throw err;
+      },
+    );
+    if (found) return session;
+    const g = await goal.describe();
+    if (g.status.name !== 'RUNNING')
+      throw new ZunoError('goal_ended', `goal ${g.workflowId} ended before its session ${sessionId} started`);
+    await new Promise((r) => setTimeout(r, SESSION_LOOK_MS));
+  }
+}
 
 /** A new goal id: `goal_` + time (base36) + 8 random hex chars; sortable by creation time. */
 export function newGoalId(): string {
@@ -19,8 +62,8 @@ export function newGoalId(): string {
 export interface StartedGoal {
   goalId: string;
   workflowId: string;
-  /** The admission receipt of the objective, the session's first input (the user anchor, GL24). */
-  receipt: AdmissionReceipt;
+  /** The admission receipt of the objective, the session's first input (the user anchor, GL24); null for a watched Goal (its session starts when the watch reports). */
+  receipt: AdmissionReceipt | null;
   goal: WorkflowHandle;
   /** The session's workflow result (a Goal's session closes once the Goal ended and it is idle). */
   sessionResult(): Promise<SessionResult>;
@@ -35,6 +78,8 @@ export interface GoalWorkflowStart {
   criteria: GoalWorkflowInput['criteria'];
   budgets: GoalBudgets;
   meta: SessionMeta;
+  /** A release watch (issue 31): the Goal waits on it and starts its session itself when it reports. */
+  watch?: GoalWatchSpec;
 }
 
 /**
@@ -55,6 +100,7 @@ export async function startGoal(client: Client, taskQueue: string, goal: GoalWor
     budgets: goal.budgets,
     session: meta,
     createdAtMs: Date.now(),
+    ...(goal.watch ? { watch: goal.watch } : {}),
   };
   const handle = await client.workflow.start('goalWorkflow', {
     workflowId,
@@ -65,9 +111,20 @@ export async function startGoal(client: Client, taskQueue: string, goal: GoalWor
     typedSearchAttributes: new TypedSearchAttributes([
       { key: ZunoKind, value: 'goal' },
       { key: ZunoSessionId, value: meta.sessionId },
-      { key: ZunoGoalStatus, value: 'active' },
+      { key: ZunoGoalStatus, value: goal.watch ? 'waiting_watch' : 'active' },
     ]),
   });
+  if (goal.watch) {
+    const session = client.workflow.getHandle(sessionWorkflowId(meta.sessionId));
+    return {
+      goalId: goal.goalId,
+      workflowId,
+      receipt: null,
+      goal: handle,
+      sessionResult: async () => sessionResultOf(await sessionOnceStarted(meta.sessionId, handle, session)),
+      result: () => handle.result() as Promise<GoalSnapshot>,
+    };
+  }
   let started: Awaited<ReturnType<typeof startSession>>;
   try {
     started = await startSession(client, taskQueue, meta, { text: goal.objective }, { exitWhenIdle: true });

@@ -2,40 +2,28 @@ import { randomBytes } from 'node:crypto';
 import {
   ApplicationFailure,
   type Client,
-  WithStartWorkflowOperation,
   WorkflowFailedError,
   type WorkflowHandle,
   WorkflowNotFoundError,
-  WorkflowUpdateFailedError,
 } from '@temporalio/client';
-import { inertLine } from '../core/terminal-text.js';
 import { ZunoError } from '../core/errors.js';
-import { type Workflow, TypedSearchAttributes } from '@temporalio/common';
-import { markdownLiteral } from '../core/ui-text.js';
-import { DEFAULT_AGENT, ZunoAgent, ZunoKind, ZunoModel, ZunoSessionId, ZunoStatus } from '../core/search-attributes.js';
+import { ZunoStatus } from '../core/search-attributes.js';
 import { sessionWorkflowId } from '../core/ids.js';
 import { endedWords } from './session-reconcile.js';
 import type { AdmissionReceipt } from '../core/session/inbox.js';
 import type { InterruptReceipt, InterruptRequest, SubmitInputRequest } from '../core/session/updates.js';
-import type { SessionMeta, SessionWorkflowInput, CarriedState } from '../core/session/meta.js';
+import type { SessionMeta, CarriedState } from '../core/session/meta.js';
 import type { SessionResult } from '../core/session/outcome.js';
 import { INTERRUPT_UPDATE, SUBMIT_INPUT_UPDATE } from '../core/session/updates.js';
+import { startSessionWorkflow, withClientMessageId } from '../activities/session/index.js';
 
 export { checkSessionId } from './session-id.js';
-
-/** A new session id: `ses_` + time (base36) + 8 random hex chars; sortable by creation time. */
-export function newSessionId(): string {
-  return `ses_${Date.now().toString(36)}${randomBytes(4).toString('hex')}`;
-}
+export { titleOf, withClientMessageId } from '../activities/session/index.js';
 
 /**
- * Starts the session workflow `session/<id>` and admits the first input in
- * one call (update-with-start), returning the admission receipt (SE1) and a
- * handle. With `opts.reopen` it starts a new run of a session whose earlier
- * run closed (same workflow id: Temporal's default id-reuse policy allows a
- * new run once the last one closed), carrying the state read from the projection. The workflow carries the search attributes `ZunoKind=session`,
- * `ZunoSessionId`, `ZunoModel` and a readable static summary.
- * @throws WorkflowUpdateFailedError when the update validator rejects the input (e.g. empty text).
+ * Starts the session workflow `session/<id>` and admits the first input
+ * (activities/session/start-session.ts), with the session's result as a
+ * promise-returning function. @throws what {@link startSessionWorkflow} throws.
  */
 export async function startSession(
   client: Client,
@@ -44,49 +32,13 @@ export async function startSession(
   first: SubmitInputRequest,
   opts: { exitWhenIdle: boolean; reopen?: CarriedState },
 ): Promise<{ receipt: AdmissionReceipt; workflowId: string; result(): Promise<SessionResult> }> {
-  const workflowId = sessionWorkflowId(meta.sessionId);
-  const input: SessionWorkflowInput = {
-    meta,
-    exitWhenIdle: opts.exitWhenIdle,
-    ...(opts.reopen ? { carried: opts.reopen, reopened: true } : {}),
-  };
-  const startOp = new WithStartWorkflowOperation('sessionWorkflow', {
-    workflowId,
-    taskQueue,
-    args: [input],
-    workflowIdConflictPolicy: 'FAIL',
-    // A reopened run names the turn it was opened for: the UI lists each run of the session separately.
-    staticSummary: opts.reopen
-      ? `session: ${markdownLiteral(meta.title)} — turn ${opts.reopen.nextTurn + 1}: ${markdownLiteral(titleOf(first.text))}`
-      : `session: ${markdownLiteral(meta.title)}`,
-    staticDetails: markdownLiteral(`model ${meta.provider.id}/${meta.model} · workspace ${meta.workspace}`),
-    typedSearchAttributes: new TypedSearchAttributes([
-      { key: ZunoKind, value: 'session' },
-      { key: ZunoSessionId, value: meta.sessionId },
-      { key: ZunoModel, value: `${meta.provider.id}/${meta.model}` },
-      { key: ZunoAgent, value: meta.agent ?? DEFAULT_AGENT },
-      { key: ZunoStatus, value: 'running' },
-    ]),
-  });
-  let receipt: AdmissionReceipt;
-  try {
-    receipt = await client.workflow.executeUpdateWithStart<Workflow, AdmissionReceipt, [SubmitInputRequest]>(
-      SUBMIT_INPUT_UPDATE,
-      { args: [withClientMessageId(first)], startWorkflowOperation: startOp },
-    );
-  } catch (err) {
-    // Update-with-start starts the workflow even when the validator rejects the
-    // first input; a session with no admitted input must not linger.
-    if (err instanceof WorkflowUpdateFailedError) {
-      await client.workflow
-        .getHandle(workflowId)
-        .terminate('the first input was rejected')
-        .catch(() => undefined);
-    }
-    throw err;
-  }
-  const handle = await startOp.workflowHandle();
+  const { receipt, workflowId, handle } = await startSessionWorkflow(client, taskQueue, meta, first, opts);
   return { receipt, workflowId, result: () => sessionResultOf(handle) };
+}
+
+/** A new session id: `ses_` + time (base36) + 8 random hex chars; sortable by creation time. */
+export function newSessionId(): string {
+  return `ses_${Date.now().toString(36)}${randomBytes(4).toString('hex')}`;
 }
 
 /**
@@ -107,20 +59,6 @@ export async function sessionResultOf(handle: WorkflowHandle): Promise<SessionRe
     }
     throw err;
   }
-}
-
-/**
- * SE2: every input a Zuno client sends carries a client message id, so a
- * resend (the client's own retry) is answered with the original receipt;
- * one the caller gave is kept.
- */
-export function withClientMessageId(req: SubmitInputRequest): SubmitInputRequest {
-  return req.clientMessageId !== undefined ? req : { ...req, clientMessageId: `cmi_${randomBytes(8).toString('hex')}` };
-}
-
-/** Shortens a prompt to a one-line, inert title of at most 80 characters (core/terminal-text.ts `inertLine`). */
-export function titleOf(prompt: string): string {
-  return inertLine(prompt, 80);
 }
 
 /**

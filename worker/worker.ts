@@ -1,4 +1,5 @@
 import { createRecordGoal } from '../activities/goal/record-goal.js';
+import { createStartGoalSession, createWatchProbe } from '../activities/goal/watch-probe.js';
 import { createCouncilActivities } from '../activities/council/index.js';
 import type { Context as ActivityContext } from '@temporalio/activity';
 import { NativeConnection, Worker } from '@temporalio/worker';
@@ -281,6 +282,8 @@ function activityOptions(
       compactSession: createCompactSession({ store: opts.store }),
       finishTurn: createFinishTurn(opts.store, serves),
       recordGoal: createRecordGoal(opts.store),
+      watchProbe: createWatchProbe(),
+      startGoalSession: createStartGoalSession(),
       recordApproval: createRecordApproval(opts.store),
       recordQuestion: createRecordQuestion(opts.store),
       bgCommand: createBgCommand(opts.store),

@@ -40,6 +40,15 @@ import { applyGoalUpdate } from './goal-update.js';
 import { turnEndPath, turnStarted } from './goal-turns.js';
 import { sameState, transitionOf } from '../core/goal/transitions.js';
 import { onRoute, type RouteHost } from './route.js';
+import {
+  checkWatch,
+  resumedState,
+  sessionDue,
+  startWatchedSession,
+  watchDeadline,
+  watchedStart,
+  withReport,
+} from './goal-watch.js';
 
 /** How long a completed Goal waits for the turn that completed it to report its end, in ms. */
 const COMPLETING_TURN_WAIT_MS = 10 * 60_000;
@@ -110,6 +119,9 @@ export class GoalMachine implements RouteHost {
       createdAtMs,
       updatedAtMs: createdAtMs,
     };
+    // Issue 31: a watched Goal waits on its watch first; its session starts when the watch reports.
+    if (!c && input.watch) this.snap = watchedStart(this.snap, input.watch);
+    if (!c && input.watch) this.lastStatus = 'waiting_watch';
     this.unrecorded = c?.unrecorded ?? [];
     if (!c) {
       this.pending = { directive: {}, record: true, signal: false };
@@ -139,6 +151,7 @@ export class GoalMachine implements RouteHost {
     const seen = this.recent.get(req.commandId);
     if (seen) return seen as GoalControlResult;
     const out = applyControl(this.snap, req, Date.now());
+    if (out.next) out.next = { ...out.next, state: resumedState(out.next, out.next.state) };
     if (out.next) {
       this.note(this.snap.state, out.next, `${req.by ?? 'a person'}: goal ${req.action}`);
       this.snap = out.next;
@@ -299,6 +312,42 @@ export class GoalMachine implements RouteHost {
       else if (deadline > Date.now()) await condition(ready, deadline - Date.now());
       while (this.reports.length > 0) this.handle(this.reports.shift()!);
       this.checkDeadlines();
+      await this.advanceWatch();
+    }
+  }
+
+  /**
+   * Issue 31: runs the watch's check when it is due, moves the Goal on its
+   * report (matched: `active`; timed out: `blocked watch_timed_out`), and
+   * starts the session of a watched Goal that became active.
+   */
+  private async advanceWatch(): Promise<void> {
+    const due = watchDeadline(this.snap);
+    if (due !== null && Date.now() >= due) {
+      const w = await checkWatch(this, this.snap, Date.now());
+      if (this.snap.state.status !== 'waiting_watch') return; // paused or cancelled while it ran: nothing changes
+      const seen = this.snap.watch?.last;
+      this.snap = w.report ? withReport(this.snap, w) : { ...this.snap, watch: w };
+      const r = w.report;
+      if (r?.outcome === 'matched')
+        this.transition({ status: 'active' }, `the release watch (matched after ${r.attempts} checks)`, [r.reportId]);
+      else if (r) {
+        const message = `the watch of ${r.url} saw no ${r.until} in ${r.attempts} checks`;
+        this.transition({ status: 'blocked', code: 'watch_timed_out', message }, 'the release watch timed out');
+      } else if (seen?.status !== w.last?.status || seen?.error !== w.last?.error || w.attempts === 1)
+        this.changed({}, { record: true, signal: false }); // what the checks see changed: `goal show` says it
+      else this.changed({}, { record: false, signal: false }); // the current details show the next check
+      while (this.pending) await this.flush();
+    }
+    if (sessionDue(this.snap)) {
+      try {
+        await startWatchedSession(this, this.snap);
+        this.snap = { ...this.snap, watch: { ...this.snap.watch!, sessionStarted: true } };
+        this.changed({}, { record: true, signal: false });
+      } catch (err) {
+        const message = `the goal's session could not be started: ${String((err as Error).message ?? err).slice(0, 200)}`;
+        this.transition({ status: 'blocked', code: 'session_gone', message }, 'the release watch');
+      }
     }
   }
 
@@ -311,8 +360,10 @@ export class GoalMachine implements RouteHost {
     const st = this.snap.state;
     const times: number[] = [];
     if (st.status === 'backoff') times.push(st.untilMs);
-    if (this.snap.budgets.timeMs !== undefined && ADVANCING.has(st.status))
+    if (this.snap.budgets.timeMs !== undefined && (ADVANCING.has(st.status) || st.status === 'waiting_watch'))
       times.push(this.snap.createdAtMs + this.snap.budgets.timeMs);
+    const watch = watchDeadline(this.snap);
+    if (watch !== null) times.push(watch);
     return times.length > 0 ? Math.min(...times) : null;
   }
 
@@ -327,7 +378,10 @@ export class GoalMachine implements RouteHost {
     });
     if (
       stop?.kind === 'time_budget' &&
-      (st.status === 'active' || st.status === 'waiting_background' || st.status === 'backoff')
+      (st.status === 'active' ||
+        st.status === 'waiting_background' ||
+        st.status === 'backoff' ||
+        st.status === 'waiting_watch')
     ) {
       this.transition({ status: 'budget_limited', kind: 'time_budget', message: stop.message }, 'the time budget');
       this.pending!.notice = { code: stop.notice, message: stop.message };
@@ -385,10 +439,13 @@ export class GoalMachine implements RouteHost {
   }
 
   /** Moves to `state` (the revision moves with it: a prepared continuation is void, GL19), caused by `by`. */
-  private transition(state: GoalState, by: string): void {
+  private transition(state: GoalState, by: string, evidence: string[] = []): void {
     const from = this.snap.state;
     this.snap = { ...this.snap, state, revision: this.snap.revision + 1, updatedAtMs: Date.now() };
-    this.note(from, this.snap, by);
+    // The release watch's report is the evidence of the move it causes (its criterion's receipt).
+    if (evidence.length > 0 && !sameState(from, state))
+      this.unrecorded.push(transitionOf(from, this.snap, by, evidence));
+    else this.note(from, this.snap, by);
     this.changed({});
   }
 
@@ -455,7 +512,8 @@ export class GoalMachine implements RouteHost {
       // Recorded: those leave the buffer (more may have come while the activity ran).
       this.unrecorded.splice(0, transitions.length);
     }
-    if (!p.signal) return;
+    // A watched Goal's session does not exist until its watch reported (advanceWatch starts it).
+    if (!p.signal || (s.watch && !s.watch.sessionStarted)) return;
     const directive: GoalDirective = {
       revision: s.revision,
       status: s.state.status,

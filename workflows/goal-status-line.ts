@@ -1,5 +1,6 @@
 import type { GoalSnapshot } from '../core/goal/contract.js';
 import { markdownLiteral as md } from '../core/ui-text.js';
+import { shownUrl } from './goal-watch.js';
 
 /** `06:41:05 UTC` */
 function clock(ms: number): string {
@@ -22,6 +23,8 @@ export function goalStatusLine(s: GoalSnapshot, at: { turnRunning: boolean; nowM
       return `backoff · ${turns} · ${md(st.cause)}: retry ${st.attempt} at ${clock(st.untilMs)}`;
     case 'waiting_background':
       return `active · ${turns} · waiting for CI (remote observer ${st.taskIds.join(', ')}) · since ${clock(at.nowMs)}`;
+    case 'waiting_watch':
+      return watchLine(s);
     case 'paused':
       return `paused (${st.reason}) · ${turns} · ${md(st.message.slice(0, 200))}`;
     case 'blocked':
@@ -33,4 +36,14 @@ export function goalStatusLine(s: GoalSnapshot, at: { turnRunning: boolean; nowM
     case 'cancelled':
       return `cancelled by ${md(st.by)} after ${s.spent.turns} turn${s.spent.turns === 1 ? '' : 's'}`;
   }
+}
+
+/** `waiting for https://host/path (next check 14:05 UTC) · 3 checks · last: 404` — a watched Goal before its first turn. */
+function watchLine(s: GoalSnapshot): string {
+  const w = s.watch;
+  if (!w) return 'waiting for its watch';
+  const next =
+    w.nextCheckAtMs !== undefined ? ` (next check ${clock(w.nextCheckAtMs).replace(/:\d\d UTC$/, ' UTC')})` : '';
+  const last = w.last ? ` · last: ${w.last.error ? md(w.last.error.slice(0, 120)) : `status ${w.last.status}`}` : '';
+  return `waiting for ${md(shownUrl(w.spec.url))}${next} · ${w.attempts} check${w.attempts === 1 ? '' : 's'}${last}`;
 }

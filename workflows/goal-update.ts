@@ -98,6 +98,7 @@ function settle(criteria: GoalCriterion[], s: Settlement, receipts: Receipts, fo
   const problem = (text: string) => void found.push({ code: 'update_refused', text: `${s.id}${text}` });
   const c = criteria.find((k) => k.id === s.id);
   if (!c) return problem(`: no such criterion (the goal has ${criteria.map((k) => k.id).join(', ') || 'none'})`);
+  if (c.watch) return problem(` is owned by the release watch: only its report settles it`);
   if (c.status !== 'pending' && c.status !== s.status) return problem(` is already ${c.status}`);
   if (s.status === 'dropped') {
     // An evidence criterion is settled by a passing check, never dropped by the model: that would skip the check.

@@ -4,6 +4,7 @@ import { TERMINAL_GOAL_STATUSES } from '../../core/goal/status.js';
 import type { SessionRow } from '../../activities/projection/index.js';
 import type { GoalLive } from './goal-live.js';
 import { statusWithReason } from './goal-list.js';
+import { waitingWatchLine, watchLines } from './goal-watch-view.js';
 
 /** Everything `zuno goal show` prints. */
 export interface GoalView {
@@ -66,6 +67,8 @@ function statusLine(s: GoalSnapshot): string {
   switch (st.status) {
     case 'backoff':
       return `backoff: retrying after ${st.cause} at ${when(st.untilMs)} (attempt ${st.attempt})`;
+    case 'waiting_watch':
+      return waitingWatchLine(s);
     case 'waiting_background':
       return `waiting for remote observer${st.taskIds.length === 1 ? '' : 's'} ${st.taskIds.join(', ')}`;
     case 'cancelled':
@@ -120,7 +123,7 @@ export function renderGoal(v: GoalView, nowMs: number): string {
   const out: string[] = [];
   out.push(`goal ${s.goalId} · ${statusWithReason(s)} · revision ${s.revision}`);
   out.push(`objective   ${s.objective.split('\n').join('\n            ')}`);
-  out.push(`status      ${statusLine(s)}`);
+  out.push(`status      ${statusLine(s)}`, ...watchLines(s));
   const sess = v.session;
   out.push(
     `session     ${s.sessionId}${sess ? ` · workspace ${sess.workspace} · model ${sess.provider}/${sess.model}` : ''} (zuno session show ${s.sessionId})`,

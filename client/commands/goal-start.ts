@@ -20,9 +20,10 @@ import { sessionMetaFor } from '../session-meta.js';
 import { noteUnknownWindow } from '../compaction-config.js';
 import { recordSessionStart } from '../session-admit.js';
 import { resolveWorkspace } from './run-plan.js';
+import { goalWatchInput, type GoalWatchFlags } from '../goal-watch-input.js';
 
 /** Options of `zuno goal start`. */
-export interface GoalStartOptions extends GoalBudgetFlags {
+export interface GoalStartOptions extends GoalBudgetFlags, GoalWatchFlags {
   dir?: string;
   model?: string;
   script?: string;
@@ -117,6 +118,7 @@ async function startAndFollow(
   const notify: Notify = opts.json ? null : (line) => sink.err(`${line}\n`);
   // Everything that can be checked offline is checked before anything starts or is written.
   const input = goalStartInput(objectiveText, opts);
+  const watched = goalWatchInput(opts);
   const workspace = resolveWorkspace(opts.dir ?? process.cwd());
   const sessionId = newSessionId();
   // A script citing a receipt ({{receipt:<callId>}}) is filled by the local provider as it serves each reply.
@@ -154,13 +156,7 @@ async function startAndFollow(
     temporal,
     route: serving.route,
   });
-  const goal: GoalWorkflowStart = {
-    goalId: newGoalId(),
-    objective: input.objective,
-    criteria: input.criteria,
-    budgets,
-    meta,
-  };
+  const goal = goalToStart(input, budgets, meta, watched);
   const started = await startRecorded({
     temporal,
     baseQueue: temporal.baseQueue,
@@ -172,7 +168,7 @@ async function startAndFollow(
   });
   early.followed = true;
   handOverSigint();
-  notify?.(`goal ${started.goalId} started (session ${sessionId})`);
+  notify?.(`goal ${started.goalId} started (session ${sessionId}${watched ? ' starts when the watch reports' : ''})`);
   // CP6: a model with no known window is never compacted before a request; say so once.
   noteUnknownWindow(meta, notify);
   return driveGoal({
@@ -188,6 +184,23 @@ async function startAndFollow(
     scripted: script !== undefined,
     command: 'zuno goal start',
   });
+}
+
+/** The Goal to start: the person's input, and a watch with the criterion it owns listed first (issue 31). */
+function goalToStart(
+  input: ReturnType<typeof goalStartInput>,
+  budgets: GoalWorkflowStart['budgets'],
+  meta: GoalWorkflowStart['meta'],
+  watched: ReturnType<typeof goalWatchInput>,
+): GoalWorkflowStart {
+  return {
+    goalId: newGoalId(),
+    objective: input.objective,
+    criteria: watched ? [watched.criterion, ...input.criteria] : input.criteria,
+    budgets,
+    meta,
+    ...(watched ? { watch: watched.watch } : {}),
+  };
 }
 
 /**

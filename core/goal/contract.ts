@@ -5,6 +5,7 @@ import type { TurnOutcome } from '../session/outcome.js';
 import type { GoalBudgets } from './budgets.js';
 import type { GoalState } from './status.js';
 import type { ErrorCode } from '../error-codes.js';
+import type { GoalWatchSpec, GoalWatchState } from './watch.js';
 
 /**
  * The contract of the `goal` workflow (DESIGN.md §3 Goal row, SPEC-DIGEST
@@ -30,6 +31,11 @@ export interface GoalCriterion {
    * space collapsed) satisfies it. Absent: any passing receipt (as before).
    */
   check?: string;
+  /**
+   * Owned by the Goal's release watch (issue 31): only the watch's matched
+   * report satisfies it (evidence `wr_<goalId>`); no tool call settles it.
+   */
+  watch?: true;
   /** `pending` until settled; `satisfied` (with evidence when needed) or `dropped` (no longer applies). */
   status: 'pending' | 'satisfied' | 'dropped';
   /** The receipt that satisfied it: `rcp_…` of a shell call in this Goal's session. */
@@ -67,6 +73,8 @@ export interface GoalSnapshot {
   uncertain?: { callId: string; tool: string; cause: string }[];
   /** While paused `required_input` (GL39): the question the Goal waits on. */
   question?: { requestId: string; text: string; revision: number };
+  /** The release watch (issue 31): what it checks, how it stands, its report once it woke the Goal. */
+  watch?: GoalWatchState;
   /** The receipt of the last completion audit that refused (shown by `goal show`). */
   lastAudit?: { ok: boolean; problems: string[]; atMs: number };
   /**
@@ -107,8 +115,13 @@ export interface GoalTransition {
 export interface GoalWorkflowInput {
   goalId: string;
   objective: string;
-  criteria: { text: string; needsEvidence: boolean; check?: string }[];
+  criteria: { text: string; needsEvidence: boolean; check?: string; watch?: true }[];
   budgets: GoalBudgets;
+  /**
+   * A release watch (issue 31): the Goal waits (`waiting_watch`) until it
+   * reports, and only then starts its session — the client does not.
+   */
+  watch?: GoalWatchSpec;
   /** The session the Goal drives (`session/<sessionId>`, started by the client right after the goal: client/goal-start.ts). */
   session: SessionMeta;
   /** When the client asked for the goal (informational: the goal's own clock starts at its workflow's start). */

@@ -22,6 +22,7 @@ export type GoalBudgetKind = 'token_budget' | 'tool_call_budget' | 'time_budget'
  * - `active`: it keeps advancing (GL1);
  * - `backoff`: active, waiting out one persisted retry delay (GL5) — user input ends the wait early;
  * - `waiting_background`: active, a remote observer runs; no auto-continuation until it reports (GL26);
+ * - `waiting_watch`: a release watch checks a URL before the Goal's first turn (issue 31); no session, no tokens yet;
  * - `paused` with a {@link GoalPauseReason}: a person must act (resume, answer, Resume goal / Keep paused);
  * - `blocked` with a code: the setup or durable state is broken (GL7);
  * - `budget_limited` with a {@link GoalBudgetKind}: the overall budget is spent (GL10);
@@ -32,6 +33,7 @@ export type GoalState =
   | { status: 'active' }
   | { status: 'backoff'; untilMs: number; attempt: number; cause: string }
   | { status: 'waiting_background'; taskIds: string[] }
+  | { status: 'waiting_watch' }
   | { status: 'paused'; reason: GoalPauseReason; message: string }
   | { status: 'blocked'; code: string; message: string }
   | { status: 'budget_limited'; kind: GoalBudgetKind; message: string }
@@ -75,6 +77,7 @@ export const GOAL_STATUSES = [
   'active',
   'backoff',
   'waiting_background',
+  'waiting_watch',
   'paused',
   'blocked',
   'budget_limited',

@@ -25,6 +25,8 @@ import type { CompactionSettings, ContextWindow } from '../../core/compaction/se
 import { localProvider } from '../../client/zuno-config.js';
 import { connectClient } from '../../worker/connection.js';
 import { createZunoWorker } from '../../worker/worker.js';
+import type { NetworkSessionConfig } from '../../core/network.js';
+import type { GoalWatchSpec } from '../../core/goal/watch.js';
 
 /** A test environment: real Temporal (given address), a real store, a real in-process worker on a unique task queue. */
 export interface Harness {
@@ -72,12 +74,16 @@ export interface RunSessionOptions {
   compaction?: CompactionSettings;
   /** The session's MCP servers (issue 30; default: none). */
   mcp?: McpSessionConfig;
+  /** zuno.json `network` as resolved (issue 31): the private allowlist, the search backend. */
+  network?: NetworkSessionConfig;
 }
 
 /** What a Goal adds to a session start. */
 export interface GoalStartOptions {
-  criteria?: { text: string; needsEvidence: boolean; check?: string }[];
+  criteria?: { text: string; needsEvidence: boolean; check?: string; watch?: true }[];
   budgets?: GoalBudgets;
+  /** A release watch (issue 31): the Goal starts its session when it reports. */
+  watch?: GoalWatchSpec;
 }
 
 export interface StartedGoalRun extends StartedGoal {
@@ -168,6 +174,7 @@ export async function createHarness(opts: {
     ...(o.context ? { context: o.context } : {}),
     ...(o.compaction ? { compaction: o.compaction } : {}),
     ...(o.mcp ? { mcp: o.mcp } : {}),
+    ...(o.network ? { network: o.network } : {}),
   });
   const startScriptedGoal = async (o: RunSessionOptions & GoalStartOptions): Promise<StartedGoalRun> => {
     const provider = await startLocalProvider({ script: o.script });
@@ -178,6 +185,7 @@ export async function createHarness(opts: {
       criteria: o.criteria ?? [],
       budgets: o.budgets ?? {},
       meta,
+      ...(o.watch ? { watch: o.watch } : {}),
     }).catch(async (err) => {
       await provider.close();
       throw err;

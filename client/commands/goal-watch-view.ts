@@ -1,0 +1,59 @@
+import { formatDuration } from '../../core/goal/budgets.js';
+import type { GoalSnapshot } from '../../core/goal/contract.js';
+import { watchConditionText } from '../../core/goal/watch.js';
+
+/** `2024-05-01 14:03 UTC` */
+function minute(ms: number): string {
+  return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+/** `https://host/path`: no query, no credentials. */
+function shown(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${u.pathname}`;
+  } catch {
+    return url.slice(0, 80);
+  }
+}
+
+/**
+ * The status line of a Goal waiting on its release watch (issue 31):
+ * `waiting for https://registry/pkg (next check 14:05 UTC)`. Pure.
+ */
+export function waitingWatchLine(s: GoalSnapshot): string {
+  const w = s.watch;
+  if (!w) return 'waiting for its watch';
+  const next = w.nextCheckAtMs !== undefined ? ` (next check ${minute(w.nextCheckAtMs)})` : '';
+  return `waiting for ${shown(w.spec.url)}${next}`;
+}
+
+/**
+ * The `watch` lines of `zuno goal show` (issue 31): what is watched, how the
+ * checks went, and the report once there is one. Empty for a Goal without a
+ * watch. Pure.
+ */
+export function watchLines(s: GoalSnapshot): string[] {
+  const w = s.watch;
+  if (!w) return [];
+  const out = [
+    `watch       ${shown(w.spec.url)} until ${watchConditionText(w.spec.until)} · every ${formatDuration(w.spec.everyMs)} · gives up after ${formatDuration(w.spec.timeoutMs)}`,
+  ];
+  const last = w.last ? ` · last ${minute(w.last.atMs)}: ${w.last.error ?? `status ${w.last.status ?? '?'}`}` : '';
+  out.push(`            ${w.attempts} check${w.attempts === 1 ? '' : 's'}${last}`);
+  const r = w.report;
+  if (r) {
+    const value = r.value !== undefined ? ` (value ${r.value})` : '';
+    out.push(
+      `            report ${r.reportId}: ${r.outcome === 'matched' ? `matched${value}` : 'timed out'} at ${minute(r.atMs)} · session ${w.sessionStarted ? 'started' : 'not started yet'}`,
+    );
+  }
+  return out;
+}
+
+/** What a follower says when a Goal starts waiting on its watch: `waiting for https://… until json … (a check every 5m)`. Pure. */
+export function watchingLine(s: GoalSnapshot): string {
+  const w = s.watch;
+  if (!w) return 'waiting for its release watch';
+  return `waiting for ${shown(w.spec.url)} until ${watchConditionText(w.spec.until)} (a check every ${formatDuration(w.spec.everyMs)})`;
+}
