@@ -2,7 +2,6 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync 
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import type { Client } from '@temporalio/client';
-import type { temporal } from '@temporalio/proto';
 import { beforeAll, expect, inject, it } from 'vitest';
 import { newGoalId } from '../../client/goal-start.js';
 import { newSessionId } from '../../client/session-start.js';
@@ -24,6 +23,7 @@ import { startTestDevServer } from '../helpers/dev-server.js';
 import { createHarness, type StartedGoalRun } from '../helpers/harness.js';
 import { createProcessHarness, useCleanups } from '../helpers/session.js';
 import { waitFor, type WorkerProcess } from '../helpers/worker-process.js';
+import { historyOf, quiescent, startedAttempts, type HistoryEvent } from '../helpers/history.js';
 
 /**
  * Issue 10 Must show: a Goal survives its worker being SIGKILLed during a
@@ -53,8 +53,6 @@ async function processHarness(prefix: string, opts: { address?: string } = {}) {
   return ph;
 }
 
-type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
-
 /** Tool activities that heartbeat every few hundred ms: a dead worker's activity times out within 2 s. */
 const FAST_HEARTBEATS: ActivityDefaults = {
   ...DEFAULT_ACTIVITY_DEFAULTS,
@@ -63,34 +61,6 @@ const FAST_HEARTBEATS: ActivityDefaults = {
 
 async function goalOf(client: Client, g: StartedGoalRun): Promise<GoalSnapshot> {
   return client.workflow.getHandle(g.workflowId).query<GoalSnapshot>('goal');
-}
-
-async function historyOf(client: Client, workflowId: string): Promise<HistoryEvent[]> {
-  return (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
-}
-
-/** The attempt numbers of every start of activity type `name` in `events` (one entry per started attempt). */
-function startedAttempts(events: HistoryEvent[], name: string): number[] {
-  const scheduled = new Map(events.map((e) => [Number(e.eventId), e]));
-  return events
-    .filter(
-      (e) =>
-        e.activityTaskStartedEventAttributes &&
-        scheduled.get(Number(e.activityTaskStartedEventAttributes.scheduledEventId))
-          ?.activityTaskScheduledEventAttributes?.activityType?.name === name,
-    )
-    .map((e) => e.activityTaskStartedEventAttributes!.attempt ?? 0);
-}
-
-/**
- * true when the workflow has no workflow task pending and no activity but those named `running` (the
- * long-lived ones that are the point of the test): a kill now lands in the steady state under test, not
- * in a projection write (whose loss only costs its 60 s start-to-close timeout).
- */
-async function quiescent(client: Client, workflowId: string, running: string[] = []): Promise<boolean> {
-  const { raw } = await client.workflow.getHandle(workflowId).describe();
-  const activities = (raw.pendingActivities ?? []).map((a) => a.activityType?.name ?? '');
-  return !raw.pendingWorkflowTask && activities.every((a) => running.includes(a));
 }
 
 const eventMs = (e: HistoryEvent) => Number(e.eventTime!.seconds) * 1000 + Math.round((e.eventTime!.nanos ?? 0) / 1e6);

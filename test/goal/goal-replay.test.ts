@@ -1,6 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
@@ -232,5 +234,45 @@ describe('goal workflow determinism', () => {
     // The observer's wait was held by the session workflow (patched('zuno-remote-observer-v1')): polls between timers.
     expect(session).toContain('"bgObserverPoll"');
     expect(session).not.toContain('"bgCommand"');
+  }, 60_000);
+
+  it('replays a release-watching goal: checks on timers, then its own session start and completion (issue 31)', async () => {
+    let checks = 0;
+    const registry = createServer((_req, res) => {
+      checks += 1;
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ 'dist-tags': { latest: checks < 3 ? '1.0.0' : '2.0.0' } }));
+    });
+    await new Promise<void>((r) => registry.listen(0, '127.0.0.1', r));
+    const g = await h.startScriptedGoal({
+      workspace: workspace(),
+      prompt: 'When pkg 2.0.0 is out, say so',
+      network: { allowPrivate: ['127.0.0.1'] },
+      watch: {
+        url: `http://127.0.0.1:${(registry.address() as AddressInfo).port}/pkg`,
+        until: { kind: 'json', path: 'dist-tags.latest', equals: '2.0.0' },
+        everyMs: 1_000,
+        timeoutMs: 600_000,
+      },
+      criteria: [{ text: 'pkg 2.0.0 is out', needsEvidence: true, watch: true }],
+      script: {
+        replies: [
+          {
+            toolCalls: [{ id: 'call_done', name: 'goal_update', arguments: { expected_revision: 2, complete: true } }],
+          },
+          { text: 'pkg 2.0.0 is out.' },
+        ],
+      },
+    });
+    try {
+      expect((await g.result()).state.status).toBe('completed');
+      expect((await g.sessionResult()).status).toBe('completed');
+    } finally {
+      await g.closeProvider();
+      registry.close();
+    }
+    const { goal } = await replayBoth(g, 'watch');
+    expect(goal).toContain('"watchProbe"');
+    expect(goal).toContain('"startGoalSession"');
   }, 60_000);
 });

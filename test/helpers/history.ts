@@ -17,7 +17,8 @@ export interface ActivityRun {
   ranBy?: string;
 }
 
-type HistoryEvent = NonNullable<
+/** One event of a fetched workflow history. */
+export type HistoryEvent = NonNullable<
   Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['fetchHistory']>>['events']
 >[number];
 
@@ -98,4 +99,33 @@ export async function replayExported(
   if (process.env.ZUNO_RECORD_HISTORY === '1')
     writeFileSync(join(import.meta.dirname, '..', 'fixtures', 'histories', name), json);
   return history;
+}
+
+/** The workflow's history events, in order. */
+export async function historyOf(client: Client, workflowId: string): Promise<HistoryEvent[]> {
+  return (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+}
+
+/** The attempt numbers of every start of activity type `name` in `events` (one entry per started attempt). */
+export function startedAttempts(events: HistoryEvent[], name: string): number[] {
+  const scheduled = new Map(events.map((e) => [Number(e.eventId), e]));
+  return events
+    .filter(
+      (e) =>
+        e.activityTaskStartedEventAttributes &&
+        scheduled.get(Number(e.activityTaskStartedEventAttributes.scheduledEventId))
+          ?.activityTaskScheduledEventAttributes?.activityType?.name === name,
+    )
+    .map((e) => e.activityTaskStartedEventAttributes!.attempt ?? 0);
+}
+
+/**
+ * true when the workflow has no workflow task pending and no activity but those named `running` (the
+ * long-lived ones that are the point of the test): a kill now lands in the steady state under test, not
+ * in a projection write (whose loss only costs its 60 s start-to-close timeout).
+ */
+export async function quiescent(client: Client, workflowId: string, running: string[] = []): Promise<boolean> {
+  const { raw } = await client.workflow.getHandle(workflowId).describe();
+  const activities = (raw.pendingActivities ?? []).map((a) => a.activityType?.name ?? '');
+  return !raw.pendingWorkflowTask && activities.every((a) => running.includes(a));
 }
