@@ -298,6 +298,29 @@ describe('web_search rate limit (token bucket)', () => {
     await client.close();
   });
 
+  it('cancellation reaches a query waiting for its token: nothing more is sent', async () => {
+    const f = await fake({}, { hold: false });
+    const clock = manualClock();
+    const client = new PublicHttpClient({ allowPrivate: ['127.0.0.1'] });
+    const ac = new AbortController();
+    const batch = runSearchBatch(['w0', 'w1', 'w2'], {
+      backend: new SearxngBackend(network(f, 'abort').search!, client),
+      bucket: new TokenBucket(1, 1, clock),
+      concurrency: 1,
+      maxResults: 5,
+      maxWaitMs: 10 * 60_000,
+      signal: ac.signal,
+    });
+    await until(() => f.requests.length === 1 && clock.sleepers() === 1, 'the second query waiting for its token');
+    ac.abort();
+    const outcomes = await batch;
+    expect(outcomes.map((o) => ('failure' in o ? o.failure.category : 'ok'))).toEqual(['ok', 'cancelled', 'cancelled']);
+    expect(clock.sleepers()).toBe(0);
+    clock.advance(10 * 60_000);
+    expect(f.requests.map((q) => q.query)).toEqual(['w0']);
+    await client.close();
+  });
+
   it('a backend answering 429 is rate-limited for that query only', async () => {
     const f = await fake(
       { busy: { status: 429 }, fine: { results: [{ url: 'https://f.example/' }] } },
