@@ -42,6 +42,12 @@ const WORK_TOOLS = ['plan_get', 'plan_update', 'todo_get', 'todo_update'] as con
 const CHANGE_TOOLS = ['write', 'apply_patch', 'shell', 'bg', 'report_write'] as const;
 /** The delegation family (DC14): `task`, `job`, `council_run`. */
 const DELEGATION_TOOLS = ['task', 'job', 'council_run'] as const;
+/**
+ * Web tools (issue 31, NW5: ReadOnly and Safe; offered only where the
+ * session's `network` settings enable them). Not a Council reviewer's: a
+ * reviewer judges the diff in front of it, not pages an attacker may write.
+ */
+const WEB_TOOLS = ['web_search'] as const;
 /** Tools that reach the person: a child never asks the user (DC20). */
 export const USER_FACING_TOOLS: readonly string[] = ['question', 'question_async'];
 /** Tools bound to the session a Goal drives: never in a child's catalog (a child has no Goal). */
@@ -78,7 +84,15 @@ export const AGENT_ROLES: Readonly<Record<string, AgentRole>> = {
       'Never hand the whole objective to a child.',
       'Never delegate a decision that needs the user; ask the user yourself.',
     ],
-    tools: [...READ_TOOLS, ...CHANGE_TOOLS, ...WORK_TOOLS, ...DELEGATION_TOOLS, ...USER_FACING_TOOLS, ...GOAL_TOOLS],
+    tools: [
+      ...READ_TOOLS,
+      ...WEB_TOOLS,
+      ...CHANGE_TOOLS,
+      ...WORK_TOOLS,
+      ...DELEGATION_TOOLS,
+      ...USER_FACING_TOOLS,
+      ...GOAL_TOOLS,
+    ],
     readOnly: false,
     output: 'free_text',
   },
@@ -92,7 +106,7 @@ export const AGENT_ROLES: Readonly<Record<string, AgentRole>> = {
     ],
     boundaries: ['Never change a file or run a command.', 'Never delegate.'],
     // The user-facing tools serve a plan a person started; a delegated plan never gets them (catalogFor).
-    tools: [...READ_TOOLS, ...WORK_TOOLS, ...USER_FACING_TOOLS],
+    tools: [...READ_TOOLS, ...WEB_TOOLS, ...WORK_TOOLS, ...USER_FACING_TOOLS],
     readOnly: true,
     output: 'task_report',
   },
@@ -105,7 +119,7 @@ export const AGENT_ROLES: Readonly<Record<string, AgentRole>> = {
       'Report what you found with file and line references, and what you could not find.',
     ],
     boundaries: ['Never change a file or run a command.', 'Never delegate.'],
-    tools: [...READ_TOOLS],
+    tools: [...READ_TOOLS, ...WEB_TOOLS],
     readOnly: true,
     output: 'task_report',
   },
@@ -121,7 +135,7 @@ export const AGENT_ROLES: Readonly<Record<string, AgentRole>> = {
       'Never recursively hand off the whole original objective.',
       'Never widen a child beyond your own tools or permissions.',
     ],
-    tools: [...READ_TOOLS, ...CHANGE_TOOLS, ...WORK_TOOLS, ...DELEGATION_TOOLS, ...USER_FACING_TOOLS],
+    tools: [...READ_TOOLS, ...WEB_TOOLS, ...CHANGE_TOOLS, ...WORK_TOOLS, ...DELEGATION_TOOLS, ...USER_FACING_TOOLS],
     readOnly: false,
     output: 'task_report',
   },

@@ -221,6 +221,14 @@ export const ERROR_CODES = {
   upstream_stream_incomplete:
     'The provider stream ended without its end marker (PR4); retried, partial output discarded.',
   usage_error: 'The command line is wrong (malformed id or argument).',
+  web_search_backend_failed:
+    'A web_search backend answered with an error status or a body that is not its search JSON; only the provider, scheme, host, path and status are named (NW4).',
+  web_search_key_missing:
+    'The environment variable network.search.key_env names is unset or empty where the tool runs; nothing was sent.',
+  web_search_rate_limited:
+    'A web_search query was not sent: the configured rate (network.search.rate_per_minute) left no request for it in time, or the backend answered 429.',
+  web_search_unconfigured:
+    'web_search was called in a session without a search backend: set network.search in zuno.json (docs/web.md).',
   work_state_unavailable: "The session's work state (Plan/Todos) is not available on this worker.",
   worker_failed: 'The worker service exited while starting.',
   worker_shutdown: 'The worker is shutting down; the activity is retried on another attempt.',

@@ -13,7 +13,13 @@ import { createModelStep } from '../activities/session/model-step.js';
 import { createDelegationActivities } from '../activities/delegation/delegation-activities.js';
 import { createToolActivities } from '../activities/session/tool-activity.js';
 import type { ProjectionStore } from '../activities/projection/types.js';
-import { goalOnlyTools, mcpOnlyTools, toolImplementations, toolSpecs } from '../activities/tools/index.js';
+import {
+  conditionalTools,
+  goalOnlyTools,
+  mcpOnlyTools,
+  toolImplementations,
+  toolSpecs,
+} from '../activities/tools/index.js';
 import { INTERRUPT_DELIVERY_MS } from '../core/session/interrupt.js';
 import { workflowBundlePath } from './workflow-bundle.js';
 import { boundHeapGrowth } from './heap.js';
@@ -277,6 +283,7 @@ function activityOptions(
         toolSpecs: toolSpecs(),
         goalOnly: goalOnlyTools(),
         mcpOnly: mcpOnlyTools(),
+        conditional: conditionalTools(),
         mcp,
       }),
       compactSession: createCompactSession({ store: opts.store }),

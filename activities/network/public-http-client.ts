@@ -82,13 +82,16 @@ export class PublicHttpClient {
       [AbortSignal.timeout(limits.totalTimeoutMs), ...(limits.signal ? [limits.signal] : [])].filter(Boolean),
     );
     let current = this.checked(url, 'url', elapsed);
+    const origin = current.origin;
     for (let hop = 0; ; hop++) {
       const phase: NetworkPhase = hop === 0 ? 'connect' : 'redirect';
       if (proxyFor(current, this.env)) {
         const fail = `a proxy is configured for ${current.protocol}//${current.host} and the web tools do not use proxies yet`;
         throw new NetworkError('network_proxy_unsupported', phase, fail, elapsed());
       }
-      const res = await this.send(current, limits, signal, phase, elapsed);
+      // A hop to another origin never carries the caller's credentials (an API key's Authorization header).
+      const headers = current.origin === origin ? limits.headers : withoutCredentials(limits.headers);
+      const res = await this.send(current, { ...limits, headers }, signal, phase, elapsed);
       const location = res.headers.location;
       if (REDIRECTS.has(res.statusCode) && typeof location === 'string') {
         await res.body.dump().catch(() => undefined);
@@ -224,6 +227,13 @@ async function readCapped(
     );
   }
   return Buffer.concat(chunks);
+}
+
+/** `headers` without `authorization`, `proxy-authorization` and `cookie` (any case). */
+function withoutCredentials(headers: Record<string, string> | undefined): Record<string, string> | undefined {
+  if (!headers) return undefined;
+  const secret = new Set(['authorization', 'proxy-authorization', 'cookie']);
+  return Object.fromEntries(Object.entries(headers).filter(([k]) => !secret.has(k.toLowerCase())));
 }
 
 /** Response headers as one string each (repeated headers joined by `, `). */

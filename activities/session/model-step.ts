@@ -3,6 +3,7 @@ import { EV } from '../../core/events.js';
 import { assistantMessageId } from '../../core/ids.js';
 import type { ModelMessage, ToolSpec, WireSurface } from '../../core/messages.js';
 import type { ModelStepInput, ModelStepResult } from '../../core/session/activities.js';
+import type { SessionMeta } from '../../core/session/meta.js';
 import type { ProjectionStore, ProjectionWrite, StepDeletion } from '../projection/types.js';
 import type { ModelResponse } from '../providers/types.js';
 import { DeltaBuffer } from './delta-buffer.js';
@@ -38,6 +39,8 @@ export interface ModelStepDeps {
   goalOnly?: ReadonlySet<string>;
   /** Tools offered only while some MCP schemas are deferred (`tool_search`, TD12, MC2). */
   mcpOnly?: ReadonlySet<string>;
+  /** Why a session is not offered a tool, for the tools offered only under a condition (`web_search`: `network.search`). */
+  conditional?: ReadonlyMap<string, (meta: SessionMeta) => string | undefined>;
   /** The worker's MCP connections (issue 30); absent: MCP servers are not reachable from this worker. */
   mcp?: McpHub;
 }
@@ -147,9 +150,22 @@ class ModelSteps {
   /** The built-in tools a session is offered: its catalog (DC2/DC9), without the Goal tools unless a Goal drives it. */
   private offered(meta: ModelStepInput['meta']): ToolSpec[] {
     const all = meta.goal ? this.deps.toolSpecs.filter((t) => !this.deps.mcpOnly?.has(t.name)) : this.ordinaryTools;
-    if (!meta.tools && !meta.agent) return all;
+    const conditional = this.deps.conditional;
+    const usable = conditional ? all.filter((t) => !conditional.get(t.name)?.(meta)) : all;
+    if (!meta.tools && !meta.agent) return usable;
     const catalog = new Set(sessionCatalog(meta, this.allNames));
-    return all.filter((t) => catalog.has(t.name));
+    return usable.filter((t) => catalog.has(t.name));
+  }
+
+  /** The tools of the session's catalog its settings leave out, with why (a call of one is refused with it). */
+  private withheld(meta: ModelStepInput['meta']): ReadonlyMap<string, string> {
+    const catalog = meta.tools || meta.agent ? new Set(sessionCatalog(meta, this.allNames)) : undefined;
+    const out = new Map<string, string>();
+    for (const [name, why] of this.deps.conditional ?? []) {
+      const reason = catalog && !catalog.has(name) ? undefined : why(meta);
+      if (reason) out.set(name, reason);
+    }
+    return out;
   }
 
   /**
@@ -314,7 +330,7 @@ class ModelSteps {
         ...(response.requestId ? { requestId: response.requestId } : {}),
         ...(meta.permission ? { subjectsIn: meta.workspace } : {}),
         ...(meta.tools || meta.agent ? { catalog: sessionCatalog(meta, this.allNames) } : {}),
-        ...(tools.length > 0 ? { offered: tools.map((t) => t.name) } : {}),
+        ...(tools.length > 0 ? { offered: tools.map((t) => t.name), withheld: this.withheld(meta) } : {}),
         ...(mcp
           ? { mcp: mcp.tools, refusedMcp: (name: string) => refusedMcpCall(mcp, name, meta.mcp?.access ?? 'all') }
           : {}),

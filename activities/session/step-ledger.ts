@@ -37,6 +37,8 @@ export interface LedgerTarget {
   mcp?: ReadonlyMap<string, McpCatalogTool>;
   /** The names the request offered: what an `unavailable` refusal lists (absent: every declared tool). */
   offered?: readonly string[];
+  /** The session's tools its settings leave out of the request, with why (`web_search` without `network.search`). */
+  withheld?: ReadonlyMap<string, string>;
   /** Why an unoffered MCP-looking name is refused, when the step knows (mcp-offer.ts `refusedMcpCall`). */
   refusedMcp?: (name: string) => { category: 'denied' | 'unavailable'; message: string } | undefined;
 }
@@ -149,6 +151,9 @@ function validateCall(target: LedgerTarget, call: { name: string; argsJson: stri
   if (mcpTool) return validateMcpCall(mcpTool, call.argsJson);
   const refused = target.refusedMcp?.(call.name);
   if (refused) return { ok: false, ...refused };
+  // A tool the session's settings leave out says how to enable it.
+  const withheld = target.withheld?.get(call.name);
+  if (withheld) return { ok: false, category: 'unavailable', message: withheld };
   // A built-in tool the request did not offer (the Goal tools outside a Goal, tool_search with nothing deferred)
   // is not callable either; the model is told what it was offered (MCP tools included), not a reason from a body.
   if (target.offered && !target.offered.includes(call.name)) {

@@ -18,6 +18,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { ToolSpec } from '../../core/messages.js';
+import type { SessionMeta } from '../../core/session/meta.js';
 import { declaredTools, type ActivityToolName, type ToolArgs, type ToolName } from '../../core/tools/registry.js';
 import type { ToolDeclaration, ToolResult } from '../../core/tools/types.js';
 import { sourceRelative } from '../infra/install-root.js';
@@ -37,6 +38,7 @@ import { todoUpdateTool } from './todo-update.js';
 import { questionAsyncTool, questionTool } from './question-tools.js';
 import { jobTool } from './job.js';
 import { toolSearchTool } from './tool-search.js';
+import { webSearchTool } from './web-search/index.js';
 import type { ToolBody } from './tool-body.js';
 import { writeTool } from './write.js';
 import { runTool } from './wrapper.js';
@@ -118,6 +120,7 @@ const bodies: { [N in ActivityToolName]: ToolBody<ToolArgs<N>> } = {
   question_async: questionAsyncTool,
   job: jobTool,
   tool_search: toolSearchTool,
+  web_search: webSearchTool,
 };
 
 function isActivityTool(name: ToolName): name is ActivityToolName {
@@ -151,6 +154,15 @@ export function mcpOnlyTools(): ReadonlySet<string> {
 /** Names of the tools that work only in a session a Goal drives (their bodies declare `needsGoal`). */
 export function goalOnlyTools(): ReadonlySet<string> {
   return new Set(Object.values(toolImplementations).flatMap((t) => (t.body.needsGoal ? [t.name] : [])));
+}
+
+/** Why a session is not offered a tool, by tool name, for the tools whose bodies declare `unavailableIn`. */
+export function conditionalTools(): ReadonlyMap<string, (meta: SessionMeta) => string | undefined> {
+  return new Map(
+    Object.values(toolImplementations).flatMap((t) =>
+      t.body.unavailableIn ? [[t.name, t.body.unavailableIn.bind(t.body)] as const] : [],
+    ),
+  );
 }
 
 /** The tool specs offered to the model (name, description, JSON Schema), for the given names or all declared tools. */

@@ -5,6 +5,7 @@
  */
 import type { z } from 'zod';
 import type { BackgroundFacts, ToolActivityFacts, ToolResult } from '../../core/tools/types.js';
+import type { SessionMeta } from '../../core/session/meta.js';
 
 export type { BackgroundFacts, ToolActivityFacts } from '../../core/tools/types.js';
 import type { ToolContext } from './context.js';
@@ -34,6 +35,13 @@ export interface ToolBody<Args> {
   needsJobs?: boolean;
   /** The call reaches the session's MCP servers through `ctx.mcp` (issue 30). */
   needsMcp?: boolean;
+  /**
+   * Why a session is not offered the tool, or undefined when it is (e.g.
+   * `web_search` without `network.search`): modelStep leaves it out of the
+   * request, and a call that arrives anyway is blocked `unavailable` with
+   * this reason.
+   */
+  unavailableIn?(meta: SessionMeta): string | undefined;
   /** Who applies the TD9 caps (default `capped`). */
   output?: ToolOutputCap;
   /** BG6 facts read from a successful result's data. */

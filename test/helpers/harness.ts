@@ -1,5 +1,6 @@
 import type { PermissionPolicy } from '../../core/permission/types.js';
 import type { McpSessionConfig } from '../../core/mcp/types.js';
+import type { NetworkSessionConfig } from '../../core/network.js';
 import type { ProviderConfig } from '../../core/provider-config.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,7 +26,6 @@ import type { CompactionSettings, ContextWindow } from '../../core/compaction/se
 import { localProvider } from '../../client/zuno-config.js';
 import { connectClient } from '../../worker/connection.js';
 import { createZunoWorker } from '../../worker/worker.js';
-import type { NetworkSessionConfig } from '../../core/network.js';
 import type { GoalWatchSpec } from '../../core/goal/watch.js';
 
 /** A test environment: real Temporal (given address), a real store, a real in-process worker on a unique task queue. */

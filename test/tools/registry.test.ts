@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { toolDeclarations, validateToolCall } from '../../core/tools/registry.js';
-import { toolCatalogue, toolImplementations, toolSpecs } from '../../activities/tools/index.js';
+import { conditionalTools, toolCatalogue, toolImplementations, toolSpecs } from '../../activities/tools/index.js';
 
 describe('tool declarations and validateToolCall (TD1, TD3, TD8)', () => {
   it('read/glob/grep are ReadOnly, replay Safe, ParallelSafe', () => {
@@ -90,6 +90,7 @@ describe('tool declarations and validateToolCall (TD1, TD3, TD8)', () => {
       'job',
       'council_run',
       'tool_search',
+      'web_search',
     ]);
     expect(Object.keys(toolCatalogue)).toEqual(Object.keys(toolDeclarations));
     // Delegating tools are a declared kind of their own: child workflows, no activity body (DC14).
@@ -98,5 +99,32 @@ describe('tool declarations and validateToolCall (TD1, TD3, TD8)', () => {
     expect(Object.keys(toolImplementations)).toEqual(
       Object.keys(toolDeclarations).filter((n) => !delegating.includes(n)),
     );
+  });
+
+  it('web_search: ReadOnly, Safe, ParallelSafe; a bounded batch; offered only with network.search (NW2, NW5)', () => {
+    expect(toolDeclarations.web_search).toMatchObject({
+      effect: 'ReadOnly',
+      replay: 'Safe',
+      concurrency: 'ParallelSafe',
+    });
+    expect(validateToolCall('web_search', '{"queries":["a","b"],"max_results":3}')).toMatchObject({ ok: true });
+    for (const bad of [
+      '{"queries":[]}',
+      '{"queries":["  "]}',
+      `{"queries":${JSON.stringify(Array.from({ length: 9 }, (_, i) => `q${i}`))}}`,
+      `{"queries":["${'x'.repeat(401)}"]}`,
+      '{"queries":["a"],"max_results":11}',
+      '{"queries":["a"],"engine":"x"}',
+    ])
+      expect(validateToolCall('web_search', bad), bad).toMatchObject({ ok: false, category: 'invalid_arguments' });
+    expect(toolDeclarations.web_search!.summarize({ queries: ['undici lookup', 'b', 'c'] })).toBe(
+      'web_search: undici lookup (+2 more)',
+    );
+    const conditional = conditionalTools();
+    expect([...conditional.keys()]).toEqual(['web_search']);
+    const why = conditional.get('web_search')!;
+    expect(why({ network: { allowPrivate: [] } } as never)).toMatch(/network\.search.*zuno\.json.*docs\/web\.md/);
+    const search = { kind: 'searxng', url: 'https://s.example', ratePerMinute: 30, concurrency: 2 } as const;
+    expect(why({ network: { allowPrivate: [], search } } as never)).toBeUndefined();
   });
 });
