@@ -103,8 +103,8 @@ export const ERROR_CODES = {
   model_step_timeout: 'A model step ran past its start-to-close or heartbeat timeout; a Goal retries it.',
   network_connect_failed:
     'A web request could not connect to its validated address (refused, reset, TLS failure); the phase and elapsed time are named.',
-  network_proxy_unsupported:
-    'A proxy variable (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY) applies to the URL, and the guarded client does not go through proxies yet; it never bypasses one silently.',
+  network_proxy_failed:
+    'The proxy that HTTP_PROXY, HTTPS_PROXY or ALL_PROXY names for the URL could not be reached or refused the tunnel to the validated address; the request is never sent directly instead.',
   network_redirect_refused: 'A web request was redirected more than 5 times, or to a URL that is not http(s).',
   network_refused:
     'A web request was refused before any byte was sent: the URL names, or its name resolves to, an address that is not public (loopback, private, link-local, …) and not allowlisted.',

@@ -32,26 +32,35 @@ export class AddressRefused extends Error {
 type LookupCallback = (err: Error | null, address: string | LookupAddress[], family?: number) => void;
 
 /**
+ * Every address of `hostname`, validated (see module doc): all must be
+ * public unicast, or allowlisted by CIDR, or the name itself allowlisted.
+ * @throws AddressRefused for the first address that is not; an Error with
+ *   code `ENOTFOUND` when the name has no address; what `resolver` throws.
+ */
+export async function validatedAddresses(
+  resolver: Resolver,
+  allow: { cidrs: readonly Cidr[]; hosts: readonly string[] },
+  hostname: string,
+): Promise<LookupAddress[]> {
+  const addresses = await resolver(hostname);
+  if (addresses.length === 0) throw Object.assign(new Error(`${hostname}: no address`), { code: 'ENOTFOUND' });
+  if (allow.hosts.includes(hostname.toLowerCase())) return addresses;
+  for (const a of addresses) {
+    const v = classifyAddress(a.address, allow.cidrs);
+    if (!v.ok) throw new AddressRefused(a.address, v.addressClass);
+  }
+  return addresses;
+}
+
+/**
  * The guarded `lookup` (see module doc).
  * @param allow CIDRs and host names reachable although private.
  */
 export function guardedLookup(resolver: Resolver, allow: { cidrs: readonly Cidr[]; hosts: readonly string[] }) {
   return (hostname: string, options: { all?: boolean } | number, callback: LookupCallback): void => {
     const all = typeof options === 'object' && options.all === true;
-    const name = hostname.toLowerCase();
-    resolver(hostname).then(
-      (addresses) => {
-        if (addresses.length === 0)
-          return callback(Object.assign(new Error(`${hostname}: no address`), { code: 'ENOTFOUND' }), '');
-        if (!allow.hosts.includes(name)) {
-          for (const a of addresses) {
-            const v = classifyAddress(a.address, allow.cidrs);
-            if (!v.ok) return callback(new AddressRefused(a.address, v.addressClass), '');
-          }
-        }
-        if (all) return callback(null, addresses);
-        return callback(null, addresses[0]!.address, addresses[0]!.family);
-      },
+    validatedAddresses(resolver, allow, hostname).then(
+      (addresses) => (all ? callback(null, addresses) : callback(null, addresses[0]!.address, addresses[0]!.family)),
       (err: Error) => callback(err, ''),
     );
   };

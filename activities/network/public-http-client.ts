@@ -8,12 +8,14 @@
  * again; the body is read up to a byte cap within a total and an idle time
  * limit. `network.allow_private` entries (CIDRs, addresses, host names) are
  * the only way to reach private addresses. A proxy variable that applies to
- * the URL is refused with `network_proxy_unsupported` until the client goes
- * through proxies (NW3): it never bypasses one silently. Failures are
+ * the URL is honoured: the proxy tunnels to the address validated here, and
+ * a failing proxy fails the request — it never goes direct (proxy-route.ts,
+ * NW3). Failures are
  * {@link NetworkError}s naming the phase, the refusing address class and the
  * elapsed time; no query string, header or key appears in them.
  */
-import { Agent, request } from 'undici';
+import { Agent, type ProxyAgent, request } from 'undici';
+import { proxyRoute, proxyShown } from './proxy-route.js';
 import type { ErrorCode } from '../../core/error-codes.js';
 import { classifyAddress, parseAllowlist, type Cidr } from './address-class.js';
 import { NetworkError, safeUrl, type NetworkPhase } from './errors.js';
@@ -63,11 +65,13 @@ export class PublicHttpClient {
   private readonly agent: Agent;
   private readonly allow: { cidrs: Cidr[]; hosts: string[] };
   private readonly env: NodeJS.ProcessEnv;
+  private readonly resolver: Resolver;
 
   constructor(opts: PublicHttpOptions = {}) {
     this.allow = parseAllowlist(opts.allowPrivate ?? []);
     this.env = opts.env ?? process.env;
-    this.agent = new Agent({ connect: { lookup: guardedLookup(opts.resolver ?? systemResolver, this.allow) } });
+    this.resolver = opts.resolver ?? systemResolver;
+    this.agent = new Agent({ connect: { lookup: guardedLookup(this.resolver, this.allow) } });
   }
 
   /**
@@ -81,17 +85,32 @@ export class PublicHttpClient {
     const signal = AbortSignal.any(
       [AbortSignal.timeout(limits.totalTimeoutMs), ...(limits.signal ? [limits.signal] : [])].filter(Boolean),
     );
+    const opened: ProxyAgent[] = [];
+    try {
+      return await this.follow(url, limits, signal, elapsed, opened);
+    } finally {
+      await Promise.all(opened.map((a) => a.close().catch(() => undefined)));
+    }
+  }
+
+  /** The request and its redirects (see {@link fetch}); proxy agents it opens go to `opened`. */
+  private async follow(
+    url: string,
+    limits: FetchLimits,
+    signal: AbortSignal,
+    elapsed: () => number,
+    opened: ProxyAgent[],
+  ): Promise<PublicResponse> {
     let current = this.checked(url, 'url', elapsed);
     const origin = current.origin;
     for (let hop = 0; ; hop++) {
       const phase: NetworkPhase = hop === 0 ? 'connect' : 'redirect';
-      if (proxyFor(current, this.env)) {
-        const fail = `a proxy is configured for ${current.protocol}//${current.host} and the web tools do not use proxies yet`;
-        throw new NetworkError('network_proxy_unsupported', phase, fail, elapsed());
-      }
       // A hop to another origin never carries the caller's credentials (an API key's Authorization header).
       const headers = current.origin === origin ? limits.headers : withoutCredentials(limits.headers);
-      const res = await this.send(current, { ...limits, headers }, signal, phase, elapsed);
+      const proxy = proxyFor(current, this.env);
+      const res = proxy
+        ? await this.sendProxied(current, proxy, { ...limits, headers }, signal, phase, elapsed, opened)
+        : await this.send(current, { ...limits, headers }, signal, phase, elapsed);
       const location = res.headers.location;
       if (REDIRECTS.has(res.statusCode) && typeof location === 'string') {
         await res.body.dump().catch(() => undefined);
@@ -147,6 +166,46 @@ export class PublicHttpClient {
       }
     }
     return u;
+  }
+
+  /**
+   * Sends one GET through `proxy` to the validated address (proxy-route.ts,
+   * NW3); the proxy agent goes to `opened`. A refused or unresolvable name
+   * fails as a direct request would; anything else the proxy route does
+   * fails `network_proxy_failed` — never a direct connection instead.
+   */
+  private async sendProxied(
+    url: URL,
+    proxy: string,
+    limits: FetchLimits,
+    signal: AbortSignal,
+    phase: NetworkPhase,
+    elapsed: () => number,
+    opened: ProxyAgent[],
+  ) {
+    let route: Awaited<ReturnType<typeof proxyRoute>>;
+    try {
+      route = await proxyRoute(url, proxy, this.resolver, this.allow);
+    } catch (err) {
+      throw transportError(err, url, phase, elapsed);
+    }
+    opened.push(route.agent);
+    try {
+      return await request(route.target, {
+        dispatcher: route.agent,
+        method: 'GET',
+        headers: { 'user-agent': 'zuno-webfetch', ...limits.headers, host: route.host },
+        signal,
+        headersTimeout: limits.idleTimeoutMs,
+        bodyTimeout: limits.idleTimeoutMs,
+      });
+    } catch (err) {
+      const e = transportError(err, url, phase, elapsed);
+      if (e.code === 'network_timeout') throw e;
+      const cause = (err as { code?: string; message?: string }).code ?? (err as Error).message;
+      const fail = `${safeUrl(url)} through the proxy ${proxyShown(proxy)}: ${String(cause).slice(0, 160)}`;
+      throw new NetworkError('network_proxy_failed', phase, fail, elapsed());
+    }
   }
 
   /** Sends one GET; a refusal by the guard or a transport failure becomes a NetworkError of `phase`. */

@@ -9,7 +9,7 @@
  * reachable only when allowlisted.
  */
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import type { LookupAddress } from 'node:dns';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NetworkError } from '../../activities/network/errors.js';
@@ -18,10 +18,45 @@ import { PublicHttpClient, type FetchLimits } from '../../activities/network/pub
 let server: Server;
 let port = 0;
 let hits: string[] = [];
+let hosts: string[] = [];
+
+/** A CONNECT proxy on loopback that records each tunnel's target (`host:port`). */
+async function connectProxy(): Promise<{ url: string; port: number; connects: string[]; close(): Promise<void> }> {
+  const connects: string[] = [];
+  const proxy = createServer();
+  const sockets = new Set<Socket>();
+  proxy.on('connect', (req, client: Socket, head: Buffer) => {
+    connects.push(req.url ?? '');
+    const [host, p] = (req.url ?? '').split(':');
+    const upstream = connect(Number(p), host!, () => {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      upstream.write(head);
+      upstream.pipe(client).pipe(upstream);
+    });
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('error', () => undefined);
+      s.on('close', () => sockets.delete(s));
+    }
+  });
+  await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+  const p = (proxy.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${p}`,
+    port: p,
+    connects,
+    close: () =>
+      new Promise((r) => {
+        for (const s of sockets) s.destroy();
+        proxy.close(() => r());
+      }),
+  };
+}
 
 beforeAll(async () => {
   server = createServer((req, res) => {
     hits.push(req.url ?? '');
+    hosts.push(req.headers.host ?? '');
     const u = new URL(req.url ?? '/', 'http://x');
     if (u.pathname === '/ok') return res.end('hello');
     if (u.pathname === '/to') {
@@ -170,14 +205,36 @@ describe('names, redirects, caps and URLs', () => {
     expect(err.message).not.toContain('pw');
   });
 
-  it('a proxy that applies is never bypassed; NO_PROXY lets a host go direct', async () => {
-    const proxied = client(['allowed.test'], { HTTP_PROXY: 'http://proxy.test:3128' });
-    expect(await refusal(proxied, `http://allowed.test:${port}/ok`)).toMatchObject({
-      code: 'network_proxy_unsupported',
-      phase: 'connect',
-    });
-    const direct = client(['allowed.test'], { HTTP_PROXY: 'http://proxy.test:3128', NO_PROXY: 'allowed.test' });
-    expect((await direct.fetch(`http://allowed.test:${port}/ok`, limits)).body.toString()).toBe('hello');
+  it('a proxy that applies is used: it tunnels to the validated address, the Host header keeps the name', async () => {
+    const proxy = await connectProxy();
+    try {
+      hosts = [];
+      const proxied = client(['allowed.test'], { HTTP_PROXY: proxy.url });
+      const res = await proxied.fetch(`http://allowed.test:${port}/ok`, limits);
+      expect(res.body.toString()).toBe('hello');
+      expect(proxy.connects).toEqual([`127.0.0.1:${port}`]); // the address, never the name
+      expect(hosts).toEqual([`allowed.test:${port}`]);
+      // A name resolving to a private address is refused before the proxy hears of it.
+      const refused = await refusal(client([], { HTTP_PROXY: proxy.url }), `http://private.test:${port}/ok`);
+      expect(refused).toMatchObject({ code: 'network_refused', phase: 'resolve', addressClass: 'private' });
+      expect(proxy.connects).toHaveLength(1);
+      const direct = client(['allowed.test'], { HTTP_PROXY: proxy.url, NO_PROXY: 'allowed.test' });
+      expect((await direct.fetch(`http://allowed.test:${port}/ok`, limits)).body.toString()).toBe('hello');
+      expect(proxy.connects).toHaveLength(1); // NO_PROXY: direct
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('a proxy that cannot be reached fails the request: it never goes direct', async () => {
+    const gone = await connectProxy();
+    await gone.close();
+    hits = [];
+    const proxied = client(['allowed.test'], { HTTP_PROXY: `http://user:s3cret@127.0.0.1:${gone.port}` });
+    const err = await refusal(proxied, `http://allowed.test:${port}/ok?key=abc`);
+    expect(err).toMatchObject({ code: 'network_proxy_failed', phase: 'connect' });
+    expect(err.message).not.toMatch(/s3cret|key=abc/);
+    expect(hits).toEqual([]);
   });
 
   it('a rebinding resolver cannot swap a private address in: only the address validated is connected', async () => {
