@@ -62,13 +62,13 @@ export function budgetLines(b: GoalBudgets, s: GoalSnapshot, nowMs: number): str
 }
 
 /** How the Goal stands, in one line: `paused (no_progress): 3 turns in a row changed nothing…`. */
-function statusLine(s: GoalSnapshot): string {
+function statusLine(s: GoalSnapshot, nowMs: number): string {
   const st = s.state;
   switch (st.status) {
     case 'backoff':
       return `backoff: retrying after ${st.cause} at ${when(st.untilMs)} (attempt ${st.attempt})`;
     case 'waiting_watch':
-      return waitingWatchLine(s);
+      return waitingWatchLine(s, nowMs);
     case 'waiting_background':
       return `waiting for remote observer${st.taskIds.length === 1 ? '' : 's'} ${st.taskIds.join(', ')}`;
     case 'cancelled':
@@ -80,6 +80,12 @@ function statusLine(s: GoalSnapshot): string {
     default:
       return st.status;
   }
+}
+
+/** A waiting watch's line as the workflow shows it now (its next check is exact there); null otherwise. */
+function liveWatchLine(v: GoalView): string | null {
+  const d = v.live?.currentDetails;
+  return v.goal.state.status === 'waiting_watch' && d?.startsWith('waiting for ') ? d : null;
 }
 
 /** What was spent at a transition, against the budgets then: `tokens 1,200 of 5,000 · tool calls 3 · turns 2`. */
@@ -123,7 +129,7 @@ export function renderGoal(v: GoalView, nowMs: number): string {
   const out: string[] = [];
   out.push(`goal ${s.goalId} · ${statusWithReason(s)} · revision ${s.revision}`);
   out.push(`objective   ${s.objective.split('\n').join('\n            ')}`);
-  out.push(`status      ${statusLine(s)}`, ...watchLines(s));
+  out.push(`status      ${liveWatchLine(v) ?? statusLine(s, nowMs)}`, ...watchLines(s));
   const sess = v.session;
   out.push(
     `session     ${s.sessionId}${sess ? ` · workspace ${sess.workspace} · model ${sess.provider}/${sess.model}` : ''} (zuno session show ${s.sessionId})`,

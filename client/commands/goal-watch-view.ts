@@ -18,13 +18,18 @@ function shown(url: string): string {
 }
 
 /**
- * The status line of a Goal waiting on its release watch (issue 31):
- * `waiting for https://registry/pkg (next check 14:05 UTC)`. Pure.
+ * The status line of a Goal waiting on its release watch (issue 31), from
+ * its stored row: `waiting for https://registry/pkg (next check 14:05 UTC)`;
+ * when the row's next check has passed (checks that saw nothing new are not
+ * stored), `(a check every 5m)`. Pure.
  */
-export function waitingWatchLine(s: GoalSnapshot): string {
+export function waitingWatchLine(s: GoalSnapshot, nowMs: number): string {
   const w = s.watch;
   if (!w) return 'waiting for its watch';
-  const next = w.nextCheckAtMs !== undefined ? ` (next check ${minute(w.nextCheckAtMs)})` : '';
+  const next =
+    w.nextCheckAtMs !== undefined && w.nextCheckAtMs > nowMs
+      ? ` (next check ${minute(w.nextCheckAtMs)})`
+      : ` (a check every ${formatDuration(w.spec.everyMs)})`;
   return `waiting for ${shown(w.spec.url)}${next}`;
 }
 

@@ -136,7 +136,13 @@ describe('a waiting watch as people see it', () => {
     expect(details).toBe(
       'waiting for https://registry.example/pkg (next check 14:05 UTC) · 3 checks · last: status 200',
     );
-    expect(waitingWatchLine(s)).toBe('waiting for https://registry.example/pkg (next check 2026-12-06 14:05 UTC)');
+    expect(waitingWatchLine(s, s.createdAtMs)).toBe(
+      'waiting for https://registry.example/pkg (next check 2026-12-06 14:05 UTC)',
+    );
+    // Past the stored next check (a check that saw nothing new is not stored): the interval instead.
+    expect(waitingWatchLine(s, s.createdAtMs + 600_000)).toBe(
+      'waiting for https://registry.example/pkg (a check every 5m)',
+    );
     const lines = watchLines(s).join('\n');
     expect(lines).toContain('https://registry.example/pkg until json dist-tags.latest = 2.0.0 · every 5m');
     expect(lines).not.toContain('s3cret');
