@@ -139,11 +139,13 @@ export function renderGoal(v: GoalView, nowMs: number): string {
   out.push('', 'budgets', ...budgetLines(s.budgets, s, nowMs).map((l) => `  ${l}`));
   out.push('', s.criteria.length === 0 ? 'criteria    none (the goal may complete without a checklist)' : 'criteria');
   for (const c of s.criteria) {
-    const need = c.check
-      ? ` (owned by the check \`${oneLine(c.check)}\`)`
-      : c.needsEvidence
-        ? ' (needs an authoritative receipt)'
-        : '';
+    const need = c.watch
+      ? ' (owned by the release watch: only its report settles it)'
+      : c.check
+        ? ` (owned by the check \`${oneLine(c.check)}\`)`
+        : c.needsEvidence
+          ? ' (needs an authoritative receipt)'
+          : '';
     const evidence = c.evidence ? ` — evidence ${c.evidence.receiptId} (call ${c.evidence.callId})` : '';
     out.push(`  ${c.id}  ${c.status.padEnd(9)}  ${oneLine(c.text)}${need}${evidence}`);
   }
