@@ -38,6 +38,8 @@ export interface AgentRole {
 const READ_TOOLS = ['read', 'glob', 'grep', 'tool_search'] as const;
 /** Work-state tools (a session's own Plan and Todo; they change no file of the workspace). */
 const WORK_TOOLS = ['plan_get', 'plan_update', 'todo_get', 'todo_update'] as const;
+/** Tools that read the web through the guarded network client (issue 31; ReadOnly, NW5). Not in the Council's seats: a review reads the change. */
+const WEB_TOOLS = ['webfetch'] as const;
 /** Tools that change the workspace or run commands. */
 const CHANGE_TOOLS = ['write', 'apply_patch', 'shell', 'bg', 'report_write'] as const;
 /** The delegation family (DC14): `task`, `job`, `council_run`. */
@@ -78,7 +80,15 @@ export const AGENT_ROLES: Readonly<Record<string, AgentRole>> = {
       'Never hand the whole objective to a child.',
       'Never delegate a decision that needs the user; ask the user yourself.',
     ],
-    tools: [...READ_TOOLS, ...CHANGE_TOOLS, ...WORK_TOOLS, ...DELEGATION_TOOLS, ...USER_FACING_TOOLS, ...GOAL_TOOLS],
+    tools: [
+      ...READ_TOOLS,
+      ...WEB_TOOLS,
+      ...CHANGE_TOOLS,
+      ...WORK_TOOLS,
+      ...DELEGATION_TOOLS,
+      ...USER_FACING_TOOLS,
+      ...GOAL_TOOLS,
+    ],
     readOnly: false,
     output: 'free_text',
   },
@@ -92,7 +102,7 @@ export const AGENT_ROLES: Readonly<Record<string, AgentRole>> = {
     ],
     boundaries: ['Never change a file or run a command.', 'Never delegate.'],
     // The user-facing tools serve a plan a person started; a delegated plan never gets them (catalogFor).
-    tools: [...READ_TOOLS, ...WORK_TOOLS, ...USER_FACING_TOOLS],
+    tools: [...READ_TOOLS, ...WEB_TOOLS, ...WORK_TOOLS, ...USER_FACING_TOOLS],
     readOnly: true,
     output: 'task_report',
   },
@@ -105,7 +115,7 @@ export const AGENT_ROLES: Readonly<Record<string, AgentRole>> = {
       'Report what you found with file and line references, and what you could not find.',
     ],
     boundaries: ['Never change a file or run a command.', 'Never delegate.'],
-    tools: [...READ_TOOLS],
+    tools: [...READ_TOOLS, ...WEB_TOOLS],
     readOnly: true,
     output: 'task_report',
   },
@@ -121,7 +131,7 @@ export const AGENT_ROLES: Readonly<Record<string, AgentRole>> = {
       'Never recursively hand off the whole original objective.',
       'Never widen a child beyond your own tools or permissions.',
     ],
-    tools: [...READ_TOOLS, ...CHANGE_TOOLS, ...WORK_TOOLS, ...DELEGATION_TOOLS, ...USER_FACING_TOOLS],
+    tools: [...READ_TOOLS, ...WEB_TOOLS, ...CHANGE_TOOLS, ...WORK_TOOLS, ...DELEGATION_TOOLS, ...USER_FACING_TOOLS],
     readOnly: false,
     output: 'task_report',
   },

@@ -103,6 +103,8 @@ export const ERROR_CODES = {
   model_step_timeout: 'A model step ran past its start-to-close or heartbeat timeout; a Goal retries it.',
   network_connect_failed:
     'A web request could not connect to its validated address (refused, reset, TLS failure); the phase and elapsed time are named.',
+  network_http_status:
+    'A web request was answered with an HTTP error status (4xx or 5xx); the result shows the status and the page it sent.',
   network_proxy_unsupported:
     'A proxy variable (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY) applies to the URL, and the guarded client does not go through proxies yet; it never bypasses one silently.',
   network_redirect_refused: 'A web request was redirected more than 5 times, or to a URL that is not http(s).',

@@ -37,6 +37,7 @@ import { todoUpdateTool } from './todo-update.js';
 import { questionAsyncTool, questionTool } from './question-tools.js';
 import { jobTool } from './job.js';
 import { toolSearchTool } from './tool-search.js';
+import { webfetchTool } from './webfetch.js';
 import type { ToolBody } from './tool-body.js';
 import { writeTool } from './write.js';
 import { runTool } from './wrapper.js';
@@ -118,6 +119,7 @@ const bodies: { [N in ActivityToolName]: ToolBody<ToolArgs<N>> } = {
   question_async: questionAsyncTool,
   job: jobTool,
   tool_search: toolSearchTool,
+  webfetch: webfetchTool,
 };
 
 function isActivityTool(name: ToolName): name is ActivityToolName {

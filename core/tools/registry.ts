@@ -24,6 +24,7 @@ import { taskDeclaration } from './task.js';
 import { jobDeclaration } from './job.js';
 import { councilRunDeclaration } from './council-run.js';
 import { toolSearchDeclaration } from './tool-search.js';
+import { webfetchDeclaration } from './webfetch.js';
 
 /**
  * THE list of tools: every declaration by name. The activity-side registry
@@ -52,6 +53,7 @@ export const declaredTools = {
   job: jobDeclaration,
   council_run: councilRunDeclaration,
   tool_search: toolSearchDeclaration,
+  webfetch: webfetchDeclaration,
 } as const;
 
 /** Name of a declared tool. */

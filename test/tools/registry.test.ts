@@ -90,6 +90,7 @@ describe('tool declarations and validateToolCall (TD1, TD3, TD8)', () => {
       'job',
       'council_run',
       'tool_search',
+      'webfetch',
     ]);
     expect(Object.keys(toolCatalogue)).toEqual(Object.keys(toolDeclarations));
     // Delegating tools are a declared kind of their own: child workflows, no activity body (DC14).
