@@ -1,5 +1,6 @@
 import type { PermissionPolicy } from '../../core/permission/types.js';
 import type { McpSessionConfig } from '../../core/mcp/types.js';
+import type { NetworkSessionConfig } from '../../core/network.js';
 import type { ProviderConfig } from '../../core/provider-config.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -72,6 +73,8 @@ export interface RunSessionOptions {
   compaction?: CompactionSettings;
   /** The session's MCP servers (issue 30; default: none). */
   mcp?: McpSessionConfig;
+  /** zuno.json `network` as the session carries it (issue 31; default: none — no private address reachable). */
+  network?: NetworkSessionConfig;
 }
 
 /** What a Goal adds to a session start. */
@@ -168,6 +171,7 @@ export async function createHarness(opts: {
     ...(o.context ? { context: o.context } : {}),
     ...(o.compaction ? { compaction: o.compaction } : {}),
     ...(o.mcp ? { mcp: o.mcp } : {}),
+    ...(o.network ? { network: o.network } : {}),
   });
   const startScriptedGoal = async (o: RunSessionOptions & GoalStartOptions): Promise<StartedGoalRun> => {
     const provider = await startLocalProvider({ script: o.script });
