@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { callSubject } from '../../activities/permission/subject.js';
+import { grantWords } from '../../client/approval-words.js';
 import { loadPermissionPolicy } from '../../client/zuno-config.js';
 import { callEffect } from '../../core/permission/effect.js';
 import { evaluatePermission } from '../../core/permission/evaluate.js';
@@ -90,6 +91,10 @@ describe('webfetch permission subjects: URL patterns', () => {
     const grants: SessionGrant[] = [{ tool: 'webfetch', pattern: asked.grantPattern!, scope: 'call' }];
     expect((await decide(policy, 'https://a.test/x?token=OTHER', grants)).action).toBe('allow');
     expect((await decide(policy, 'https://a.test/y', grants)).action).toBe('ask');
+    const row = { tool: 'webfetch', subjectText: shown.text, subjectKind: 'url' as const, subjectParts: shown.parts };
+    expect(grantWords({ ...row, grantScope: 'call', grantPattern: asked.grantPattern! })).toBe(
+      'webfetch calls of this URL (any query): https://a.test/x',
+    );
   });
 
   it('NW5: no strict ask — webfetch is ReadOnly; only an explicit rule asks or denies', async () => {
