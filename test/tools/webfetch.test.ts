@@ -17,6 +17,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolImplementations } from '../../activities/tools/index.js';
 import type { ToolContext } from '../../activities/tools/context.js';
 import type { ToolResult } from '../../core/tools/types.js';
+import { AGENT_ROLES, catalogFor } from '../../core/agents.js';
+import { declaredTools } from '../../core/tools/registry.js';
 import { tempDir } from './helpers.js';
 
 /** Put in every requested URL's query: it must never come back. */
@@ -98,6 +100,17 @@ async function fetchTool(args: Record<string, unknown>, c: ToolContext = ctx(tem
 function bodyOf(r: ToolResult): string {
   return r.output.slice(r.output.indexOf('\n\n') + 2);
 }
+
+describe('webfetch declaration', () => {
+  it('is ReadOnly, Safe, ParallelSafe, never local; offered to build, plan, explore and deep, not to the reviewers', () => {
+    const d = declaredTools.webfetch;
+    expect([d.effect, d.replay, d.concurrency, d.runsLocally]).toEqual(['ReadOnly', 'Safe', 'ParallelSafe', undefined]);
+    const all = Object.keys(declaredTools);
+    const has = (role: string) => catalogFor(AGENT_ROLES[role]!, all, undefined, true).includes('webfetch');
+    expect(['build', 'plan', 'explore', 'deep'].filter(has)).toEqual(['build', 'plan', 'explore', 'deep']);
+    expect(['correctness-review', 'security-review', 'tests-review'].filter(has)).toEqual([]);
+  });
+});
 
 describe('webfetch renders by content type', () => {
   it('turns an HTML page into Markdown: headings, absolute links, no script or style, the query kept out', async () => {
