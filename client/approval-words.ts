@@ -53,8 +53,12 @@ export function canGrantSession(a: Pick<ApprovalRow, 'subjectDigest' | 'grantSco
   return a.subjectDigest === null || a.grantScope === 'call';
 }
 
-/** `this exact command` / `this exact <tool> call`: the choice the prompt offers for the session. Pure. */
+/**
+ * `this exact command` / `this exact <tool> call` / `<tool> calls of this URL (any query)` (a URL subject is matched
+ * without its query, docs/web.md): the choice the prompt offers for the session. Pure.
+ */
 export function exactNoun(a: Pick<ApprovalRow, 'tool' | 'subjectKind'>): string {
+  if (a.subjectKind === 'url') return `${a.tool} calls of this URL (any query)`;
   return a.subjectKind === 'command' ? 'this exact command' : `this exact ${a.tool} call`;
 }
 

@@ -43,11 +43,12 @@ const CHANGE_TOOLS = ['write', 'apply_patch', 'shell', 'bg', 'report_write'] as 
 /** The delegation family (DC14): `task`, `job`, `council_run`. */
 const DELEGATION_TOOLS = ['task', 'job', 'council_run'] as const;
 /**
- * Web tools (issue 31, NW5: ReadOnly and Safe; offered only where the
- * session's `network` settings enable them). Not a Council reviewer's: a
+ * Web tools through the guarded network client (issue 31, NW5: ReadOnly
+ * and Safe; `web_search` offered only where the session's `network`
+ * settings configure a backend). Not a Council reviewer's: a
  * reviewer judges the diff in front of it, not pages an attacker may write.
  */
-const WEB_TOOLS = ['web_search'] as const;
+const WEB_TOOLS = ['webfetch', 'web_search'] as const;
 /** Tools that reach the person: a child never asks the user (DC20). */
 export const USER_FACING_TOOLS: readonly string[] = ['question', 'question_async'];
 /** Tools bound to the session a Goal drives: never in a child's catalog (a child has no Goal). */

@@ -35,7 +35,7 @@ export interface PendingApproval {
    * by `; ` (`echo hello; ls`).
    */
   subjectText: string;
-  /** What `subjectText` is: `command` (as sent), `paths`, `none` (the tool's name). Absent on approvals asked before issue 26. */
+  /** What `subjectText` is: `command` (as sent), `paths`, `url` (no query), `none` (the tool's name). Absent on approvals asked before issue 26. */
   subjectKind?: ShownKind;
   /** The parsed parts the rules decided on (simple commands, paths), shown as a secondary line. Absent on approvals asked before issue 26. */
   subjectParts?: string[];

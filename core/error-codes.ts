@@ -103,6 +103,8 @@ export const ERROR_CODES = {
   model_step_timeout: 'A model step ran past its start-to-close or heartbeat timeout; a Goal retries it.',
   network_connect_failed:
     'A web request could not connect to its validated address (refused, reset, TLS failure); the phase and elapsed time are named.',
+  network_http_status:
+    'A web request was answered with an HTTP error status (4xx or 5xx); the result shows the status and the page it sent.',
   network_proxy_failed:
     'The proxy that HTTP_PROXY, HTTPS_PROXY or ALL_PROXY names for the URL could not be reached or refused the tunnel to the validated address; the request is never sent directly instead.',
   network_redirect_refused: 'A web request was redirected more than 5 times, or to a URL that is not http(s).',

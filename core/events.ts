@@ -422,7 +422,7 @@ export const eventSchemas = {
     ...ids,
     /** The full text shown (issue 26; before it, the asking simple commands joined by `; `). */
     subjectText: z.string(),
-    subjectKind: z.enum(['command', 'paths', 'none']).optional(),
+    subjectKind: z.enum(['command', 'paths', 'url', 'none']).optional(),
     subjectParts: z.array(z.string()).optional(),
     /** sha256 (hex) of subjectText: what a decision must carry. */
     subjectDigest: z.string().optional(),

@@ -7,6 +7,7 @@
 import type { CallSubject } from '../../core/permission/types.js';
 import { patchFilePaths, patchWrittenPaths } from '../../core/tools/apply-patch.js';
 import { toolDeclarations } from '../../core/tools/registry.js';
+import { urlSubjectText } from '../../core/permission/url.js';
 import type { SubjectSource } from '../../core/tools/types.js';
 import { parsePatch } from '../tools/apply-patch/parse.js';
 import { shellSubject } from './commands.js';
@@ -38,6 +39,8 @@ async function normalize(source: SubjectSource, workspace: string): Promise<Call
       const paths = await Promise.all(raw.map((p) => subjectPath(workspace, p)));
       return { kind: 'paths', paths: [...new Set(paths)] };
     }
+    case 'url':
+      return { kind: 'url', url: urlSubjectText(source.url) };
     case 'command': {
       const { commands, unwrapped, writes, dynamic } = await shellSubject(source.command);
       const paths = await writePaths(workspace, source.workdir, writes);
@@ -63,7 +66,8 @@ async function normalize(source: SubjectSource, workspace: string): Promise<Call
  *   `.` — and every file of an apply_patch, Move targets included), normalized
  *   by paths.ts `subjectPath`; `commands` for shell (commands.ts
  *   `shellSubject`; its writes normalized by write-paths.ts relative to the
- *   call's `workdir`); `none` for a tool without `subjectOf`, a tool Zuno
+ *   call's `workdir`); `url` for webfetch (the URL without its query,
+ *   core/permission/url.ts); `none` for a tool without `subjectOf`, a tool Zuno
  *   does not declare, or arguments its schema refuses (the call is blocked
  *   `invalid_arguments` anyway). Never throws.
  */

@@ -300,7 +300,7 @@ export interface ApprovalRow {
   /** The full text shown to a person (issue 26); before it, the asking simple commands joined by `; `. */
   subjectText: string;
   /** `command` | `paths` | `none`: what `subjectText` is; null on rows asked before issue 26. */
-  subjectKind: 'command' | 'paths' | 'none' | null;
+  subjectKind: 'command' | 'paths' | 'url' | 'none' | null;
   /** The parsed parts the rules decided on; null on rows asked before issue 26. */
   subjectParts: string[] | null;
   /** sha256 (hex) of `subjectText`, which a decision carries; null on rows asked before issue 26. */

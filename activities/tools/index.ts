@@ -38,6 +38,7 @@ import { todoUpdateTool } from './todo-update.js';
 import { questionAsyncTool, questionTool } from './question-tools.js';
 import { jobTool } from './job.js';
 import { toolSearchTool } from './tool-search.js';
+import { webfetchTool } from './webfetch.js';
 import { webSearchTool } from './web-search/index.js';
 import type { ToolBody } from './tool-body.js';
 import { writeTool } from './write.js';
@@ -120,6 +121,7 @@ const bodies: { [N in ActivityToolName]: ToolBody<ToolArgs<N>> } = {
   question_async: questionAsyncTool,
   job: jobTool,
   tool_search: toolSearchTool,
+  webfetch: webfetchTool,
   web_search: webSearchTool,
 };
 

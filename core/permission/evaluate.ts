@@ -34,7 +34,9 @@ export function subjectTexts(subject: CallSubject): string[] {
       ? subject.paths
       : subject.kind === 'commands'
         ? [...subject.commands, ...(subject.unwrapped ?? [])]
-        : [];
+        : subject.kind === 'url'
+          ? [subject.url]
+          : [];
   const unique = [...new Set(texts)];
   return unique.length > 0 ? unique : [''];
 }

@@ -17,8 +17,8 @@ import { toolDeclarations } from '../tools/registry.js';
 import { subjectTexts } from './evaluate.js';
 import type { CallSubject } from './types.js';
 
-/** What the shown text is: a command as sent, a list of paths, or only the tool's name. */
-export type ShownKind = 'command' | 'paths' | 'none';
+/** What the shown text is: a command as sent, a list of paths, a URL without its query (issue 31), or only the tool's name. */
+export type ShownKind = 'command' | 'paths' | 'url' | 'none';
 
 /** The text a person approves, and what the rules read in it. */
 export interface ShownSubject {
@@ -40,8 +40,8 @@ export interface ShownSubject {
  *   the projection (too large for the history): then `text` is built from
  *   the subject's parts.
  * @param subject the subject modelStep computed (paths normalized, commands parsed).
- * @returns `kind` and `text`: a `command` subject source's command exactly as written;
- *   otherwise the subject's parts joined by `; `, or the tool name when there
+ * @returns `kind` and `text`: a `command` subject source's command exactly as written; a `url`
+ *   subject's URL (no query: what the rules matched); otherwise the subject's parts joined by `; `, or the tool name when there
  *   are none. `parts`: the subject texts rules match, then `writes <path>` for each file a
  *   shell command writes. Pure; never throws.
  */
@@ -56,6 +56,7 @@ export function shownSubject(
   const parts = [...matched, ...writes];
   const command = commandText(tool, args, options.ignoreWorkdir === true);
   if (command !== null) return { kind: 'command', text: command, parts };
+  if (subject.kind === 'url') return { kind: 'url', text: subject.url, parts };
   if (matched.length > 0) return { kind: 'paths', text: matched.join('; '), parts };
   return { kind: 'none', text: tool, parts };
 }

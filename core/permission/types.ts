@@ -87,11 +87,15 @@ export interface DynamicPart {
  *   and everything under it (`rm -r`, `mv`, `cp -r`). Decided by the `edit`
  *   rules. `dynamic`: what cannot be named statically ({@link DynamicKind}).
  *   Subjects computed before issue 26 have neither.
+ * - `url`: the URL a web tool reads, as `scheme://host[:port]/path` (lower-cased
+ *   scheme and host, no default port, no credentials, query or fragment;
+ *   core/permission/url.ts `urlSubjectText`), issue 31.
  * - `none`: a call with nothing to match patterns on (matched as the empty text).
  */
 export type CallSubject =
   | { kind: 'paths'; paths: string[] }
   | { kind: 'commands'; commands: string[]; unwrapped?: string[]; writes?: string[]; dynamic?: DynamicPart[] }
+  | { kind: 'url'; url: string }
   | { kind: 'none' };
 
 /**

@@ -24,6 +24,7 @@ import { taskDeclaration } from './task.js';
 import { jobDeclaration } from './job.js';
 import { councilRunDeclaration } from './council-run.js';
 import { toolSearchDeclaration } from './tool-search.js';
+import { webfetchDeclaration } from './webfetch.js';
 import { webSearchDeclaration } from './web-search.js';
 
 /**
@@ -53,6 +54,7 @@ export const declaredTools = {
   job: jobDeclaration,
   council_run: councilRunDeclaration,
   tool_search: toolSearchDeclaration,
+  webfetch: webfetchDeclaration,
   web_search: webSearchDeclaration,
 } as const;
 

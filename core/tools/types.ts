@@ -105,12 +105,14 @@ export type DelegatingToolDeclaration<Args = unknown> = ToolDeclaration<Args> & 
  * {@link ToolDeclaration.subjectOf}): `paths` as the arguments spell them,
  * `command` bash source (and the `workdir` it runs in, relative to the
  * workspace root, for its write targets), `patch` an apply_patch text (every file it adds,
- * deletes, updates or moves to).
+ * deletes, updates or moves to), `url` a URL as written (`webfetch`; matched without its query,
+ * core/permission/url.ts).
  */
 export type SubjectSource =
   | { kind: 'paths'; paths: string[] }
   | { kind: 'command'; command: string; workdir?: string }
-  | { kind: 'patch'; patch: string };
+  | { kind: 'patch'; patch: string }
+  | { kind: 'url'; url: string };
 
 /** What an argument field listed in {@link ToolDeclaration.changeArgs} holds. */
 export type ChangeArg = 'patch' | 'content';

@@ -94,8 +94,8 @@ describe('zuno.json permission', () => {
     ],
     [
       'unknown tool, array form',
-      { permission: { rules: [{ tool: 'webfetch', action: 'deny' }] } },
-      'permission.rules.0.tool: unknown tool "webfetch"',
+      { permission: { rules: [{ tool: 'browser', action: 'deny' }] } },
+      'permission.rules.0.tool: unknown tool "browser"',
     ],
     [
       'bad action, array form',

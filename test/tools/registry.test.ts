@@ -90,6 +90,7 @@ describe('tool declarations and validateToolCall (TD1, TD3, TD8)', () => {
       'job',
       'council_run',
       'tool_search',
+      'webfetch',
       'web_search',
     ]);
     expect(Object.keys(toolCatalogue)).toEqual(Object.keys(toolDeclarations));
