@@ -439,7 +439,9 @@ export class TurnRun {
       call,
       ...(meta.goal ? { goalId: meta.goal.goalId } : {}),
       ...(meta.sandbox ? { sandbox: meta.sandbox } : {}),
-      ...(meta.mcp ? { mcp: meta.mcp, ...(meta.permission ? { permission: meta.permission } : {}) } : {}),
+      ...(meta.mcp ? { mcp: meta.mcp } : {}),
+      // tool_search hides what a rule denies (MC1); webfetch matches each redirect hop against the rules.
+      ...(meta.permission && (meta.mcp || call.name === 'webfetch') ? { permission: meta.permission } : {}),
       ...(meta.network ? { network: meta.network } : {}),
     };
     const activity = toolActivityName(call.name, call.mcp !== undefined);

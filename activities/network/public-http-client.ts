@@ -45,6 +45,12 @@ export interface FetchLimits {
   idleTimeoutMs: number;
   signal?: AbortSignal;
   headers?: Record<string, string>;
+  /**
+   * Asked for each redirect hop before it is followed (after the network
+   * checks): a reason refuses the hop (`network_redirect_refused`), e.g.
+   * the session's permission rules deny or ask for that URL. Absent: none.
+   */
+  checkRedirect?: (url: URL) => string | undefined;
 }
 
 /** A response read whole (within the cap). */
@@ -119,6 +125,9 @@ export class PublicHttpClient {
           throw new NetworkError('network_redirect_refused', 'redirect', fail, elapsed());
         }
         current = this.checked(new URL(location, current).href, 'redirect', elapsed);
+        const refused = limits.checkRedirect?.(current);
+        if (refused)
+          throw new NetworkError('network_redirect_refused', 'redirect', `${safeUrl(current)}: ${refused}`, elapsed());
         continue;
       }
       const body = await readCapped(res.body, limits.maxBytes, current, elapsed);

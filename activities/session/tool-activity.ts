@@ -233,6 +233,7 @@ async function toolContext(
     onProgress,
     ...(input.sandbox ? { sandbox: input.sandbox } : {}),
     ...(input.network ? { network: input.network } : {}),
+    ...(input.permission ? { permission: input.permission } : {}),
     ...(tool.body.needsReadCredentials ? { credentials: await sessionCredentials(store, sessionId) } : {}),
     ...(tool.body.needsGoal && input.goalId
       ? { goal: goalPort(store, ctx.client, { ...at, goalId: input.goalId, turn, workspace: input.workspace }) }

@@ -3,6 +3,7 @@
  */
 import type { SandboxPolicy } from '../../core/sandbox.js';
 import type { NetworkSessionConfig } from '../../core/network.js';
+import type { PermissionPolicy } from '../../core/permission/types.js';
 import type { ReadCredential } from '../../core/tools/read.js';
 import type { GoalPort, JobsPort, McpPort, QuestionPort, WorkStatePort } from '../infra/ports.js';
 import type { ToolProgress } from './progress.js';
@@ -45,4 +46,6 @@ export interface ToolContext {
   sandbox?: SandboxPolicy;
   /** The session's network settings (issue 31): the private allowlist and the search backend of the web tools. */
   network?: NetworkSessionConfig;
+  /** The session's permission policy, for a tool that checks more than its arguments (webfetch's redirect hops). */
+  permission?: PermissionPolicy;
 }

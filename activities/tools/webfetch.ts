@@ -22,6 +22,9 @@ import {
 } from '../../core/tools/webfetch.js';
 import type { ToolResult } from '../../core/tools/types.js';
 import { NetworkError, PublicHttpClient, safeUrl, type PublicResponse } from '../network/index.js';
+import { evaluatePermission } from '../../core/permission/evaluate.js';
+import type { PermissionPolicy } from '../../core/permission/types.js';
+import { urlSubjectText } from '../../core/permission/url.js';
 import { cancelledResult, errorResult } from './common.js';
 import type { ToolContext } from './context.js';
 import { capOutput } from './output-cap.js';
@@ -92,6 +95,25 @@ async function capped(result: ToolResult, ctx: ToolContext): Promise<ToolResult>
   };
 }
 
+/**
+ * The permission check of a redirect hop: the rules the first URL met, for
+ * the hop's URL. A hop they deny, or would ask about (nobody can be asked
+ * mid-fetch), is refused with the reason; the model may fetch that URL
+ * directly, which the gate then decides (and asks about) as any call.
+ */
+function redirectRule(policy: PermissionPolicy): (url: URL) => string | undefined {
+  return (url) => {
+    const d = evaluatePermission(
+      policy,
+      { tool: 'webfetch', effect: 'ReadOnly', subject: { kind: 'url', url: urlSubjectText(url.href) } },
+      [],
+    );
+    if (d.action === 'allow') return undefined;
+    const verb = d.action === 'deny' ? 'deny' : 'ask before';
+    return `the permission rules ${verb} fetching it (${d.reason}); call webfetch with that URL to have it decided`;
+  };
+}
+
 /** The `webfetch` body (see module doc). */
 export const webfetchTool: ToolBody<WebfetchArgs> = {
   // It applies the TD9 caps itself (capOutput) to add the `read` route to the notice.
@@ -106,6 +128,7 @@ export const webfetchTool: ToolBody<WebfetchArgs> = {
         totalTimeoutMs: timeoutMs,
         idleTimeoutMs: timeoutMs,
         ...(ctx.signal ? { signal: ctx.signal } : {}),
+        ...(ctx.permission ? { checkRedirect: redirectRule(ctx.permission) } : {}),
       });
     } catch (err) {
       if (ctx.signal?.aborted) return cancelledResult('webfetch');

@@ -31,7 +31,11 @@ export interface ToolActivityInput {
   localOn?: string;
   /** The session's MCP servers (SessionMeta `mcp`), for an MCP call and `tool_search` (issue 30). */
   mcp?: McpSessionConfig;
-  /** With `mcp`: the session's permission policy, so `tool_search` never finds a tool a whole-tool rule denies (MC1). */
+  /**
+   * The session's permission policy: with `mcp`, so `tool_search` never
+   * finds a tool a whole-tool rule denies (MC1); for `webfetch`, so each
+   * redirect hop meets the rules its first URL met (issue 31).
+   */
   permission?: PermissionPolicy;
   /** The session's network settings (SessionMeta `network`), for the web tools (issue 31). */
   network?: NetworkSessionConfig;

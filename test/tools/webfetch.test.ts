@@ -235,6 +235,23 @@ describe('webfetch redirects, statuses and failures', () => {
     expect(r.data).toMatchObject({ url: `${base}/page.html`, redirects: 2, status: 200 });
   });
 
+  it('a redirect hop meets the session permission rules: a hop they deny or ask about is not followed', async () => {
+    const policy = (action: 'deny' | 'ask') => ({
+      mode: 'standard' as const,
+      rules: [{ tool: 'webfetch', pattern: `${base}/page.html`, action }],
+    });
+    for (const action of ['deny', 'ask'] as const) {
+      hits = [];
+      const r = await fetchTool({ url: `${base}/hop2` }, ctx(tempDir(), { permission: policy(action) }));
+      expect(r).toMatchObject({ isError: true, errorCode: 'network_redirect_refused' });
+      expect(r.output).toContain(`the permission rules ${action === 'deny' ? 'deny' : 'ask before'} fetching it`);
+      expect(hits).toEqual(['/hop2']); // the refused hop was never requested
+    }
+    // Allowed hops are followed as before.
+    const ok = await fetchTool({ url: `${base}/hop1` }, ctx(tempDir(), { permission: { mode: 'strict', rules: [] } }));
+    expect(ok.isError).toBe(false);
+  });
+
   it('a 404 is a network_http_status error that still shows the page the server sent', async () => {
     const r = await fetchTool({ url: `${base}/missing?key=${SECRET}` });
     expect(r).toMatchObject({ isError: true, errorCode: 'network_http_status' });
