@@ -28,6 +28,7 @@ const SearchSchema = z.strictObject({
   backend: z.literal('searxng'),
   /** The instance's base URL: http(s), no credentials, no query. */
   url: z.url({ protocol: /^https?$/ }).refine((u) => {
+    if (!URL.canParse(u)) return true; // already reported by z.url
     const p = new URL(u);
     return p.username === '' && p.password === '' && p.search === '';
   }, 'expected an http(s) base URL without credentials or query'),
