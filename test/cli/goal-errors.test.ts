@@ -110,7 +110,7 @@ describe('goal ids and options', () => {
   it('--status must be a goal status; --choice must be resume or keep-paused; budgets needs a budget', async () => {
     const { home } = makeHome();
     expect(expectTypedFailure(await runZuno(['goal', 'list', '--status', 'sleeping'], { home }), 'usage_error')).toBe(
-      '--status "sleeping" is not a goal status (active, backoff, waiting_background, paused, blocked, budget_limited, completed, cancelled)',
+      '--status "sleeping" is not a goal status (active, backoff, waiting_background, waiting_watch, paused, blocked, budget_limited, completed, cancelled)',
     );
     expect(
       expectTypedFailure(
