@@ -9,7 +9,7 @@
  * wrapper then applies the TD9 caps to the whole output.
  */
 import type { ToolResult } from '../../core/tools/types.js';
-import { writeMcpArtifact } from './artifacts.js';
+import { writeBinaryArtifact } from '../tools/binary-artifact.js';
 import type { McpCallAnswer } from './types.js';
 
 /** Longest embedded text resource shown inline, in characters. */
@@ -36,7 +36,7 @@ export async function mcpResult(answer: McpCallAnswer, at: ResultContext): Promi
   const lines: string[] = [];
   const artifacts: string[] = [];
   const keep = async (mime: string | undefined, bytes: Buffer): Promise<string> => {
-    const path = await writeMcpArtifact(at, artifacts.length + 1, mime, bytes);
+    const path = await writeBinaryArtifact(at, { prefix: 'mcp', part: artifacts.length + 1 }, mime, bytes);
     artifacts.push(path);
     return path;
   };

@@ -29,7 +29,7 @@ import { cancelledResult, errorResult } from './common.js';
 import type { ToolContext } from './context.js';
 import { capOutput } from './output-cap.js';
 import type { ToolBody } from './tool-body.js';
-import { writeWebfetchArtifact } from './webfetch/artifact.js';
+import { writeBinaryArtifact } from './binary-artifact.js';
 import { bodyKind, decodeBody, mediaTypeOf, renderText } from './webfetch/content.js';
 
 /** `n` with its noun, pluralized. */
@@ -68,7 +68,7 @@ async function responseResult(res: PublicResponse, args: WebfetchArgs, ctx: Tool
   let output: string;
   if (kind === 'binary') {
     const sha256 = createHash('sha256').update(res.body).digest('hex');
-    const artifactPath = await writeWebfetchArtifact(ctx, media.mime, res.body);
+    const artifactPath = await writeBinaryArtifact(ctx, { prefix: 'webfetch' }, media.mime, res.body);
     Object.assign(data, { sha256, artifactPath });
     output = [
       head,

@@ -1,7 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { receiptId } from '../../activities/tools/shell/receipt.js';
 import { toolImplementations } from '../../activities/tools/index.js';
 import type { ReadCredential } from '../../core/tools/read.js';
@@ -11,8 +11,9 @@ import { checkReceiptPlaceholders, fillReceiptsFromRequest, scriptCallIds } from
 import { loadScript, type Script, type ScriptToolCall } from '../../local-provider/script.js';
 import { newSessionId } from '../../client/session-start.js';
 import { ROOT } from '../helpers/dev-server.js';
-import { createHarness, type Harness } from '../helpers/harness.js';
-import { startTimeSkippingServer, type TimeSkippingServer } from '../helpers/time-skipping.js';
+import type { Harness } from '../helpers/harness.js';
+import type { TimeSkippingServer } from '../helpers/time-skipping.js';
+import { GOAL_SERVERS } from '../helpers/goal-servers.js';
 
 // The goal demo's assets (demo/goal-ci/): the project's real bug, the local CI,
 // the scripted model's replies — checked with the real tools, and run as a real
@@ -288,19 +289,7 @@ describe('demo/goal-ci: the project, the local CI and the script', () => {
   });
 });
 
-/** Where the demo runs as a real Goal: the dev server of the test run, and a time-skipping test server. */
-const SERVERS: Array<[string, () => Promise<{ h: Harness; ts?: TimeSkippingServer }>]> = [
-  ['the Temporal dev server', async () => ({ h: await createHarness({ address: inject('temporalAddress') }) })],
-  [
-    'the time-skipping test server',
-    async () => {
-      const ts = await startTimeSkippingServer();
-      return { h: await ts.harness(), ts };
-    },
-  ],
-];
-
-describe.each(SERVERS)('demo/goal-ci as a real Goal on %s', (_name, open) => {
+describe.each(GOAL_SERVERS)('demo/goal-ci as a real Goal on %s', (_name, open) => {
   let h: Harness;
   let ts: TimeSkippingServer | undefined;
   beforeAll(async () => {

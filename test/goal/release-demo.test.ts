@@ -16,9 +16,10 @@ import { goalWatchInput } from '../../client/goal-watch-input.js';
 import { loadZunoConfig } from '../../client/zuno-config.js';
 import { sessionNetwork } from '../../client/network-config.js';
 import { ROOT } from '../helpers/dev-server.js';
-import { createHarness, type Harness } from '../helpers/harness.js';
-import { startTimeSkippingServer, type TimeSkippingServer } from '../helpers/time-skipping.js';
+import type { Harness } from '../helpers/harness.js';
+import type { TimeSkippingServer } from '../helpers/time-skipping.js';
 import { makeHome, runZuno } from '../cli/helpers.js';
+import { GOAL_SERVERS } from '../helpers/goal-servers.js';
 
 // The release-watch demo (demo/release-watch/, `npm run demo:release`): the
 // project whose test fails until left-pad-lite is bumped, the loopback
@@ -204,19 +205,7 @@ describe('demo/release-watch: the project, the registry and the script', () => {
   });
 });
 
-/** Where the demo runs as a real Goal: the dev server of the test run, and a time-skipping test server. */
-const SERVERS: Array<[string, () => Promise<{ h: Harness; ts?: TimeSkippingServer }>]> = [
-  ['the Temporal dev server', async () => ({ h: await createHarness({ address: inject('temporalAddress') }) })],
-  [
-    'the time-skipping test server',
-    async () => {
-      const ts = await startTimeSkippingServer();
-      return { h: await ts.harness(), ts };
-    },
-  ],
-];
-
-describe.each(SERVERS)('demo/release-watch as a real Goal on %s', (_name, open) => {
+describe.each(GOAL_SERVERS)('demo/release-watch as a real Goal on %s', (_name, open) => {
   let h: Harness;
   let ts: TimeSkippingServer | undefined;
   beforeAll(async () => {
