@@ -98,6 +98,7 @@ export async function admitInput(
 ): Promise<AdmittedInput> {
   const req = clientMessageId !== undefined ? { text: prompt, clientMessageId } : { text: prompt };
   if (live) return admitToOpenRun(temporal, meta.sessionId, req);
+  if (existing) await refuseBeforeWatchReport(store, existing.id);
   try {
     const reopen = existing ? await reopenState(store, existing) : undefined;
     return await startSession(temporal.client, temporal.baseQueue, meta, req, {
@@ -107,6 +108,21 @@ export async function admitInput(
   } catch (err) {
     throw refusalOf(err, meta.sessionId);
   }
+}
+
+/**
+ * Issue 31: the session of a watched Goal is started by the Goal when its
+ * watch reports; a prompt before that would start it early, past the watch.
+ * @throws ZunoError `session_not_started` naming the Goal.
+ */
+async function refuseBeforeWatchReport(store: ProjectionStore, sessionId: string): Promise<void> {
+  const goal = await store.goalOfSession(sessionId);
+  const w = goal?.snapshot.watch;
+  if (!goal || !w || w.sessionStarted) return;
+  throw new ZunoError(
+    'session_not_started',
+    `session ${sessionId} belongs to goal ${goal.id}, which waits on its release watch: the session starts when the watch reports (zuno goal show ${goal.id}; zuno goal cancel ${goal.id} to drop it)`,
+  );
 }
 
 /**

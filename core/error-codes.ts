@@ -185,6 +185,8 @@ export const ERROR_CODES = {
   session_not_found: 'No session with this id (in this workspace).',
   session_not_paused: 'The session is not paused; there is nothing to resume.',
   session_not_running: "The session's workflow is not running.",
+  session_not_started:
+    'The session belongs to a Goal that waits on its release watch; the Goal starts it when the watch reports (issue 31).',
   session_paused: 'The session is paused (e.g. provider_auth); resume it first.',
   shell_error: 'A shell call failed without a more specific code.',
   stack_too_deep: 'Too many nested Plan levels; pop one first.',

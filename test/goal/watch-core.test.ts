@@ -1,4 +1,12 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { openProjectionStore } from '../../activities/projection/open.js';
+import type { SessionRow } from '../../activities/projection/index.js';
+import type { TemporalContext } from '../../client/context.js';
+import { admitInput } from '../../client/session-admit.js';
+import type { SessionMeta } from '../../core/session/meta.js';
 import { goalWatchInput } from '../../client/goal-watch-input.js';
 import { watchLines, waitingWatchLine } from '../../client/commands/goal-watch-view.js';
 import { ZunoError } from '../../core/errors.js';
@@ -165,5 +173,26 @@ describe('a waiting watch as people see it', () => {
     expect(watchReportText({ ...base, outcome: 'timed_out', lastError: 'network_connect_failed' })).toContain(
       'not satisfied',
     );
+  });
+});
+
+describe('a watched goal’s session before its watch reports', () => {
+  it('takes no prompt: zuno run --session (or a surface) is refused naming the goal, and nothing starts', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'zuno-watch-admit-'));
+    const store = await openProjectionStore({ zunoDir: dir });
+    try {
+      const s = watchedGoal();
+      await store.upsertGoal({ id: s.goalId, sessionId: s.sessionId, workflowId: `goal/${s.goalId}`, snapshot: s });
+      const row = { id: s.sessionId } as SessionRow;
+      // No Temporal is reached before the refusal: the context is never used.
+      const refused = await admitInput(store, {} as TemporalContext, {} as SessionMeta, 'go now', false, row).catch(
+        (e: unknown) => e as ZunoError,
+      );
+      expect(refused).toMatchObject({ code: 'session_not_started' });
+      expect((refused as ZunoError).message).toContain(`belongs to goal ${s.goalId}, which waits on its release watch`);
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
