@@ -63,11 +63,17 @@ export async function driveGoal(d: GoalDrive): Promise<number> {
     onSigint = () => {
       if (!ctrlC) {
         ctrlC = true;
-        d.sink.err(
-          `zuno: pausing goal ${d.goalId} and interrupting its running turn: running calls get 2 s to stop, then are recorded uncertain (Ctrl-C again to stop following)\n`,
-        );
-        pauseAndInterrupt(d, 'you (Ctrl-C)').then(
-          () => (state.settleBy = Date.now() + SCRIPTED_SETTLE_MS),
+        pauseAndInterrupt(d, 'you (Ctrl-C)', (line) => d.sink.err(line)).then(
+          (left) => {
+            if (left !== 'waiting') return void (state.settleBy = Date.now() + SCRIPTED_SETTLE_MS);
+            // Issue 31: a Goal waiting on its release watch is not working; the host worker keeps serving it.
+            reject(
+              new ZunoError(
+                'interrupted',
+                `stopped following goal ${d.goalId}: it keeps waiting on its release watch, served by the host worker (\`zuno goal show ${d.goalId}\` shows it, \`zuno goal cancel ${d.goalId}\` drops it)`,
+              ),
+            );
+          },
           (err: unknown) =>
             reject(
               new ZunoError(
@@ -100,7 +106,7 @@ export async function driveGoal(d: GoalDrive): Promise<number> {
       sink: d.sink,
       state,
       goalClosed: outage.retry(() => d.client.workflow.getHandle(goalWorkflowId(d.goalId)).result()),
-      sessionClosed: outage.retry(() => goalSessionResult(d.client, d.goalId, d.sessionId)),
+      sessionClosed: outage.retry(() => goalSessionResult(d.client, d.goalId, d.sessionId, abort.signal)),
       pendingActivities: pendingActivitiesOf(d.client, sessionWorkflowId(d.sessionId)),
       signal: abort.signal,
     },
@@ -128,15 +134,29 @@ export async function driveGoal(d: GoalDrive): Promise<number> {
 }
 
 /**
- * Pauses the Goal unless it already stopped, then interrupts the session's
+ * Pauses the Goal unless it already stopped — or, for a Goal waiting on its
+ * release watch that the host worker serves, leaves it waiting and answers
+ * `waiting` (issue 31: waiting is not working) — then interrupts the session's
  * running turn (and, when this process serves it, its background tasks —
  * they could not outlive it). Bound to the revision just read; a revision
  * that moved in between is read once more.
  */
-async function pauseAndInterrupt(d: GoalDrive, by: string): Promise<void> {
+async function pauseAndInterrupt(
+  d: GoalDrive,
+  by: string,
+  say?: (line: string) => void,
+): Promise<'paused' | 'waiting'> {
   for (let attempt = 0; ; attempt++) {
     const snap = await queryGoal(d.client, d.goalId, CTRL_C_DELIVERY_MS);
     if (!FOLLOWED_GOAL_STATUSES.has(snap.state.status)) break;
+    const waiting = snap.state.status === 'waiting_watch';
+    if (waiting && !d.servesHere) return 'waiting';
+    if (attempt === 0)
+      say?.(
+        waiting
+          ? `zuno: pausing goal ${d.goalId}, which waits on its release watch: this process serves it (Ctrl-C again to stop following)\n`
+          : `zuno: pausing goal ${d.goalId} and interrupting its running turn: running calls get 2 s to stop, then are recorded uncertain (Ctrl-C again to stop following)\n`,
+      );
     try {
       await sendGoalControl(
         d.client,
@@ -159,6 +179,7 @@ async function pauseAndInterrupt(d: GoalDrive, by: string): Promise<void> {
   if (busy || (d.servesHere && s !== null && s.background.length > 0)) {
     await interruptSession(d.client, d.sessionId, 'cli:ctrl-c', CTRL_C_DELIVERY_MS);
   }
+  return 'paused';
 }
 
 /**

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import { type Client, type WorkflowHandle, WorkflowNotFoundError } from '@temporalio/client';
 import { ZunoError } from '../core/errors.js';
 import { TypedSearchAttributes } from '@temporalio/common';
@@ -21,35 +22,48 @@ const SESSION_LOOK_MS = 1_000;
  * (a watched Goal's session starts when its watch reports; any other Goal's
  * exists from its start). @throws what {@link sessionResultOf} throws; ZunoError `goal_ended`.
  */
-export async function goalSessionResult(client: Client, goalId: string, sessionId: string): Promise<SessionResult> {
+export async function goalSessionResult(
+  client: Client,
+  goalId: string,
+  sessionId: string,
+  signal?: AbortSignal,
+): Promise<SessionResult> {
   const goal = client.workflow.getHandle(goalWorkflowId(goalId));
   const session = client.workflow.getHandle(sessionWorkflowId(sessionId));
-  return sessionResultOf(await sessionOnceStarted(sessionId, goal, session));
+  return sessionResultOf(await sessionOnceStarted(sessionId, goal, session, signal));
 }
 
 /**
  * The session of a watched Goal once its workflow exists (the Goal starts it
- * when its watch reports). @throws ZunoError `goal_ended` when the Goal
- * closed without starting it (cancelled, or its watch timed out and it was cancelled).
+ * when its watch reports). `signal` ends the looking (the follower stopped):
+ * nothing is asked of Temporal after it.
+ * @throws ZunoError `goal_ended` when the Goal closed without starting it;
+ *   `interrupted` once `signal` aborted.
  */
 async function sessionOnceStarted(
   sessionId: string,
   goal: WorkflowHandle,
   session: WorkflowHandle,
+  signal?: AbortSignal,
 ): Promise<WorkflowHandle> {
+  const stopped = () => new ZunoError('interrupted', `stopped looking for session ${sessionId}`);
   for (;;) {
+    if (signal?.aborted) throw stopped();
     const found = await session.describe().then(
       () => true,
       (err: unknown) => {
+        if (signal?.aborted) throw stopped();
         if (err instanceof WorkflowNotFoundError) return false;
         throw err;
       },
     );
     if (found) return session;
-    const g = await goal.describe();
+    const g = await goal.describe().catch((err: unknown) => {
+      throw signal?.aborted ? stopped() : err;
+    });
     if (g.status.name !== 'RUNNING')
       throw new ZunoError('goal_ended', `goal ${g.workflowId} ended before its session ${sessionId} started`);
-    await new Promise((r) => setTimeout(r, SESSION_LOOK_MS));
+    await delay(SESSION_LOOK_MS, undefined, signal ? { signal } : {}).catch(() => undefined);
   }
 }
 

@@ -9,6 +9,7 @@ import {
   watchConditionText,
 } from '../core/goal/watch.js';
 import { ZunoError } from '../core/errors.js';
+import { checkTarget } from '../activities/network/index.js';
 
 /** The watch flags of `zuno goal start` (issue 31). */
 export interface GoalWatchFlags {
@@ -50,7 +51,7 @@ export function goalWatchInput(
     if (url.username || url.password)
       problems.push('--watch: a URL with credentials is refused (they would be kept in history)');
   } catch {
-    problems.push(`--watch: "${f.watch.slice(0, 80)}" is not a URL`);
+    problems.push(`--watch: "${f.watch.split(/[?#]/, 1)[0]!.slice(0, 80)}" is not a URL`);
   }
   const until = parseWatchCondition(f.until);
   if ('error' in until) problems.push(`--until: ${until.error}`);
@@ -60,6 +61,8 @@ export function goalWatchInput(
   const timeoutMs = f.watchTimeout === undefined ? WATCH_TIMEOUT_DEFAULT_MS : parseDuration(f.watchTimeout);
   if (timeoutMs === null || timeoutMs > WATCH_TIMEOUT_MAX_MS)
     problems.push('--watch-timeout: expected a duration up to 30d, like 6h or 2d');
+  if (everyMs !== null && timeoutMs !== null && everyMs > timeoutMs)
+    problems.push('--every: longer than --watch-timeout, so the watch would give up before its second check');
   if (problems.length > 0 || !url || 'error' in until || everyMs === null || timeoutMs === null)
     throw new ZunoError('input_invalid', problems.join('; '));
   const shown = `${url.protocol}//${url.host}${url.pathname}`;
@@ -67,4 +70,28 @@ export function goalWatchInput(
     watch: { url: url.href, until, everyMs, timeoutMs },
     criterion: { text: `${shown} shows ${watchConditionText(until)}`, needsEvidence: true, watch: true },
   };
+}
+
+/**
+ * Refuses, before anything starts, a watch whose host the guarded client
+ * would refuse at every check (a private address `network.allow_private`
+ * does not name); a host that does not resolve now is only noted (a later
+ * check may reach it). Issue 31.
+ * @throws ZunoError `network_refused` naming the address, its class and the fix.
+ */
+export async function refuseUnreachableWatch(
+  watch: GoalWatchSpec,
+  allowPrivate: readonly string[],
+  note: ((line: string) => void) | null,
+): Promise<void> {
+  const url = new URL(watch.url);
+  const shown = `${url.protocol}//${url.host}${url.pathname}`;
+  const found = await checkTarget(url, allowPrivate);
+  if (found.ok === 'unknown')
+    note?.(`note: ${url.hostname} does not resolve now (${found.reason}); the watch keeps checking`);
+  else if (!found.ok)
+    throw new ZunoError(
+      'network_refused',
+      `--watch ${shown}: ${url.hostname} is ${found.address}, ${found.addressClass} — not a public address; allow it in zuno.json "network": {"allow_private": ["${url.hostname}"]} (docs/web.md)`,
+    );
 }

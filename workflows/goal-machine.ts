@@ -177,11 +177,12 @@ export class GoalMachine implements RouteHost {
         ...(req.action === 'resume' && req.context !== undefined ? { context: req.context } : {}),
       });
     }
+    const waitsAgain = req.action === 'resume' && this.snap.state.status === 'waiting_watch';
     const result: GoalControlResult = {
       goalId: this.snap.goalId,
       revision: this.snap.revision,
       status: this.snap.state.status,
-      message: out.message,
+      message: waitsAgain ? 'the goal waits on its release watch again; its next check runs now' : out.message,
     };
     this.remember(req.commandId, result);
     return result;
@@ -333,7 +334,7 @@ export class GoalMachine implements RouteHost {
         this.transition({ status: 'active' }, `the release watch (matched after ${r.attempts} checks)`, [r.reportId]);
       else if (r) {
         const message = `the watch of ${r.url} saw no ${r.until} in ${r.attempts} checks`;
-        this.transition({ status: 'blocked', code: 'watch_timed_out', message }, 'the release watch timed out');
+        this.transition({ status: 'blocked', code: 'watch_timed_out', message }, 'the release watch (timed out)');
       } else if (seen?.status !== w.last?.status || seen?.error !== w.last?.error || w.attempts === 1)
         this.changed({}, { record: true, signal: false }); // what the checks see changed: `goal show` says it
       else this.changed({}, { record: false, signal: false }); // the current details show the next check
@@ -488,8 +489,11 @@ export class GoalMachine implements RouteHost {
       this.lastStatus = s.state.status;
       upsertSearchAttributes([{ key: ZunoGoalStatus, value: s.state.status }]);
     }
+    // A watched Goal's session does not exist until its watch reported (advanceWatch starts it): nothing to signal.
+    const unstarted = s.watch !== undefined && !s.watch.sessionStarted;
     const continueWith =
       p.signal &&
+      !unstarted &&
       s.state.status === 'active' &&
       !this.turnRunning &&
       this.outstanding === null &&
@@ -512,8 +516,7 @@ export class GoalMachine implements RouteHost {
       // Recorded: those leave the buffer (more may have come while the activity ran).
       this.unrecorded.splice(0, transitions.length);
     }
-    // A watched Goal's session does not exist until its watch reported (advanceWatch starts it).
-    if (!p.signal || (s.watch && !s.watch.sessionStarted)) return;
+    if (!p.signal || unstarted) return;
     const directive: GoalDirective = {
       revision: s.revision,
       status: s.state.status,

@@ -42,8 +42,9 @@ export function goalStatusLine(s: GoalSnapshot, at: { turnRunning: boolean; nowM
 function watchLine(s: GoalSnapshot): string {
   const w = s.watch;
   if (!w) return 'waiting for its watch';
-  const next =
-    w.nextCheckAtMs !== undefined ? ` (next check ${clock(w.nextCheckAtMs).replace(/:\d\d UTC$/, ' UTC')})` : '';
+  // Minutes suffice for checks minutes apart; a watch checking every few seconds shows the seconds.
+  const at = (ms: number) => (w.spec.everyMs < 60_000 ? clock(ms) : clock(ms).replace(/:\d\d UTC$/, ' UTC'));
+  const next = w.nextCheckAtMs !== undefined ? ` (next check ${at(w.nextCheckAtMs)})` : '';
   const last = w.last ? ` · last: ${w.last.error ? md(w.last.error.slice(0, 120)) : `status ${w.last.status}`}` : '';
   return `waiting for ${md(shownUrl(w.spec.url))}${next} · ${w.attempts} check${w.attempts === 1 ? '' : 's'}${last}`;
 }

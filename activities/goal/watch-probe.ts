@@ -43,7 +43,9 @@ export function createWatchProbe(opts: Pick<PublicHttpOptions, 'resolver'> = {})
       };
     } catch (err) {
       if (!(err instanceof NetworkError)) throw err;
-      return { matched: false, fetchedAtMs: Date.now(), error: { code: err.code, message: err.message } };
+      // A refused private address is the person's to allow (the check repeats until the watch times out).
+      const hint = err.code === 'network_refused' ? ' — allow it in zuno.json network.allow_private' : '';
+      return { matched: false, fetchedAtMs: Date.now(), error: { code: err.code, message: `${err.message}${hint}` } };
     } finally {
       await client.close();
     }

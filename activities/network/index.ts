@@ -6,3 +6,4 @@ export { classifyAddress, parseAllowlist } from './address-class.js';
 export { PublicHttpClient, MAX_REDIRECTS } from './public-http-client.js';
 export type { FetchLimits, PublicHttpOptions, PublicResponse } from './public-http-client.js';
 export { NetworkError, safeUrl, type NetworkPhase } from './errors.js';
+export { checkTarget, type TargetCheck } from './target-check.js';

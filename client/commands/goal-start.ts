@@ -20,7 +20,7 @@ import { sessionMetaFor } from '../session-meta.js';
 import { noteUnknownWindow } from '../compaction-config.js';
 import { recordSessionStart } from '../session-admit.js';
 import { resolveWorkspace } from './run-plan.js';
-import { goalWatchInput, type GoalWatchFlags } from '../goal-watch-input.js';
+import { goalWatchInput, refuseUnreachableWatch, type GoalWatchFlags } from '../goal-watch-input.js';
 
 /** Options of `zuno goal start`. */
 export interface GoalStartOptions extends GoalBudgetFlags, GoalWatchFlags {
@@ -127,6 +127,7 @@ async function startAndFollow(
   hostId(); // a malformed ZUNO_HOST_ID is refused before anything starts
   const zcfg = loadZunoConfig(workspace, opts.config);
   const budgets = withHostTokenBudget(input.budgets, zcfg.goal.default_token_budget);
+  if (watched) await refuseUnreachableWatch(watched.watch, zcfg.network.allow_private, notify);
   const mode = workerMode({ inProcess: opts.inProcess === true });
   const configured = commandModel(zcfg, opts.model ?? zcfg.model, script, paths, mode);
   const store: ProjectionStore = await openStore(paths);

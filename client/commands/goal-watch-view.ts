@@ -44,7 +44,10 @@ export function watchLines(s: GoalSnapshot): string[] {
   const out = [
     `watch       ${shown(w.spec.url)} until ${watchConditionText(w.spec.until)} · every ${formatDuration(w.spec.everyMs)} · gives up after ${formatDuration(w.spec.timeoutMs)}`,
   ];
-  const last = w.last ? ` · last ${minute(w.last.atMs)}: ${w.last.error ?? `status ${w.last.status ?? '?'}`}` : '';
+  // The row is written when a check sees something new, not at every check: its count is "as of" that write.
+  const last = w.last
+    ? ` as of ${minute(w.last.atMs)} (last seen: ${w.last.error ?? `status ${w.last.status ?? '?'}`})`
+    : '';
   out.push(`            ${w.attempts} check${w.attempts === 1 ? '' : 's'}${last}`);
   const r = w.report;
   if (r) {

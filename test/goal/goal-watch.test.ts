@@ -144,4 +144,43 @@ describe('a release-watching goal on the time-skipping server', () => {
       reg.server.close();
     }
   }, 300_000);
+
+  it('a goal woken by its watch goes on by itself after a first turn that does not complete it', async () => {
+    const reg = await registry(1, () => undefined);
+    try {
+      const g = await h.startScriptedGoal({
+        workspace,
+        prompt: 'When pkg 2.0.0 is out, say so',
+        network: { allowPrivate: ['127.0.0.1'] },
+        watch: {
+          url: reg.url,
+          until: { kind: 'json', path: 'dist-tags.latest', equals: '2.0.0' },
+          everyMs: 60_000,
+          timeoutMs: HOUR,
+        },
+        criteria: [{ text: 'pkg 2.0.0 is out', needsEvidence: true, watch: true }],
+        script: {
+          replies: [
+            { text: 'The watch reported; I will finish in the next turn.' },
+            {
+              toolCalls: [
+                { id: 'call_done', name: 'goal_update', arguments: { expected_revision: 2, complete: true } },
+              ],
+            },
+            { text: 'Done.' },
+          ],
+        },
+      });
+      try {
+        const final = await g.result();
+        expect(final.state.status).toBe('completed');
+        expect(final.spent.turns).toBe(2); // the anchor turn, then the goal's own continuation
+        expect(g.providerRequests).toHaveLength(3);
+      } finally {
+        await g.closeProvider();
+      }
+    } finally {
+      reg.server.close();
+    }
+  }, 120_000);
 });
