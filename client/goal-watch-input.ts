@@ -92,6 +92,6 @@ export async function refuseUnreachableWatch(
   else if (!found.ok)
     throw new ZunoError(
       'network_refused',
-      `--watch ${shown}: ${url.hostname} is ${found.address}, ${found.addressClass} — not a public address; allow it in zuno.json "network": {"allow_private": ["${url.hostname}"]} (docs/web.md)`,
+      `--watch ${shown}: ${url.hostname}${found.address === url.hostname.replace(/^\[|\]$/g, '') ? '' : ` resolves to ${found.address}, which`} is ${found.addressClass}, not a public address; allow it in zuno.json "network": {"allow_private": ["${url.hostname}"]} (docs/web.md)`,
     );
 }
