@@ -76,10 +76,15 @@ export async function routeStatus(paths: ZunoPaths, row: SessionRow): Promise<Ro
     } finally {
       await connection.close();
     }
-  } catch {
+  } catch (err) {
+    // No such workflow (yet): a watched Goal's session before its watch reported — nothing serves it to show.
+    if ((err as { code?: unknown }).code === GRPC_NOT_FOUND) return null;
     return { ...base, workers: null };
   }
 }
+
+/** gRPC status NOT_FOUND. */
+const GRPC_NOT_FOUND = 5;
 
 /** An activity not taken for this long means no worker serves the route (the workflow says so after 10 s too), in ms. */
 const WAITING_NOTICE_MS = 10_000;
