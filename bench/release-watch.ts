@@ -18,6 +18,7 @@ import { performance } from 'node:perf_hooks';
 import { startTimeSkippingServer } from '../test/helpers/time-skipping.js';
 import { historyOf } from '../test/helpers/history.js';
 import { badArgument, benchFlags } from './worker-procs.js';
+import { watchedGoal } from '../test/helpers/watch.js';
 
 const USAGE = `bench/release-watch.ts [--hours H] [--every-min M]
   --hours      how long the registry keeps the old version, in server hours (default 24)
@@ -48,15 +49,11 @@ try {
   const t0 = performance.now();
   const g = await h.startScriptedGoal({
     workspace,
-    prompt: 'When pkg 2.0.0 is out, say so',
-    network: { allowPrivate: ['127.0.0.1'] },
-    watch: {
-      url: `http://127.0.0.1:${(registry.address() as AddressInfo).port}/pkg`,
-      until: { kind: 'json', path: 'dist-tags.latest', equals: '2.0.0' },
-      everyMs: everyMin * 60_000,
-      timeoutMs: (hours + 24) * HOUR,
-    },
-    criteria: [{ text: 'pkg 2.0.0 is out', needsEvidence: true, watch: true }],
+    ...watchedGoal(
+      `http://127.0.0.1:${(registry.address() as AddressInfo).port}/pkg`,
+      everyMin * 60_000,
+      (hours + 24) * HOUR,
+    ),
     script: {
       replies: [
         { toolCalls: [{ id: 'call_done', name: 'goal_update', arguments: { expected_revision: 2, complete: true } }] },

@@ -9,6 +9,7 @@ import {
   watchConditionText,
 } from '../core/goal/watch.js';
 import { ZunoError } from '../core/errors.js';
+import { urlShown } from '../core/url-text.js';
 import { checkTarget } from '../activities/network/index.js';
 
 /** The watch flags of `zuno goal start` (issue 31). */
@@ -65,10 +66,9 @@ export function goalWatchInput(
     problems.push('--every: longer than --watch-timeout, so the watch would give up before its second check');
   if (problems.length > 0 || !url || 'error' in until || everyMs === null || timeoutMs === null)
     throw new ZunoError('input_invalid', problems.join('; '));
-  const shown = `${url.protocol}//${url.host}${url.pathname}`;
   return {
     watch: { url: url.href, until, everyMs, timeoutMs },
-    criterion: { text: `${shown} shows ${watchConditionText(until)}`, needsEvidence: true, watch: true },
+    criterion: { text: `${urlShown(url.href)} shows ${watchConditionText(until)}`, needsEvidence: true, watch: true },
   };
 }
 
@@ -85,13 +85,12 @@ export async function refuseUnreachableWatch(
   note: ((line: string) => void) | null,
 ): Promise<void> {
   const url = new URL(watch.url);
-  const shown = `${url.protocol}//${url.host}${url.pathname}`;
   const found = await checkTarget(url, allowPrivate);
   if (found.ok === 'unknown')
     note?.(`note: ${url.hostname} does not resolve now (${found.reason}); the watch keeps checking`);
   else if (!found.ok)
     throw new ZunoError(
       'network_refused',
-      `--watch ${shown}: ${url.hostname}${found.address === url.hostname.replace(/^\[|\]$/g, '') ? '' : ` resolves to ${found.address}, which`} is ${found.addressClass}, not a public address; allow it in zuno.json "network": {"allow_private": ["${url.hostname}"]} (docs/web.md)`,
+      `--watch ${urlShown(watch.url)}: ${url.hostname}${found.address === url.hostname.replace(/^\[|\]$/g, '') ? '' : ` resolves to ${found.address}, which`} is ${found.addressClass}, not a public address; allow it in zuno.json "network": {"allow_private": ["${url.hostname}"]} (docs/web.md)`,
     );
 }

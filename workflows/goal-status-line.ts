@@ -1,6 +1,6 @@
 import type { GoalSnapshot } from '../core/goal/contract.js';
 import { markdownLiteral as md } from '../core/ui-text.js';
-import { shownUrl } from './goal-watch.js';
+import { urlShown } from '../core/url-text.js';
 
 /** `06:41:05 UTC` */
 function clock(ms: number): string {
@@ -46,5 +46,5 @@ function watchLine(s: GoalSnapshot): string {
   const at = (ms: number) => (w.spec.everyMs < 60_000 ? clock(ms) : clock(ms).replace(/:\d\d UTC$/, ' UTC'));
   const next = w.nextCheckAtMs !== undefined ? ` (next check ${at(w.nextCheckAtMs)})` : '';
   const last = w.last ? ` · last: ${w.last.error ? md(w.last.error.slice(0, 120)) : `status ${w.last.status}`}` : '';
-  return `waiting for ${md(shownUrl(w.spec.url))}${next} · ${w.attempts} check${w.attempts === 1 ? '' : 's'}${last}`;
+  return `waiting for ${md(urlShown(w.spec.url))}${next} · ${w.attempts} check${w.attempts === 1 ? '' : 's'}${last}`;
 }

@@ -10,7 +10,7 @@ import {
   watchGapMs,
   watchReportText,
 } from '../core/goal/watch.js';
-import type { SessionMeta } from '../core/session/meta.js';
+import { urlShown } from '../core/url-text.js';
 import { onRoute, type RouteHost } from './route.js';
 
 /** One check's activity: a Safe fetch, retried a little (a lost worker), never long. */
@@ -23,16 +23,6 @@ const START_OPTIONS = {
   startToCloseTimeout: '60s',
   retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '60s', maximumAttempts: 10 },
 } as const;
-
-/** `https://host/path` of a URL: no query, no credentials (NW4: diagnostics never carry the query). Pure. */
-export function shownUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.protocol}//${u.host}${u.pathname}`;
-  } catch {
-    return url.slice(0, 80);
-  }
-}
 
 /** The first snapshot of a watched Goal: `waiting_watch`, the first check due at once. */
 export function watchedStart(snap: GoalSnapshot, spec: NonNullable<GoalSnapshot['watch']>['spec']): GoalSnapshot {
@@ -74,21 +64,19 @@ export async function checkWatch(host: RouteHost, snap: GoalSnapshot, nowMs: num
   const timeoutAt = snap.createdAtMs + w.spec.timeoutMs;
   if (nowMs >= timeoutAt) return { ...w, report: report(snap, w, 'timed_out', timeoutAt) };
   const attempt = w.attempts + 1;
-  const probe = (meta: SessionMeta) =>
-    onRoute(host, (o) =>
-      proxyActivities<GoalActivities>({
-        ...PROBE_OPTIONS,
-        ...o,
-        summary: `watch: check ${attempt} of ${shownUrl(w.spec.url)}`,
-      }).watchProbe({
-        goalId: snap.goalId,
-        url: w.spec.url,
-        until: w.spec.until,
-        attempt,
-        allowPrivate: meta.network?.allowPrivate ?? [],
-      }),
-    );
-  const seen: WatchProbeResult = await probe(host.meta).catch((err: unknown) => ({
+  const seen: WatchProbeResult = await onRoute(host, (o) =>
+    proxyActivities<GoalActivities>({
+      ...PROBE_OPTIONS,
+      ...o,
+      summary: `watch: check ${attempt} of ${urlShown(w.spec.url)}`,
+    }).watchProbe({
+      goalId: snap.goalId,
+      url: w.spec.url,
+      until: w.spec.until,
+      attempt,
+      allowPrivate: host.meta.network?.allowPrivate ?? [],
+    }),
+  ).catch((err: unknown) => ({
     matched: false,
     fetchedAtMs: Date.now(),
     error: { code: 'watch_probe_failed', message: String((err as Error).message ?? err).slice(0, 200) },
@@ -119,7 +107,7 @@ function report(
   return {
     reportId: `wr_${snap.goalId}`,
     outcome,
-    url: shownUrl(w.spec.url),
+    url: urlShown(w.spec.url),
     until: watchConditionText(w.spec.until),
     atMs,
     attempts: w.attempts,

@@ -5,6 +5,7 @@
  * only — never a query string, a header or a key.
  */
 import type { ErrorCode } from '../../core/error-codes.js';
+import { urlWithoutQuery } from '../../core/url-text.js';
 
 /** Where a guarded request stopped. */
 export type NetworkPhase = 'url' | 'resolve' | 'connect' | 'redirect' | 'read';
@@ -25,10 +26,5 @@ export class NetworkError extends Error {
 
 /** A URL as diagnostics may show it: scheme, host, port and path; no credentials, query or fragment. */
 export function safeUrl(url: URL | string): string {
-  try {
-    const u = typeof url === 'string' ? new URL(url) : url;
-    return `${u.protocol}//${u.host}${u.pathname}`;
-  } catch {
-    return '(malformed URL)';
-  }
+  return urlWithoutQuery(url) ?? '(malformed URL)';
 }

@@ -1,20 +1,11 @@
 import { formatDuration } from '../../core/goal/budgets.js';
 import type { GoalSnapshot } from '../../core/goal/contract.js';
 import { watchConditionText } from '../../core/goal/watch.js';
+import { urlShown } from '../../core/url-text.js';
 
 /** `2024-05-01 14:03 UTC` */
 function minute(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-}
-
-/** `https://host/path`: no query, no credentials. */
-function shown(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.protocol}//${u.host}${u.pathname}`;
-  } catch {
-    return url.slice(0, 80);
-  }
 }
 
 /**
@@ -30,7 +21,7 @@ export function waitingWatchLine(s: GoalSnapshot, nowMs: number): string {
     w.nextCheckAtMs !== undefined && w.nextCheckAtMs > nowMs
       ? ` (next check ${minute(w.nextCheckAtMs)})`
       : ` (a check every ${formatDuration(w.spec.everyMs)})`;
-  return `waiting for ${shown(w.spec.url)}${next}`;
+  return `waiting for ${urlShown(w.spec.url)}${next}`;
 }
 
 /**
@@ -42,7 +33,7 @@ export function watchLines(s: GoalSnapshot): string[] {
   const w = s.watch;
   if (!w) return [];
   const out = [
-    `watch       ${shown(w.spec.url)} until ${watchConditionText(w.spec.until)} · every ${formatDuration(w.spec.everyMs)} · gives up after ${formatDuration(w.spec.timeoutMs)}`,
+    `watch       ${urlShown(w.spec.url)} until ${watchConditionText(w.spec.until)} · every ${formatDuration(w.spec.everyMs)} · gives up after ${formatDuration(w.spec.timeoutMs)}`,
   ];
   // The row is written when a check sees something new, not at every check: its count is "as of" that write.
   const last = w.last
@@ -63,5 +54,5 @@ export function watchLines(s: GoalSnapshot): string[] {
 export function watchingLine(s: GoalSnapshot): string {
   const w = s.watch;
   if (!w) return 'waiting for its release watch';
-  return `waiting for ${shown(w.spec.url)} until ${watchConditionText(w.spec.until)} (a check every ${formatDuration(w.spec.everyMs)})`;
+  return `waiting for ${urlShown(w.spec.url)} until ${watchConditionText(w.spec.until)} (a check every ${formatDuration(w.spec.everyMs)})`;
 }

@@ -7,6 +7,7 @@
  * and a rule pattern such as `https://docs.example.com/*` matches it. Pure:
  * `URL` is a global of the workflow sandbox too.
  */
+import { urlShown } from '../url-text.js';
 
 /**
  * The matched form of `url` (see module doc).
@@ -15,10 +16,5 @@
  *   (never thrown: such a call is refused by its argument schema anyway).
  */
 export function urlSubjectText(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.protocol}//${u.host}${u.pathname}`;
-  } catch {
-    return url.split(/[?#]/, 1)[0] ?? '';
-  }
+  return urlShown(url);
 }

@@ -7,43 +7,18 @@
 //
 // DIR must not exist or be an empty directory; default: a new directory under
 // the system's temp dir. Plain Node and git, no dependencies, works offline.
-import { execFileSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { chmodSync, cpSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildRepo, repoDir } from '../prepare-repo.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-
-function fail(message) {
-  process.stderr.write(`prepare: ${message}\n`);
-  process.exit(1);
-}
-
-function targetDir(arg) {
-  if (arg === undefined) return mkdtempSync(join(tmpdir(), 'zuno-goal-ci-'));
-  const dir = resolve(arg);
-  if (existsSync(dir) && readdirSync(dir).length > 0) fail(`${dir} is not empty`);
-  mkdirSync(dir, { recursive: true });
-  return dir;
-}
-
-const repo = realpathSync(targetDir(process.argv[2]));
+const repo = repoDir(process.argv[2], 'zuno-goal-ci-');
 cpSync(join(here, 'project'), repo, { recursive: true });
 cpSync(join(here, 'ci'), join(repo, 'ci'), { recursive: true });
 for (const script of ['run', 'status']) chmodSync(join(repo, 'ci', script), 0o755);
-
-const git = (...args) =>
-  execFileSync(
-    'git',
-    ['-c', 'user.name=Zuno demo', '-c', 'user.email=demo@zuno.invalid', '-c', 'commit.gpgsign=false', ...args],
-    { cwd: repo, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-try {
+buildRepo(repo, (git) => {
   git('init', '-q', '-b', 'main');
   git('add', '-A');
   git('commit', '-q', '-m', 'slugkit: slugify with its tests, and a local CI (ci/run, ci/status)');
-} catch (err) {
-  fail(`git failed in ${repo}: ${String(err.stderr ?? err.message).trim()}`);
-}
-process.stdout.write(`${repo}\n`);
+});

@@ -19,18 +19,12 @@ import {
   tempDir,
   useTestTemporal,
   writeJson,
-  type ZunoResult,
+  goalOf,
 } from './helpers.js';
 
 const temporal = useTestTemporal();
 
 const ANSWERS = { replies: [{ text: 'Looking at it.' }, { text: 'Still looking.' }, { text: 'Nothing changed.' }] };
-
-function goalOf(r: ZunoResult): string {
-  const m = /(goal_[0-9a-z]+)/.exec(r.stderr);
-  if (!m) throw new Error(`no goal id in: ${r.stderr}`);
-  return m[1]!;
-}
 
 async function workflowStatus(id: string): Promise<string> {
   return (await temporal.client.workflow.getHandle(id).describe()).status.name;

@@ -13,15 +13,7 @@ import type { ChildProcess } from 'node:child_process';
 import Database from 'better-sqlite3';
 import { describe, expect, it, vi } from 'vitest';
 import { interruptSession } from '../../client/session-start.js';
-import {
-  expectTypedFailure,
-  makeHome,
-  runZuno,
-  tempDir,
-  useTestTemporal,
-  writeJson,
-  type ZunoResult,
-} from './helpers.js';
+import { expectTypedFailure, makeHome, runZuno, tempDir, useTestTemporal, writeJson, goalOf } from './helpers.js';
 
 const temporal = useTestTemporal();
 
@@ -51,12 +43,6 @@ async function goalJson(home: string, id: string) {
   const r = await runZuno(['goal', 'show', id, '--json'], { home });
   expect(r.code, r.stderr).toBe(0);
   return JSON.parse(r.stdout).goal as { revision: number; state: { status: string; reason?: string } };
-}
-
-function goalOf(r: ZunoResult): string {
-  const m = /(goal_[0-9a-z]+)/.exec(r.stderr);
-  if (!m) throw new Error(`no goal id in: ${r.stderr}`);
-  return m[1]!;
 }
 
 const SLOW_SHELL = (marker: string) => ({

@@ -2,15 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import {
-  expectTypedFailure,
-  makeHome,
-  runZuno,
-  tempDir,
-  useTestTemporal,
-  writeJson,
-  type ZunoResult,
-} from './helpers.js';
+import { expectTypedFailure, makeHome, runZuno, tempDir, useTestTemporal, writeJson, goalOf } from './helpers.js';
 
 /**
  * `zuno goal start --watch` from the command line (issue 31): a watch every
@@ -40,10 +32,10 @@ afterAll(async () => {
 
 const SCRIPT = { replies: [{ text: 'Out.' }] };
 
-function goalOf(r: ZunoResult): string {
-  const m = /(goal_[0-9a-z]+)/.exec(r.stderr);
-  if (!m) throw new Error(`no goal id in: ${r.stderr}`);
-  return m[1]!;
+/** `zuno goal start` of a goal that waits for pkg 2.0.0 at `watchUrl`. */
+function watchStart(ws: string, script: string, watchUrl: string): string[] {
+  const until = 'json:dist-tags.latest=2.0.0';
+  return ['goal', 'start', 'Wait for pkg 2', '--dir', ws, '--script', script, '--watch', watchUrl, '--until', until];
 }
 
 describe('zuno goal start --watch', () => {
@@ -52,22 +44,7 @@ describe('zuno goal start --watch', () => {
     const ws = tempDir('zuno-watch-cli-ws-');
     const script = writeJson(tempDir('zuno-watch-cli-'), 'script.json', SCRIPT);
     const before = checks;
-    const r = await runZuno(
-      [
-        'goal',
-        'start',
-        'Wait for pkg 2',
-        '--dir',
-        ws,
-        '--script',
-        script,
-        '--watch',
-        `${url}?token=s3cret`,
-        '--until',
-        'json:dist-tags.latest=2.0.0',
-      ],
-      { home },
-    );
+    const r = await runZuno(watchStart(ws, script, `${url}?token=s3cret`), { home });
     const message = expectTypedFailure(r, 'network_refused');
     expect(message).toContain('127.0.0.1 is loopback, not a public address');
     expect(message).toContain('"network": {"allow_private": ["127.0.0.1"]}');
@@ -84,24 +61,12 @@ describe('zuno goal start --watch', () => {
     const script = writeJson(tempDir('zuno-watch-cli-'), 'script.json', SCRIPT);
     let child: ChildProcess | undefined;
     const before = checks;
-    const started = runZuno(
-      [
-        'goal',
-        'start',
-        'Wait for pkg 2',
-        '--dir',
-        ws,
-        '--script',
-        script,
-        '--watch',
-        url,
-        '--until',
-        'json:dist-tags.latest=2.0.0',
-        '--every',
-        '1s',
-      ],
-      { home, timeoutMs: 120_000, env: { ZUNO_WORKER: 'service' }, onSpawn: (c) => (child = c) },
-    );
+    const started = runZuno([...watchStart(ws, script, url), '--every', '1s'], {
+      home,
+      timeoutMs: 120_000,
+      env: { ZUNO_WORKER: 'service' },
+      onSpawn: (c) => (child = c),
+    });
     await vi.waitFor(() => expect(checks).toBeGreaterThanOrEqual(before + 2), { timeout: 90_000, interval: 200 });
     child!.kill('SIGINT');
     const r = await started;

@@ -318,3 +318,10 @@ export function markerLines(ws: string, file = 'marker.txt', word = 'ran'): numb
         .filter((l) => l === word).length
     : 0;
 }
+
+/** The goal id a `zuno goal start` printed on stderr. @throws when it printed none. */
+export function goalOf(r: ZunoResult): string {
+  const m = /(goal_[0-9a-z]+)/.exec(r.stderr);
+  if (!m) throw new Error(`no goal id in: ${r.stderr}`);
+  return m[1]!;
+}

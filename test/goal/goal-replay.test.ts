@@ -12,6 +12,7 @@ import type { GoalControlRequest, GoalControlResult, GoalSnapshot } from '../../
 import { workflowBundlePath } from '../../worker/workflow-bundle.js';
 import { TEMPORAL_BIN } from '../helpers/dev-server.js';
 import { createHarness, type Harness, type StartedGoalRun } from '../helpers/harness.js';
+import { watchedGoal } from '../helpers/watch.js';
 
 /**
  * History replay of the `goal` workflow (DESIGN.md §4; the session's own
@@ -246,15 +247,7 @@ describe('goal workflow determinism', () => {
     await new Promise<void>((r) => registry.listen(0, '127.0.0.1', r));
     const g = await h.startScriptedGoal({
       workspace: workspace(),
-      prompt: 'When pkg 2.0.0 is out, say so',
-      network: { allowPrivate: ['127.0.0.1'] },
-      watch: {
-        url: `http://127.0.0.1:${(registry.address() as AddressInfo).port}/pkg`,
-        until: { kind: 'json', path: 'dist-tags.latest', equals: '2.0.0' },
-        everyMs: 1_000,
-        timeoutMs: 600_000,
-      },
-      criteria: [{ text: 'pkg 2.0.0 is out', needsEvidence: true, watch: true }],
+      ...watchedGoal(`http://127.0.0.1:${(registry.address() as AddressInfo).port}/pkg`, 1_000, 600_000),
       script: {
         replies: [
           {

@@ -9,6 +9,7 @@ import { startTestDevServer } from '../helpers/dev-server.js';
 import { historyOf, quiescent, startedAttempts } from '../helpers/history.js';
 import { createProcessHarness, useCleanups } from '../helpers/session.js';
 import { waitFor } from '../helpers/worker-process.js';
+import { watchedGoal } from '../helpers/watch.js';
 
 /**
  * Issue 31 item 4, Must show: a release watch survives its worker being
@@ -44,15 +45,7 @@ it('a watch survives a worker SIGKILL and a dev-server restart, then wakes its g
   const first = spawnWorker();
   const g = await h.startScriptedGoal({
     workspace: ws,
-    prompt: 'When pkg 2.0.0 is out, say so',
-    network: { allowPrivate: ['127.0.0.1'] },
-    watch: {
-      url,
-      until: { kind: 'json', path: 'dist-tags.latest', equals: '2.0.0' },
-      everyMs: 1_000,
-      timeoutMs: 3_600_000,
-    },
-    criteria: [{ text: 'pkg 2.0.0 is out', needsEvidence: true, watch: true }],
+    ...watchedGoal(url, 1_000, 3_600_000),
     script: {
       replies: [
         { toolCalls: [{ id: 'call_done', name: 'goal_update', arguments: { expected_revision: 2, complete: true } }] },

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GoalSnapshot } from '../../core/goal/contract.js';
 import type { Harness } from '../helpers/harness.js';
 import { startTimeSkippingServer, type TimeSkippingServer } from '../helpers/time-skipping.js';
+import { watchedGoal } from '../helpers/watch.js';
 
 /**
  * Issue 31 item 4, Must show: a release-watching Goal on the time-skipping
@@ -65,15 +66,7 @@ describe('a release-watching goal on the time-skipping server', () => {
     try {
       const g = await h.startScriptedGoal({
         workspace,
-        prompt: 'When pkg 2.0.0 is out, say so',
-        network: { allowPrivate: ['127.0.0.1'] },
-        watch: {
-          url: reg.url,
-          until: { kind: 'json', path: 'dist-tags.latest', equals: '2.0.0' },
-          everyMs: EVERY_MS,
-          timeoutMs: 48 * HOUR,
-        },
-        criteria: [{ text: 'pkg 2.0.0 is out', needsEvidence: true, watch: true }],
+        ...watchedGoal(reg.url, EVERY_MS, 48 * HOUR),
         script: {
           replies: [
             {
@@ -150,15 +143,7 @@ describe('a release-watching goal on the time-skipping server', () => {
     try {
       const g = await h.startScriptedGoal({
         workspace,
-        prompt: 'When pkg 2.0.0 is out, say so',
-        network: { allowPrivate: ['127.0.0.1'] },
-        watch: {
-          url: reg.url,
-          until: { kind: 'json', path: 'dist-tags.latest', equals: '2.0.0' },
-          everyMs: 60_000,
-          timeoutMs: HOUR,
-        },
-        criteria: [{ text: 'pkg 2.0.0 is out', needsEvidence: true, watch: true }],
+        ...watchedGoal(reg.url, 60_000, HOUR),
         script: {
           replies: [
             { text: 'The watch reported; I will finish in the next turn.' },
