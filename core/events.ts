@@ -78,6 +78,8 @@ export const EV = {
   instructionNotInForce: 'instruction.not_in_force',
   /** SE28: the exact text of a stable prompt segment, stored once per content digest, so later steps send the same bytes. */
   promptSegment: 'prompt.segment',
+  /** SE28 (issue 32): the system segments one model request carries — ids, sources, sizes, digests — stored before it is sent. */
+  promptAssembled: 'session.prompt',
   /** A Goal's status, revision or criteria changed (written by the `goal` workflow's `recordGoal`; one per revision). */
   goalStatus: 'goal.status',
   /** GL17: a typed notice, e.g. a Goal's budget stop `budget.<kind>`. */
@@ -492,6 +494,16 @@ export const eventSchemas = {
     remaining: z.number(),
   }),
   [EV.promptSegment]: z.object({ segment: z.string(), sha256: z.string(), text: z.string() }),
+  [EV.promptAssembled]: z.object({
+    turn: z.number(),
+    step: z.number(),
+    attempt: z.number(),
+    /** SHA-256 of the ordered segment digests: equal receipts mean equal system prompts. */
+    sha256: z.string(),
+    segments: z.array(z.object({ id: z.string(), source: z.string(), chars: z.number(), sha256: z.string() })),
+    /** The tools the request offered, in order (RT8: `runtime.execution` names only these). */
+    tools: z.array(z.string()),
+  }),
 } as const satisfies Record<EventType, z.ZodType>;
 
 /** The `data` a writer passes for event type `T`. */

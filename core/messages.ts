@@ -53,6 +53,8 @@ export type AssistantPart =
 export interface SystemSegment {
   segment: string;
   text: string;
+  /** Where the text came from (SE28 provenance), when the producer knows it. */
+  source?: string;
 }
 
 /** A message of the provider-neutral transcript handed to an adapter. */

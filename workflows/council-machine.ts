@@ -215,7 +215,7 @@ export class CouncilMachine implements RouteHost {
         break;
       }
       const a = this.startAttempt(seat, attempt, nowMs);
-      const meta = this.seatMeta(seat, a);
+      const meta = this.seatMeta(seat, a, maxAttempts);
       const prompt = this.seatPromptOf(seat, { attempt, maxAttempts, nowMs, previousProblem });
       this.showDetails();
       let end: AttemptEnd;
@@ -260,7 +260,7 @@ export class CouncilMachine implements RouteHost {
   }
 
   /** The attempt's child session meta: the Council's base narrowed to the seat's reviewer role, one level deeper. */
-  private seatMeta(seat: SeatRecord, a: SeatAttempt): SessionMeta {
+  private seatMeta(seat: SeatRecord, a: SeatAttempt, maxAttempts: number): SessionMeta {
     const parent = this.input.parent;
     return childMeta(
       this.meta,
@@ -272,7 +272,14 @@ export class CouncilMachine implements RouteHost {
           parentSessionId: parent?.sessionId ?? this.input.runId,
           rootSessionId: parent?.rootSessionId ?? this.input.runId,
           depth: (parent?.depth ?? 0) + 1,
-          seat: { runId: this.input.runId, index: seat.index, of: seat.of, attempt: a.attempt },
+          seat: {
+            runId: this.input.runId,
+            index: seat.index,
+            of: seat.of,
+            attempt: a.attempt,
+            maxAttempts,
+            deadlineMs: this.seatDeadlineMs,
+          },
         },
       },
       ALL_TOOLS,

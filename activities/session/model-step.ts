@@ -19,6 +19,7 @@ import { stepsToMessages } from './prompt.js';
 import { RequestAssembler, type AssembledRequest } from './request-assembly.js';
 import { rollbackEvent, sessionTurnWrite, turnStartedEvent } from './step-events.js';
 import { TranscriptCache } from './transcript-cache.js';
+import { PromptReceipts } from './system/prompt-receipt.js';
 import { declaredTools } from '../../core/tools/registry.js';
 import { sessionCatalog } from '../../core/delegation/contract.js';
 import type { McpHub } from '../mcp/types.js';
@@ -100,6 +101,7 @@ class ModelSteps {
   private readonly allNames = Object.keys(declaredTools);
   private readonly transcripts: TranscriptCache;
   private readonly requests: RequestAssembler;
+  private readonly receipts = new PromptReceipts();
 
   constructor(private readonly deps: ModelStepDeps) {
     this.store = deps.store;
@@ -201,7 +203,10 @@ class ModelSteps {
     let request: AssembledRequest;
     try {
       const conversation = [...earlier.messages, ...stepsToMessages(carried.rows)];
-      request = await this.requests.assemble(input, conversation, now(), mcp ? mcpSegment(mcp) : []);
+      request = await this.requests.assemble(input, conversation, now(), {
+        offered: tools.map((t) => t.name),
+        ...(mcp ? { extra: mcpSegment(mcp) } : {}),
+      });
     } catch (err) {
       await store.writeBatch(sessionId, carriedWrites);
       throw err;
@@ -221,10 +226,14 @@ class ModelSteps {
         await store.writeBatch(sessionId, [rollbackEvent(sessionId, { turn, step, attempt }, meta, rolledBack, now())]);
       return { compactionRequired: crossing };
     }
-    // Before the request, one batch: what it carries (SE9: reconstructible from the projection once sent).
+    // Before the request, one batch: what it carries (SE9: reconstructible from the projection once sent),
+    // with the prompt receipt (SE28: the system segments' ids, sources and digests, and their texts).
+    const at = { sessionId, turn, step, attempt, atMs: now() };
+    const receipt = this.receipts.writes(at, request.segments, tools.map((t) => t.name));
     await store.writeBatch(sessionId, [
       ...carriedWrites,
       ...(mcp ? await mcpStateWrites(store, sessionId, mcp.servers, now()) : []),
+      ...receipt,
       {
         kind: 'event',
         event: {
@@ -246,7 +255,10 @@ class ModelSteps {
           atMs: now(),
         },
       },
-    ]);
+    ]).catch((err: unknown) => {
+      this.receipts.forget(sessionId); // its segment texts may not be stored: write them with the next receipt
+      throw err;
+    });
     return { request, tools, ...(mcp ? { mcp } : {}), estimate, position: carried.nextPosition, reconciled };
   }
 

@@ -7,22 +7,6 @@ import type {
 } from '../../core/messages.js';
 import type { PartRow, ToolCallRow, TranscriptRows } from '../projection/types.js';
 
-/** Stable segment id of the base system prompt (SE28). */
-export const BASE_SEGMENT_ID = 'system.base';
-
-/**
- * The system prompt of a session: who the agent is and where it works.
- * `workspace` is the absolute workspace root.
- */
-export function systemPrompt(workspace: string): string {
-  return [
-    'You are Zuno, a coding agent. You work in the workspace directory',
-    `${workspace} using the tools offered to you. Paths are relative to the workspace.`,
-    'Inspect before you conclude: read and search the code rather than guessing.',
-    'When the task is done, answer with a concise final message and no tool calls.',
-  ].join(' ');
-}
-
 /**
  * Rebuilds the provider-neutral conversation from stored rows (SE9: every
  * segment of a request is reconstructible from the projection): the

@@ -1,7 +1,6 @@
 /**
  * The request of a model step, assembled (SE9, SE28): the system segments
- * in their order — the base prompt, the agent role's, the turn's rule files
- * (SE27), the Goal (GL19/GL20), the work state (GP32) — before the
+ * in their order (system/system-segments.ts, docs/prompts.md) before the
  * conversation, with PR8's reasoning replay decided at assembly.
  *
  * Compaction (docs/compaction.md): a compacted session's conversation
@@ -12,34 +11,46 @@
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import { retainedTokensOf } from '../../core/compaction/settings.js';
-import { DEFAULT_AGENT_NAME, rolePrompt } from '../../core/agents.js';
-import { roleOf } from '../../core/delegation/contract.js';
-import { GOAL_SEGMENT_ID, renderGoalContext } from '../../core/goal/context.js';
 import type { ModelMessage } from '../../core/messages.js';
+import type { HostFacts } from '../../core/prompt/environment.js';
+import type { PromptSegment } from '../../core/prompt/segments.js';
 import type { ModelStepInput } from '../../core/session/activities.js';
 import type { ProjectionStore } from '../projection/types.js';
 import { adapterFor, type StreamModel } from './provider-call.js';
 import { elideOldToolOutputs } from './compaction/elide.js';
-import { BASE_SEGMENT_ID, systemMessages, systemPrompt } from './prompt.js';
+import { systemMessages } from './prompt.js';
 import { applyReasoningReplay, type ReplayCounts } from './reasoning-replay.js';
 import { TurnRules } from './rules-turn.js';
+import { hostFacts } from './system/environment-facts.js';
+import { systemSegments } from './system/system-segments.js';
 import { workStateSegment } from './work-state-segment.js';
-
-/** Segment id of the agent role's prompt (SE28), present for every role but `build`. */
-const AGENT_SEGMENT_ID = 'system.agent';
 
 /** A request ready to send. */
 export interface AssembledRequest {
   /** The adapter of the provider's surface. */
   stream: StreamModel;
   messages: ModelMessage[];
+  /** The system segments in order, with provenance (SE28), for the prompt receipt. */
+  segments: PromptSegment[];
   /** PR8 counters recorded on `session.provider.request`. */
   counts: ReplayCounts;
 }
 
-/** Assembles model-step requests for one worker (it remembers each session's rules for the turn). */
+/** What the step offers, beside the conversation. */
+export interface StepOffer {
+  /** The tool names the request offers, in order (RT8: `runtime.execution` is generated from them). */
+  offered: readonly string[];
+  /** The step's extra segments (MCP state, MC8). */
+  extra?: readonly { segment: string; text: string }[];
+}
+
+/** Sessions whose turn's host facts one worker remembers. */
+const HOST_FACT_SESSIONS = 256;
+
+/** Assembles model-step requests for one worker (it remembers each session's rules and host facts for the turn). */
 export class RequestAssembler {
   private readonly rules: TurnRules;
+  private readonly hosts = new Map<string, { turn: number; facts: HostFacts }>();
 
   constructor(private readonly store: ProjectionStore) {
     this.rules = new TurnRules(store);
@@ -47,9 +58,12 @@ export class RequestAssembler {
 
   /**
    * The request of one step: the provider surface, the system segments
-   * (base, role, the turn's rules — SE27, the Goal — GL19/GL20, the work
-   * state — GP32, then `extra`: the step's MCP state, MC8) before `conversation`, with old long tool outputs elided
-   * (compaction/elide.ts) and PR8's reasoning replay applied.
+   * (system/system-segments.ts: base, family, role, read-only, execution —
+   * RT8 from `offer.offered`, environment, a seat's task context, the
+   * turn's rules — SE27, Goal mode and the Goal — GL19/GL20, the work state
+   * — GP32, then `offer.extra`: the step's MCP state, MC8) before
+   * `conversation`, with old long tool outputs elided (compaction/elide.ts)
+   * and PR8's reasoning replay applied.
    * @throws ApplicationFailure `provider_config` for a surface this build
    *   cannot speak; `rule_file_unreadable` (rules-turn.ts).
    */
@@ -57,7 +71,7 @@ export class RequestAssembler {
     input: ModelStepInput,
     conversation: ModelMessage[],
     nowMs: number,
-    extra: readonly { segment: string; text: string }[] = [],
+    offer: StepOffer,
   ): Promise<AssembledRequest> {
     const { meta, turn } = input;
     const stream = adapterFor(meta.provider.transport);
@@ -68,40 +82,38 @@ export class RequestAssembler {
       );
     }
     // SE27: the rule files of this turn, read at its first request (a file Zuno cannot read stops the turn here).
-    const ruleSegment = await this.rules.of({
-      sessionId: meta.sessionId,
-      workspace: meta.workspace,
-      turn,
-      atMs: nowMs,
-    });
+    const rules = await this.rules.of({ sessionId: meta.sessionId, workspace: meta.workspace, turn, atMs: nowMs });
     // GL19/GL20: a Goal-bound session's requests carry the Goal as runtime context, regenerated every request.
     const goal = meta.goal ? await this.store.getGoal(meta.goal.goalId) : null;
-    // GP32: the current Plan/Todo, regenerated from the committed projection for every request.
-    const work = await workStateSegment(this.store, meta.sessionId);
-    const system = [
-      { segment: BASE_SEGMENT_ID, text: systemPrompt(meta.workspace) },
-      ...(meta.agent && meta.agent !== DEFAULT_AGENT_NAME
-        ? [{ segment: AGENT_SEGMENT_ID, text: rolePrompt(roleOf(meta)) }]
-        : []),
-      ...(ruleSegment ? [ruleSegment] : []),
-      ...(goal ? [{ segment: GOAL_SEGMENT_ID, text: renderGoalContext(goal.snapshot, input.continuation) }] : []),
-      ...(work ? [work] : []),
-      // Issue 30 (MC8): the MCP servers' state, from the step's offer.
-      ...extra,
-    ];
+    const segments = systemSegments({
+      meta,
+      offered: offer.offered,
+      host: await this.hostOf(meta.sessionId, meta.workspace, turn, nowMs),
+      rules,
+      goal: goal ? { snapshot: goal.snapshot, ...(input.continuation ? { continuation: input.continuation } : {}) } : null,
+      // GP32: the current Plan/Todo, regenerated from the committed projection for every request.
+      workState: await workStateSegment(this.store, meta.sessionId),
+      ...(offer.extra ? { extra: offer.extra } : {}),
+    });
     // Issue 28 item 5: long tool outputs older than the retained zone ride as head, tail and a reference.
-    const retained = retainedTokensOf(meta);
-    const recent = elideOldToolOutputs(conversation, retained).messages;
+    const recent = elideOldToolOutputs(conversation, retainedTokensOf(meta)).messages;
     // PR8: which reasoning capsules this request may carry is decided now, at assembly.
-    const replay = applyReasoningReplay([...systemMessages(system), ...recent], {
+    const replay = applyReasoningReplay([...systemMessages(segments), ...recent], {
       provider: meta.provider,
       model: meta.model,
       nowMs,
     });
-    return {
-      stream,
-      messages: replay.messages,
-      counts: replay.counts,
-    };
+    return { stream, messages: replay.messages, segments, counts: replay.counts };
+  }
+
+  /** The host facts of the session's turn, gathered at its first request on this worker (a stable prompt prefix). */
+  private async hostOf(sessionId: string, workspace: string, turn: number, nowMs: number): Promise<HostFacts> {
+    const known = this.hosts.get(sessionId);
+    if (known && known.turn === turn) return known.facts;
+    const facts = await hostFacts(workspace, nowMs);
+    this.hosts.delete(sessionId);
+    this.hosts.set(sessionId, { turn, facts });
+    if (this.hosts.size > HOST_FACT_SESSIONS) this.hosts.delete(this.hosts.keys().next().value!);
+    return facts;
   }
 }

@@ -47,7 +47,7 @@ export async function rulesForTurn(store: ProjectionStore, input: RulesTurnInput
   if (record && record.turn === turn) {
     if (record.sha256 === null) return null;
     const stored = await storedSegment(store, sessionId, record.sha256);
-    if (stored !== null) return { segment: RULES_SEGMENT_ID, text: stored };
+    if (stored !== null) return { segment: RULES_SEGMENT_ID, text: stored, source: rulesSource(record.sources) };
     // Never expected (both are written in one transaction): read the files again rather than send no rules.
   }
 
@@ -116,7 +116,12 @@ export async function rulesForTurn(store: ProjectionStore, input: RulesTurnInput
     sessionId,
     events.map((event) => ({ kind: 'event', event })),
   );
-  return text === null ? null : { segment: RULES_SEGMENT_ID, text };
+  return text === null ? null : { segment: RULES_SEGMENT_ID, text, source: rulesSource(files.inForce) };
+}
+
+/** The rules segment's provenance (SE28): the files in force, in order. */
+function rulesSource(files: readonly { path: string }[]): string {
+  return `rule files: ${files.map((f) => f.path).join(', ')}`;
 }
 
 /** The stored text of the rules segment with this digest, or null. */

@@ -18,5 +18,13 @@ export interface DelegationLink {
   /** A background delegation's job id (`job_<turn>_<step>_<position>`). */
   jobId?: string;
   /** A Council seat: its run, place and attempt. */
-  seat?: { runId: string; index: number; of: number; attempt: number };
+  seat?: {
+    runId: string;
+    index: number;
+    of: number;
+    attempt: number;
+    /** Issue 32: the attempts a seat may take and the seats' hard deadline (Unix ms), for the seat's task context. */
+    maxAttempts?: number;
+    deadlineMs?: number;
+  };
 }

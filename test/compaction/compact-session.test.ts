@@ -212,18 +212,23 @@ describe('compactSession', () => {
       { meta: m, turn: 1, step: 1, newInputs: [], settled: [] },
       earlier.messages,
       1,
+      { offered: ['read'] },
     );
     const roles = request.messages.map((x) => (x.role === 'system' ? `system:${x.segment}` : x.role));
-    // base prompt, then the summary segment, the anchor, and step 1.0 verbatim (its user message, answer, result)
+    // the system segments, then the summary segment, the anchor, and step 1.0 verbatim (its user message, answer, result)
     expect(roles).toEqual([
       'system:system.base',
+      'system:system.agent',
+      'system:runtime.read_only',
+      'system:runtime.execution',
+      'system:runtime.environment',
       `system:${COMPACTION_SEGMENT_ID}`,
       'user',
       'user',
       'assistant',
       'tool',
     ]);
-    const segment = request.messages[1] as { text: string };
+    const segment = request.messages[5] as { text: string };
     expect(segment.text).toContain('SUMMARY ONE');
     expect(segment.text).toContain(
       'This summary replaces 3 earlier model steps and 0 earlier user messages of this session.',
