@@ -3,7 +3,6 @@ import { EV } from '../../core/events.js';
 import { assistantMessageId } from '../../core/ids.js';
 import type { ModelMessage, ToolSpec, WireSurface } from '../../core/messages.js';
 import type { ModelStepInput, ModelStepResult } from '../../core/session/activities.js';
-import type { SessionMeta } from '../../core/session/meta.js';
 import type { ProjectionStore, ProjectionWrite, StepDeletion } from '../projection/types.js';
 import type { ModelResponse } from '../providers/types.js';
 import { DeltaBuffer } from './delta-buffer.js';
@@ -19,6 +18,7 @@ import { stepsToMessages } from './prompt.js';
 import { RequestAssembler, type AssembledRequest } from './request-assembly.js';
 import { rollbackEvent, sessionTurnWrite, turnStartedEvent } from './step-events.js';
 import { TranscriptCache } from './transcript-cache.js';
+import { offeredBuiltIns, type ToolOfferSets } from './tool-offer.js';
 import { PromptReceipts } from './system/prompt-receipt.js';
 import { declaredTools } from '../../core/tools/registry.js';
 import { sessionCatalog } from '../../core/delegation/contract.js';
@@ -31,17 +31,9 @@ const answerless = { finishReason: 'stop', toolCalls: [], textLength: 0 } as con
 /** Interval between modelStep heartbeats, in ms (the heartbeat timeout is temporal.yaml `activities.model`). */
 const HEARTBEAT_EVERY_MS = 2_000;
 
-/** Dependencies of the modelStep activity. */
-export interface ModelStepDeps {
+/** Dependencies of the modelStep activity: the store, the tool sets offers are made from (tool-offer.ts), MCP. */
+export interface ModelStepDeps extends ToolOfferSets {
   store: ProjectionStore;
-  /** The tools offered to the model (name, description, JSON Schema). */
-  toolSpecs: ToolSpec[];
-  /** Tools offered only in a session a Goal drives (GL38). */
-  goalOnly?: ReadonlySet<string>;
-  /** Tools offered only while some MCP schemas are deferred (`tool_search`, TD12, MC2). */
-  mcpOnly?: ReadonlySet<string>;
-  /** Why a session is not offered a tool, for the tools offered only under a condition (`web_search`: `network.search`). */
-  conditional?: ReadonlyMap<string, (meta: SessionMeta) => string | undefined>;
   /** The worker's MCP connections (issue 30); absent: MCP servers are not reachable from this worker. */
   mcp?: McpHub;
 }
@@ -97,7 +89,6 @@ interface Prepared {
 /** The modelStep activity's worker-lifetime state (tool offer, transcript cache, request assembler) and its phases. */
 class ModelSteps {
   private readonly store: ProjectionStore;
-  private readonly ordinaryTools: ToolSpec[];
   private readonly allNames = Object.keys(declaredTools);
   private readonly transcripts: TranscriptCache;
   private readonly requests: RequestAssembler;
@@ -105,7 +96,6 @@ class ModelSteps {
 
   constructor(private readonly deps: ModelStepDeps) {
     this.store = deps.store;
-    this.ordinaryTools = deps.toolSpecs.filter((t) => !deps.goalOnly?.has(t.name) && !deps.mcpOnly?.has(t.name));
     this.transcripts = new TranscriptCache(deps.store);
     this.requests = new RequestAssembler(deps.store);
   }
@@ -149,14 +139,9 @@ class ModelSteps {
     return { tools: [...builtIn, ...(mcp.searchOffered && search ? [search] : []), ...mcp.specs], mcp };
   }
 
-  /** The built-in tools a session is offered: its catalog (DC2/DC9), without the Goal tools unless a Goal drives it. */
+  /** The built-in tools a session is offered (tool-offer.ts). */
   private offered(meta: ModelStepInput['meta']): ToolSpec[] {
-    const all = meta.goal ? this.deps.toolSpecs.filter((t) => !this.deps.mcpOnly?.has(t.name)) : this.ordinaryTools;
-    const conditional = this.deps.conditional;
-    const usable = conditional ? all.filter((t) => !conditional.get(t.name)?.(meta)) : all;
-    if (!meta.tools && !meta.agent) return usable;
-    const catalog = new Set(sessionCatalog(meta, this.allNames));
-    return usable.filter((t) => catalog.has(t.name));
+    return offeredBuiltIns(meta, this.deps, this.allNames);
   }
 
   /** The tools of the session's catalog its settings leave out, with why (a call of one is refused with it). */

@@ -1,0 +1,102 @@
+/**
+ * `zuno prompt show [--agent R] [--goal [OBJECTIVE]] [--dir D] [--config F]
+ * [--model P/M] [--json]` (issue 32; docs/prompts.md): prints the exact
+ * system segments the first request of such a session would carry — ids,
+ * sources, sizes, a token estimate — assembled by the same code a worker
+ * uses (system-segments.ts), from this machine's view of the workspace:
+ * its zuno.json, rule files and git state. Offline: no Temporal, no home.
+ */
+import {
+  estimateTextTokens,
+  estimatorFor,
+  hostFacts,
+  loadRuleFiles,
+  offeredBuiltIns,
+  segmentReceipts,
+  systemSegments,
+} from '../../activities/session/index.js';
+import { conditionalTools, goalOnlyTools, mcpOnlyTools, toolSpecs } from '../../activities/tools/index.js';
+import { declaredTools } from '../../core/tools/registry.js';
+import { renderRulesSegment, ruleBudgetBytes, RULES_SEGMENT_ID } from '../../core/rule-budget.js';
+import type { SystemSegment } from '../../core/messages.js';
+import { promptMeta } from '../prompt-meta.js';
+import { renderPromptShow, type PromptShowReport } from '../prompt-view.js';
+import { processSink } from '../render.js';
+import type { Sink } from '../sink.js';
+import { loadZunoConfig } from '../zuno-config.js';
+import { resolveWorkspace } from './run-plan.js';
+
+/** Options of `zuno prompt show`. */
+export interface PromptShowOptions {
+  agent?: string;
+  /** true: a Goal with a placeholder objective; a string: that objective. */
+  goal?: boolean | string;
+  dir?: string;
+  config?: string;
+  model?: string;
+  json?: boolean;
+}
+
+/**
+ * Prints the segments (see module doc).
+ * @returns 0.
+ * @throws ZunoError `workspace_invalid`, `config_invalid` naming the key,
+ *   `agent_invalid`, `model_invalid`, `provider_unknown`,
+ *   `rule_file_unreadable` (a rule file a turn would stop on).
+ */
+export async function promptShowCommand(opts: PromptShowOptions, sink: Sink = processSink): Promise<number> {
+  const workspace = resolveWorkspace(opts.dir ?? process.cwd());
+  const zcfg = loadZunoConfig(workspace, opts.config);
+  const nowMs = Date.now();
+  const goalObjective = opts.goal === undefined || opts.goal === false ? undefined : goalText(opts.goal);
+  const { meta, goal, modelShown } = promptMeta({
+    workspace,
+    zcfg,
+    nowMs,
+    ...(opts.agent ? { agent: opts.agent } : {}),
+    ...(opts.model ? { model: opts.model } : {}),
+    ...(goalObjective !== undefined ? { goalObjective } : {}),
+  });
+  const sets = { toolSpecs: toolSpecs(), goalOnly: goalOnlyTools(), mcpOnly: mcpOnlyTools(), conditional: conditionalTools() };
+  const offered = offeredBuiltIns(meta, sets, Object.keys(declaredTools)).map((t) => t.name);
+  const segments = systemSegments({
+    meta,
+    offered,
+    host: await hostFacts(workspace, nowMs),
+    rules: await rulesNow(workspace),
+    goal: goal ? { snapshot: goal } : null,
+    workState: null,
+  });
+  const estimator = estimatorFor(meta.provider.transport);
+  const receipts = segmentReceipts(segments);
+  const report: PromptShowReport = {
+    workspace,
+    agent: meta.agent!,
+    surface: meta.provider.transport,
+    model: modelShown,
+    estimator: estimator.id,
+    tools: offered,
+    mcpServers: Object.keys(zcfg.mcp?.servers ?? {}),
+    segments: segments.map((s, i) => ({
+      ...receipts[i]!,
+      tokens: estimateTextTokens(s.text, estimator),
+      text: s.text,
+    })),
+  };
+  sink.out(opts.json ? `${JSON.stringify(report, null, 2)}\n` : renderPromptShow(report));
+  return 0;
+}
+
+/** The objective shown: the one given, else a placeholder. */
+function goalText(g: true | string): string {
+  return g === true || g.trim() === '' ? '(the Goal objective you give zuno goal start)' : g;
+}
+
+/** The rule files a turn starting now would carry (SE27; the budget of an unknown window). */
+async function rulesNow(workspace: string): Promise<SystemSegment | null> {
+  const files = await loadRuleFiles(workspace, ruleBudgetBytes());
+  const text = renderRulesSegment(files.inForce);
+  return text === null
+    ? null
+    : { segment: RULES_SEGMENT_ID, text, source: `rule files: ${files.inForce.map((f) => f.path).join(', ')}` };
+}
