@@ -582,6 +582,30 @@ Exit code 0 even when a server failed; a bad zuno.json exits 1 naming the key.`,
       setExit(await mcpListCommand(opts));
     });
 
+  const prompt = program.command('prompt').description('what the model is told (docs/prompts.md)');
+  prompt
+    .command('show')
+    .description(
+      "print the exact system segments a session's first request would carry: ids, sources, sizes, token estimates",
+    )
+    .option('--agent <role>', 'the role: build (default), plan, deep, explore, or a Council reviewer (shown as seat 1)')
+    .option('--goal [objective]', 'a session a Goal drives, with this objective (default: a placeholder)')
+    .option('--dir <dir>', 'workspace whose zuno.json, rule files and git state are read (default: current directory)')
+    .option('--config <file>', 'zuno.json to use')
+    .option('--model <provider/model>', 'the model whose provider family places the text (default: zuno.json "model")')
+    .option('--json', 'print {segments: [{id, source, chars, sha256, tokens, text}], tools, ...}')
+    .addHelpText(
+      'after',
+      `
+Assembled by the worker's own code from this machine's view of the workspace: a worker on
+another host sees its own date, programs and git state. MCP tools appear once connected.
+Every request records the same list as a session.prompt event (zuno session show --json).`,
+    )
+    .action(async (opts) => {
+      const { promptShowCommand } = await import('./commands/prompt-show.js');
+      setExit(await promptShowCommand(opts));
+    });
+
   const dev = program.command('dev').description('the embedded Temporal dev server and local tools');
   dev
     .command('up')

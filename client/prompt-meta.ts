@@ -41,7 +41,10 @@ export function promptMeta(p: PromptMetaParts): { meta: SessionMeta; goal: GoalS
   const name = p.agent ?? DEFAULT_AGENT_NAME;
   const role = agentRole(name);
   if (!role) {
-    throw new ZunoError('agent_invalid', `unknown agent "${name}"; the roles are ${Object.keys(AGENT_ROLES).join(', ')}`);
+    throw new ZunoError(
+      'agent_invalid',
+      `unknown agent "${name}"; the roles are ${Object.keys(AGENT_ROLES).join(', ')}`,
+    );
   }
   const ref = p.model ?? p.zcfg.model;
   const resolved = ref ? resolveModel(p.zcfg, ref) : { provider: localProvider('http://127.0.0.1:1'), model: '' };

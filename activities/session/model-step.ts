@@ -214,36 +214,42 @@ class ModelSteps {
     // Before the request, one batch: what it carries (SE9: reconstructible from the projection once sent),
     // with the prompt receipt (SE28: the system segments' ids, sources and digests, and their texts).
     const at = { sessionId, turn, step, attempt, atMs: now() };
-    const receipt = this.receipts.writes(at, request.segments, tools.map((t) => t.name));
-    await store.writeBatch(sessionId, [
-      ...carriedWrites,
-      ...(mcp ? await mcpStateWrites(store, sessionId, mcp.servers, now()) : []),
-      ...receipt,
-      {
-        kind: 'event',
-        event: {
-          id: `step_${turn}_${step}:request:${attempt}`,
-          sessionId,
-          type: EV.providerRequest,
-          data: {
-            turn,
-            step,
-            attempt,
-            provider: meta.provider.id,
-            model: meta.model,
-            surface: meta.provider.transport,
-            messages: request.messages.length,
-            ...request.counts,
-            estimatedTokens: estimate.requestTokens,
-            estimator: estimate.estimator,
+    const receipt = this.receipts.writes(
+      at,
+      request.segments,
+      tools.map((t) => t.name),
+    );
+    await store
+      .writeBatch(sessionId, [
+        ...carriedWrites,
+        ...(mcp ? await mcpStateWrites(store, sessionId, mcp.servers, now()) : []),
+        ...receipt,
+        {
+          kind: 'event',
+          event: {
+            id: `step_${turn}_${step}:request:${attempt}`,
+            sessionId,
+            type: EV.providerRequest,
+            data: {
+              turn,
+              step,
+              attempt,
+              provider: meta.provider.id,
+              model: meta.model,
+              surface: meta.provider.transport,
+              messages: request.messages.length,
+              ...request.counts,
+              estimatedTokens: estimate.requestTokens,
+              estimator: estimate.estimator,
+            },
+            atMs: now(),
           },
-          atMs: now(),
         },
-      },
-    ]).catch((err: unknown) => {
-      this.receipts.forget(sessionId); // its segment texts may not be stored: write them with the next receipt
-      throw err;
-    });
+      ])
+      .catch((err: unknown) => {
+        this.receipts.forget(sessionId); // its segment texts may not be stored: write them with the next receipt
+        throw err;
+      });
     return { request, tools, ...(mcp ? { mcp } : {}), estimate, position: carried.nextPosition, reconciled };
   }
 

@@ -90,7 +90,9 @@ export class RequestAssembler {
       offered: offer.offered,
       host: await this.hostOf(meta.sessionId, meta.workspace, turn, nowMs),
       rules,
-      goal: goal ? { snapshot: goal.snapshot, ...(input.continuation ? { continuation: input.continuation } : {}) } : null,
+      goal: goal
+        ? { snapshot: goal.snapshot, ...(input.continuation ? { continuation: input.continuation } : {}) }
+        : null,
       // GP32: the current Plan/Todo, regenerated from the committed projection for every request.
       workState: await workStateSegment(this.store, meta.sessionId),
       ...(offer.extra ? { extra: offer.extra } : {}),

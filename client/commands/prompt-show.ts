@@ -57,7 +57,12 @@ export async function promptShowCommand(opts: PromptShowOptions, sink: Sink = pr
     ...(opts.model ? { model: opts.model } : {}),
     ...(goalObjective !== undefined ? { goalObjective } : {}),
   });
-  const sets = { toolSpecs: toolSpecs(), goalOnly: goalOnlyTools(), mcpOnly: mcpOnlyTools(), conditional: conditionalTools() };
+  const sets = {
+    toolSpecs: toolSpecs(),
+    goalOnly: goalOnlyTools(),
+    mcpOnly: mcpOnlyTools(),
+    conditional: conditionalTools(),
+  };
   const offered = offeredBuiltIns(meta, sets, Object.keys(declaredTools)).map((t) => t.name);
   const segments = systemSegments({
     meta,

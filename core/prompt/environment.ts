@@ -26,7 +26,8 @@ export interface HostFacts {
 export interface EnvironmentSettings {
   workspace: string;
   sandbox: SandboxPolicy;
-  permissionMode?: string;
+  /** The session's permission mode; `none`: no policy (standard with no rules — nothing waits for approval). */
+  permissionMode: string;
   network?: NetworkSessionConfig;
   /** Whether the request offers a command-running tool (programs are listed only then). */
   runsCommands: boolean;
@@ -38,16 +39,20 @@ export interface EnvironmentSettings {
  * (a stable prompt prefix); git state is as of the turn's first request.
  */
 export function renderEnvironment(s: EnvironmentSettings, h: HostFacts): string {
-  const git = h.git ? `branch ${h.git.branch}, ${changes(h.git.changedFiles)} (as of this turn's start)` : 'not a git repository';
+  const git = h.git
+    ? `branch ${h.git.branch}, ${changes(h.git.changedFiles)} (as of this turn's start)`
+    : 'not a git repository';
   const lines = [
     '# Environment',
     `- Workspace: ${s.workspace} (tool paths are relative to it)`,
     `- Date: ${h.date} (time zone ${h.timeZone})`,
     `- OS: ${h.os}`,
-    ...(s.runsCommands ? [`- Shell: bash`, `- Programs on PATH: ${h.programs.join(', ') || 'none of the usual ones'}`] : []),
+    ...(s.runsCommands
+      ? [`- Shell: bash`, `- Programs on PATH: ${h.programs.join(', ') || 'none of the usual ones'}`]
+      : []),
     `- Sandbox: ${sandboxLine(s.sandbox)}`,
     `- Web access from tools: ${networkLine(s.network)}`,
-    ...(s.permissionMode ? [`- Permissions: ${PERMISSION_WORDS[s.permissionMode] ?? s.permissionMode}`] : []),
+    `- Permissions: ${PERMISSION_WORDS[s.permissionMode] ?? s.permissionMode}`,
     `- Git: ${git}`,
   ];
   return lines.join('\n');
@@ -59,8 +64,9 @@ function changes(n: number): string {
 
 /** What each permission mode means for the agent, in plain words. */
 const PERMISSION_WORDS: Readonly<Record<string, string>> = {
+  none: 'standard with no rules (no call waits for approval)',
   standard: 'standard (a call the rules mark "ask" waits for a person\'s approval; a denied call is blocked)',
-  strict: 'strict (commands and writes wait for a person\'s approval unless a rule allows them)',
+  strict: "strict (commands and writes wait for a person's approval unless a rule allows them)",
   allow_all: 'allow_all (calls run without approval; deny rules still block)',
 };
 

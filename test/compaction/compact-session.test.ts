@@ -218,6 +218,7 @@ describe('compactSession', () => {
     // the system segments, then the summary segment, the anchor, and step 1.0 verbatim (its user message, answer, result)
     expect(roles).toEqual([
       'system:system.base',
+      'system:system.family',
       'system:system.agent',
       'system:runtime.read_only',
       'system:runtime.execution',
@@ -228,7 +229,7 @@ describe('compactSession', () => {
       'assistant',
       'tool',
     ]);
-    const segment = request.messages[5] as { text: string };
+    const segment = request.messages[6] as { text: string };
     expect(segment.text).toContain('SUMMARY ONE');
     expect(segment.text).toContain(
       'This summary replaces 3 earlier model steps and 0 earlier user messages of this session.',

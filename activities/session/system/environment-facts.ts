@@ -61,5 +61,11 @@ export async function hostFacts(workspace: string, nowMs: number): Promise<HostF
   const date = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(
     new Date(nowMs),
   );
-  return { os: `${platform()} ${release()}`, timeZone, date, programs: programsOnPath(), git: await gitFacts(workspace) };
+  return {
+    os: `${platform()} ${release()}`,
+    timeZone,
+    date,
+    programs: programsOnPath(),
+    git: await gitFacts(workspace),
+  };
 }

@@ -63,8 +63,8 @@ export function systemSegments(i: SystemInputs): PromptSegment[] {
       text: renderGoalContext(i.goal.snapshot, i.goal.continuation),
     });
   }
-  if (i.workState) out.push({ ...i.workState, source: 'the session\'s plan and todo list' });
-  for (const e of i.extra ?? []) out.push({ ...e, source: e.source ?? 'the session\'s MCP servers' });
+  if (i.workState) out.push({ ...i.workState, source: "the session's plan and todo list" });
+  for (const e of i.extra ?? []) out.push({ ...e, source: e.source ?? "the session's MCP servers" });
   return out;
 }
 
@@ -73,7 +73,7 @@ function executionSegment(offered: readonly string[]): PromptSegment {
   const rules = rulesInForce(executionRuleFiles(), offered);
   return {
     segment: SEGMENT_IDS.execution,
-    source: `generated from the offered tools: ${rules.map((r) => r.file).join(', ')}`,
+    source: `generated from the offered tools: prompts/execution/{${rules.map((r) => r.file.replace(/^prompts\/execution\/|\.md$/g, '')).join(',')}}.md`,
     text: rules.map((r) => r.text).join('\n\n'),
   };
 }
@@ -86,7 +86,7 @@ function environmentSegment(meta: SessionMeta, offered: readonly string[], host:
       {
         workspace: meta.workspace,
         sandbox: meta.sandbox ?? DEFAULT_SANDBOX_POLICY,
-        ...(meta.permission ? { permissionMode: meta.permission.mode } : {}),
+        permissionMode: meta.permission?.mode ?? 'none',
         ...(meta.network ? { network: meta.network } : {}),
         runsCommands: offered.includes('shell') || offered.includes('bg'),
       },
