@@ -211,8 +211,28 @@ class ModelSteps {
         await store.writeBatch(sessionId, [rollbackEvent(sessionId, { turn, step, attempt }, meta, rolledBack, now())]);
       return { compactionRequired: crossing };
     }
-    // Before the request, one batch: what it carries (SE9: reconstructible from the projection once sent),
-    // with the prompt receipt (SE28: the system segments' ids, sources and digests, and their texts).
+    await this.recordRequest({ input, sessionId, attempt }, { carriedWrites, mcp, request, tools, estimate });
+    return { request, tools, ...(mcp ? { mcp } : {}), estimate, position: carried.nextPosition, reconciled };
+  }
+
+  /**
+   * Before the request, one batch: what it carries (SE9: reconstructible from the projection once sent),
+   * with the prompt receipt (SE28: the system segments' ids, sources and digests, and their texts).
+   */
+  private async recordRequest(
+    { input, sessionId, attempt }: StepAt,
+    r: {
+      carriedWrites: ProjectionWrite[];
+      mcp: StepMcp | undefined;
+      request: AssembledRequest;
+      tools: ToolSpec[];
+      estimate: Prepared['estimate'];
+    },
+  ): Promise<void> {
+    const { store } = this;
+    const { meta, turn, step } = input;
+    const { carriedWrites, mcp, request, tools, estimate } = r;
+    const now = () => Date.now();
     const at = { sessionId, turn, step, attempt, atMs: now() };
     const receipt = this.receipts.writes(
       at,
@@ -250,7 +270,6 @@ class ModelSteps {
         this.receipts.forget(sessionId); // its segment texts may not be stored: write them with the next receipt
         throw err;
       });
-    return { request, tools, ...(mcp ? { mcp } : {}), estimate, position: carried.nextPosition, reconciled };
   }
 
   /** Streams the provider's answer while heartbeating, emitting coalesced `message.part.delta` events. */

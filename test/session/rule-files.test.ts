@@ -314,7 +314,7 @@ describe('absent rule files', () => {
     const ws = workspace();
     const run = await h.runSession({ workspace: ws, prompt: 'hi', script: { replies: [{ text: 'ok' }] } });
     expect(run.result.status).toBe('completed');
-    expect(chatSystem(run.providerRequests[0])).not.toContain('rule files');
+    expect(chatSystem(run.providerRequests[0])).not.toContain('The following rule files');
     expect(await eventsOf(run.sessionId, EV.instructionNotInForce)).toEqual([]);
     expect(await eventsOf(run.sessionId, EV.instructionInForce)).toEqual([
       { turn: 0, segment: 'instructions.rules', sha256: null, budget: 64_000, sources: [] },

@@ -36,18 +36,16 @@ export function programsOnPath(path = process.env.PATH ?? ''): string[] {
   return programs;
 }
 
-/** The git branch (`detached at <sha>` when detached) and the changed or untracked files of `workspace`; null outside a work tree. */
+/** The git branch (`detached at <sha>` when detached; an unborn branch by its name) and the changed or untracked files of `workspace`; null outside a work tree. */
 export async function gitFacts(workspace: string): Promise<HostFacts['git']> {
   const git = (args: string[]) =>
     execa('git', args, { cwd: workspace, reject: false, timeout: GIT_TIMEOUT_MS, stripFinalNewline: true });
-  const branch = await git(['rev-parse', '--abbrev-ref', 'HEAD']);
-  if (branch.exitCode !== 0) {
-    const inside = await git(['rev-parse', '--is-inside-work-tree']);
-    return inside.stdout === 'true' ? { branch: '(no commits yet)', changedFiles: await changed(git) } : null;
-  }
-  const name =
-    branch.stdout === 'HEAD' ? `detached at ${(await git(['rev-parse', '--short', 'HEAD'])).stdout}` : branch.stdout;
-  return { branch: name, changedFiles: await changed(git) };
+  const inside = await git(['rev-parse', '--is-inside-work-tree']);
+  if (inside.exitCode !== 0 || inside.stdout !== 'true') return null;
+  const symbolic = await git(['symbolic-ref', '--short', '-q', 'HEAD']);
+  const branch =
+    symbolic.exitCode === 0 ? symbolic.stdout : `detached at ${(await git(['rev-parse', '--short', 'HEAD'])).stdout}`;
+  return { branch, changedFiles: await changed(git) };
 }
 
 async function changed(git: (args: string[]) => Promise<{ exitCode?: number; stdout: string }>): Promise<number> {
