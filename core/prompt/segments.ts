@@ -20,6 +20,7 @@ export const SEGMENT_IDS = {
   agent: 'system.agent',
   readOnly: 'runtime.read_only',
   execution: 'runtime.execution',
+  reports: 'runtime.reports',
   environment: 'runtime.environment',
   taskContext: 'runtime.task_context',
   rules: 'instructions.rules',

@@ -40,7 +40,7 @@ describe('zuno prompt show', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^System prompt of a build session in /);
     expect(r.stdout).toMatch(
-      /chat-completions family \(no model configured\) · 6 segments · [\d,]+ chars · ≈ [\d,]+ tokens/,
+      /chat-completions family \(no model configured\) · 7 segments · [\d,]+ chars · ≈ [\d,]+ tokens/,
     );
     expect(r.stdout).toContain('── 1. system.base · prompts/base.md · ');
     expect(r.stdout).toContain('Run `npm test` before you answer.');
@@ -50,6 +50,7 @@ describe('zuno prompt show', () => {
       'system.family',
       'system.agent',
       'runtime.execution',
+      'runtime.reports',
       'runtime.environment',
       'instructions.rules',
     ]);
@@ -67,6 +68,7 @@ describe('zuno prompt show', () => {
     expect(ids(goal).slice(-2)).toEqual(['system.goal', 'runtime.goal']);
     expect(text(goal, 'runtime.goal')).toContain('Make CI green');
     expect(goal.tools).toContain('goal_update');
+    expect(ids(plan)).not.toContain('runtime.reports'); // FT8: only with report_write
     const seat = await show(['--agent', 'security-review'], ws);
     expect(ids(seat)).toContain('runtime.task_context');
     expect(text(seat, 'runtime.task_context')).toMatch(/seat 1 of 3/);
@@ -79,6 +81,12 @@ describe('zuno prompt show', () => {
     writeJson(ws, 'zuno.json', { model: 'anthropic/claude-sonnet-4' });
     const r = await show([], ws);
     expect(r.surface).toBe('anthropic-messages');
+    expect(ids(r)).not.toContain('runtime.read_only');
+    // Commands in a read-only sandbox: the segment states that constraint, not a read-only disk (FT8).
+    writeJson(ws, 'zuno.json', { model: 'anthropic/claude-sonnet-4', sandbox: { mode: 'read-only' } });
+    const confined = await show([], ws);
+    expect(confined.segments.find((s) => s.id === 'runtime.read_only')?.source).toBe('prompts/read-only-shell.md');
+    expect(text(confined, 'runtime.environment')).toContain('- Sandbox: read-only (commands may not write files)');
     expect(r.segments.find((s) => s.id === 'system.family')?.source).toBe('prompts/family/anthropic-messages.md');
     const { home } = makeHome();
     const bad = await runZuno(['prompt', 'show', '--dir', ws, '--agent', 'wizard'], { home, env: OFFLINE });

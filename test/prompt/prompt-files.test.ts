@@ -34,11 +34,16 @@ describe('prompt files', () => {
     }
   });
 
+  it('runtime.reports names only report_write, the tool it is present with (FT8)', () => {
+    expect(named(read('reports.md'))).toEqual(['report_write']);
+  });
+
   it('no other prompt text names a tool (a session may lack any of them)', () => {
     const rels = [
       'base.md',
       'goal.md',
       'read-only.md',
+      'read-only-shell.md',
       'seat.md',
       ...files('family').map((f) => `family/${f}`),
       ...files('roles').map((f) => `roles/${f}`),

@@ -67,7 +67,15 @@ describe('the prompt receipt of a request (SE9, SE28)', () => {
     const run = await h.runSession({ workspace: workspace(), prompt: 'hello', script: { replies: [{ text: 'hi' }] } });
     const { r, text, all } = await firstPrompt(run.sessionId);
     const family = ids(r).includes('system.family') ? ['system.family'] : [];
-    expect(ids(r)).toEqual(['system.base', ...family, 'system.agent', 'runtime.execution', 'runtime.environment']);
+    expect(ids(r)).toEqual([
+      'system.base',
+      ...family,
+      'system.agent',
+      'runtime.execution',
+      'runtime.reports',
+      'runtime.environment',
+    ]);
+    expect(source(r, 'runtime.reports')).toBe('prompts/reports.md');
     expect(source(r, 'system.base')).toBe('prompts/base.md');
     expect(source(r, 'system.agent')).toBe('prompts/roles/build.md');
     expect(source(r, 'runtime.execution')).toMatch(/^generated from the offered tools: prompts\/execution\/\{always,/);
@@ -144,6 +152,7 @@ describe('the prompt receipt of a request (SE9, SE28)', () => {
       'system.base',
       'system.agent',
       'runtime.execution',
+      'runtime.reports',
       'runtime.environment',
       'system.goal',
       'runtime.goal',

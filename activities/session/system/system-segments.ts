@@ -47,9 +47,12 @@ export function systemSegments(i: SystemInputs): PromptSegment[] {
   const out: PromptSegment[] = [fromFile(SEGMENT_IDS.base, baseText())];
   if (family) out.push(fromFile(SEGMENT_IDS.family, family));
   if (roleFile) out.push(fromFile(SEGMENT_IDS.agent, roleFile));
-  const readOnly = promptText('read-only.md');
-  if (readOnly && offersReadOnly(offered)) out.push(fromFile(SEGMENT_IDS.readOnly, readOnly));
+  const readOnly = readOnlyText(meta, offered);
+  if (readOnly) out.push(fromFile(SEGMENT_IDS.readOnly, readOnly));
   out.push(executionSegment(offered));
+  // FT8: `runtime.reports` exists only when the request offers `report_write`.
+  const reports = promptText('reports.md');
+  if (reports && offered.includes('report_write')) out.push(fromFile(SEGMENT_IDS.reports, reports));
   out.push(environmentSegment(meta, offered, i.host));
   const seat = seatSegment(meta);
   if (seat) out.push(seat);
@@ -66,6 +69,18 @@ export function systemSegments(i: SystemInputs): PromptSegment[] {
   if (i.workState) out.push({ ...i.workState, source: "the session's plan and todo list" });
   for (const e of i.extra ?? []) out.push({ ...e, source: e.source ?? "the session's MCP servers" });
   return out;
+}
+
+/**
+ * `runtime.read_only` (FT8): what this attempt cannot change — nothing at all
+ * when no offered tool writes or runs commands; else, when commands run in a
+ * read-only sandbox, that constraint (so a refused write is not read as a
+ * read-only disk). Null otherwise.
+ */
+function readOnlyText(meta: SessionMeta, offered: readonly string[]): PromptText | null {
+  if (offersReadOnly(offered)) return promptText('read-only.md');
+  const commands = offered.includes('shell') || offered.includes('bg');
+  return commands && meta.sandbox?.mode === 'read-only' ? promptText('read-only-shell.md') : null;
 }
 
 /** RT8: the execution rules of the offered tools; its source lists the rule files in force. */
