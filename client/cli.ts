@@ -141,6 +141,10 @@ Environment:
     .argument('<id>', 'session id (ses_…)')
     .option('--json', 'print the transcript as JSON')
     .option('--full', 'print long texts, outputs and diffs whole (by default they are cut, with a note)')
+    .option(
+      '--prompt [turn.step]',
+      'print the system segments a request carried, as stored before it was sent (default: the newest request)',
+    )
     .action(async (id: string, opts) => {
       const { sessionShowCommand } = await import('./commands/session-show.js');
       await sessionShowCommand(id, opts);

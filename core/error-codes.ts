@@ -137,6 +137,8 @@ export const ERROR_CODES = {
   preset_frozen: 'The Council preset fixes this setting; a flag tried to change it.',
   preset_unknown: 'No Council preset with this name.',
   projection_unavailable: 'The projection database or its migrations are not available.',
+  prompt_not_found:
+    'zuno session show --prompt: the session has no stored prompt receipt for that request (sent before issue 32, or no such step).',
   provider_auth: 'The provider refused the credentials (401/403) or the key is missing; the session pauses (PR3).',
   provider_bad_request: 'The provider refused the request as invalid (400/404/413/422); not retried.',
   provider_config: 'The provider setup is broken (unknown provider, bad base URL…); the turn blocks.',

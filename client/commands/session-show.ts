@@ -10,6 +10,7 @@ import { EV, parseEventData, TURN_END_EVENT } from '../../core/events.js';
 import { messageWithoutCode } from '../../core/errors.js';
 import { goalReason } from '../../core/goal/transitions.js';
 import { loadTurnRules, renderTurnRules } from './rules-view.js';
+import { printStoredPrompt, storedPrompt } from './show-prompt.js';
 import { renderRouteStatus, routeStatus } from './show-route.js';
 import { callSummary } from './show-args.js';
 import { renderToolCall } from './show-call.js';
@@ -36,10 +37,20 @@ import { agentLine, type DelegatedBy, delegatedBy, renderDelegations } from './s
  */
 export async function sessionShowCommand(
   sessionId: string,
-  opts: { json?: boolean; full?: boolean },
+  opts: { json?: boolean; full?: boolean; prompt?: boolean | string },
   sink: Sink = processSink,
 ) {
   checkSessionId(sessionId);
+  if (opts.prompt !== undefined && opts.prompt !== false) {
+    const store = await openStore(resolvePaths());
+    try {
+      const at = typeof opts.prompt === 'string' ? opts.prompt : undefined;
+      printStoredPrompt(await storedPrompt(store, sessionId, at), opts.json === true, sink);
+    } finally {
+      await store.close();
+    }
+    return;
+  }
   const color = sink === processSink && process.stdout.isTTY === true && !process.env.NO_COLOR;
   const view: ShowView = { sessionId, full: opts.full === true, color };
   const paths = resolvePaths();

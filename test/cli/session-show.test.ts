@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Transcript } from '../../activities/projection/types.js';
-import { makeHome, makeWorkspace, parseNdjson, runZuno, tempDir, writeJson } from './helpers.js';
+import { expectTypedFailure, makeHome, makeWorkspace, parseNdjson, runZuno, tempDir, writeJson } from './helpers.js';
 
 const PATCH = [
   '*** Begin Patch',
@@ -97,5 +97,29 @@ describe('zuno session show (human view)', () => {
     ]);
     expect(t.toolCalls[1]!.argsJson).toBe(JSON.stringify({ patch: PATCH }));
     expect(t.session.finalText).toBe(FINAL);
+  });
+});
+
+describe('zuno session show --prompt (issue 32, SE9)', () => {
+  it('prints the system segments a request carried, rebuilt from its stored receipt and texts', async () => {
+    const last = await runZuno(['session', 'show', sessionId, '--prompt'], { home });
+    expect(last.code, last.stderr).toBe(0);
+    expect(last.stdout).toMatch(new RegExp(`^System prompt of session ${sessionId}, request 0\\.2 \\(attempt 1\\)`));
+    expect(last.stdout).toContain('── 1. system.base · prompts/base.md · ');
+    const json = await runZuno(['session', 'show', sessionId, '--prompt', '0.0', '--json'], { home });
+    expect(json.code, json.stderr).toBe(0);
+    const p = JSON.parse(json.stdout) as { step: number; tools: string[]; segments: { id: string; text: string }[] };
+    expect(p.step).toBe(0);
+    expect(p.tools).toContain('apply_patch');
+    expect(p.segments.map((s) => s.id).slice(0, 1)).toEqual(['system.base']);
+    for (const s of p.segments) expect(s.text).toEqual(expect.any(String));
+    expect(p.segments.find((s) => s.id === 'runtime.environment')!.text).toContain(`- Workspace: ${ws}`);
+  });
+
+  it('refuses a malformed request and names a missing one', async () => {
+    const bad = await runZuno(['session', 'show', sessionId, '--prompt', 'last'], { home });
+    expect(expectTypedFailure(bad, 'input_invalid')).toContain('TURN.STEP');
+    const missing = await runZuno(['session', 'show', sessionId, '--prompt', '9.9'], { home });
+    expect(expectTypedFailure(missing, 'prompt_not_found')).toContain('for step 9.9');
   });
 });

@@ -94,7 +94,8 @@ it('a Council started by a parent carries ZunoKind=council, the parent and the r
     parentSessionId: r.parentSessionId,
     rootSessionId: 'ses_root0000',
     depth: 2,
-    seat: { runId: r.runId, index: 2, of: 3, attempt: 1 },
+    // Issue 32: the preset's attempts and the seats' hard deadline, for the seat's runtime.task_context.
+    seat: { runId: r.runId, index: 2, of: 3, attempt: 1, maxAttempts: 2, deadlineMs: r.result.seatDeadlineMs },
   });
   // A reviewer's read tools, tool_search among them (offered only while MCP schemas are deferred, MC6).
   expect(seatInput.meta.tools).toEqual(['read', 'glob', 'grep', 'tool_search']);
