@@ -29,8 +29,10 @@ export interface EnvironmentSettings {
   /** The session's permission mode; `none`: no policy (standard with no rules — nothing waits for approval). */
   permissionMode: string;
   network?: NetworkSessionConfig;
-  /** Whether the request offers a command-running tool (programs are listed only then). */
+  /** Whether the request offers a command-running tool (shell, programs and the sandbox are stated only then). */
   runsCommands: boolean;
+  /** Whether the request offers a web tool (what it may reach is stated only then). */
+  readsWeb: boolean;
 }
 
 /**

@@ -109,6 +109,7 @@ describe('the prompt receipt of a request (SE9, SE28)', () => {
     expect(r.tools).toEqual(tools.filter((t) => t !== 'tool_search' && t !== 'web_search'));
     expectNamesOnlyOffered(text('runtime.execution')!, r.tools);
     expect(text('runtime.environment')).not.toContain('Programs on PATH');
+    expect(text('runtime.environment')).toContain('- Web access from tools: public addresses only');
   }, 60_000);
 
   it('a build role without shell gets no shell guidance (RT8: generated from the final tool snapshot)', async () => {
@@ -195,6 +196,8 @@ describe('the prompt receipt of a request (SE9, SE28)', () => {
     expect(context).toMatch(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/); // the hard deadline, filled
     expect(context).toContain('"findings"'); // the report format
     expect(context).not.toContain('{{');
+    // A reviewer runs no command and reads no web page: the environment states neither (RT8).
+    expect(text('runtime.environment')).not.toMatch(/Shell|Sandbox|Web access/);
     expectNamesOnlyOffered(text('runtime.execution')!, r.tools);
   }, 120_000);
 });

@@ -104,6 +104,7 @@ function environmentSegment(meta: SessionMeta, offered: readonly string[], host:
         permissionMode: meta.permission?.mode ?? 'none',
         ...(meta.network ? { network: meta.network } : {}),
         runsCommands: offered.includes('shell') || offered.includes('bg'),
+        readsWeb: offered.includes('webfetch') || offered.includes('web_search'),
       },
       host,
     ),
