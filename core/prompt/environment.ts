@@ -50,10 +50,13 @@ export function renderEnvironment(s: EnvironmentSettings, h: HostFacts): string 
     `- Date: ${h.date} (time zone ${h.timeZone})`,
     `- OS: ${h.os}`,
     ...(s.runsCommands
-      ? [`- Shell: bash`, `- Programs on PATH: ${h.programs.join(', ') || 'none of the usual ones'}`]
+      ? [
+          `- Shell: bash`,
+          `- Programs on PATH: ${h.programs.join(', ') || 'none of the usual ones'}`,
+          `- Sandbox: ${sandboxLine(s.sandbox)}`,
+        ]
       : []),
-    `- Sandbox: ${sandboxLine(s.sandbox)}`,
-    `- Web access from tools: ${networkLine(s.network)}`,
+    ...(s.readsWeb ? [`- Web access from tools: ${networkLine(s.network)}`] : []),
     `- Permissions: ${PERMISSION_WORDS[s.permissionMode] ?? s.permissionMode}`,
     `- Git: ${git}`,
   ];
