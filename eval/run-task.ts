@@ -47,6 +47,12 @@ async function judge(task: EvalTask, ws: string, attempt: Attempt, z: ZunoEnv) {
   }
 }
 
+/** `zuno exited N: <its last stderr line>`. */
+function exitReason(attempt: Attempt): string {
+  const last = attempt.command.stderr.trim().split('\n').at(-1) ?? '';
+  return `zuno exited ${attempt.command.code}${last ? `: ${last.slice(0, 300)}` : ''}`;
+}
+
 /** Runs one task. @throws only when the tarball or the workspace cannot be made (a broken eval, not a failed task). */
 export async function runTask(task: EvalTask, opts: TaskRunOptions): Promise<TaskOutcome> {
   const tarball = await packageTarball(task.def.package, opts.packs);
@@ -54,6 +60,8 @@ export async function runTask(task: EvalTask, opts: TaskRunOptions): Promise<Tas
   const attempt = await runAttempt(task.def, ws, opts.driver, opts.z);
   const verdict = await judge(task, ws, attempt, opts.z);
   const reasons = attempt.command.timedOut ? ['the attempt timed out', ...verdict.reasons] : verdict.reasons;
+  // Context for a failed task: how its command ended (its verdict stays the checker's).
+  if (!verdict.pass && attempt.command.code !== 0) reasons.push(exitReason(attempt));
   const cost = await attemptCost(task.def, attempt, opts.z);
   return {
     id: task.def.id,
