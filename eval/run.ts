@@ -21,10 +21,14 @@ import { VENDORED_PACKS } from './paths.js';
 import { makeReport, summaryLines, taskLines, writeReport } from './report.js';
 import { runTask, type TaskOutcome } from './run-task.js';
 import { type EvalTask, loadTask, TASK_IDS } from './tasks/index.js';
+import { killRunning } from './zuno.js';
 
 /** The line printed (exit 0, nothing started) when neither a model nor --trajectories is given. */
 export const NO_MODEL_LINE =
   "no model configured: set ZUNO_EVAL_MODEL=<provider>/<model> (e.g. openai/gpt-4.1) and the provider's key (e.g. OPENAI_API_KEY) to run the eval, or run the recorded trajectories offline with --trajectories pass|fail";
+
+/** Set by Ctrl-C: the eval then ends with exit code 130, whatever the interrupted commands made of it. */
+let interrupted = false;
 
 /** Runs `jobs` at most `limit` at a time; results in the order of `jobs`. */
 async function pool<T>(jobs: (() => Promise<T>)[], limit: number): Promise<T[]> {
@@ -63,6 +67,14 @@ function options() {
 /** Runs the tasks in a fresh home and returns their outcomes; the home's worker and dev server are stopped after. */
 async function runAll(tasks: EvalTask[], driver: Driver, packs: PackSource, runDir: string, concurrency: number) {
   const z = await freshHome(runDir);
+  // Ctrl-C: the commands are their own process groups, so end them, then the home's worker and dev server.
+  const onInterrupt = () => {
+    interrupted = true;
+    killRunning();
+    process.stderr.write("zuno eval: interrupted; stopping the home's worker and dev server\n");
+    void stopHome(z).finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onInterrupt);
   try {
     await startHome(z);
     const jobs = tasks.map((task) => async (): Promise<TaskOutcome> => {
@@ -72,6 +84,7 @@ async function runAll(tasks: EvalTask[], driver: Driver, packs: PackSource, runD
     });
     return { z, outcomes: await pool(jobs, concurrency) };
   } finally {
+    process.removeListener('SIGINT', onInterrupt);
     await stopHome(z);
   }
 }
@@ -107,6 +120,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (err: unknown) => {
+    if (interrupted) return; // the SIGINT handler exits once the home is stopped
     process.stderr.write(`zuno eval: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(1);
   },

@@ -7,6 +7,20 @@ import { join } from 'node:path';
 import { ROOT } from './paths.js';
 import type { CommandResult } from './types.js';
 
+/** Process groups of the `zuno` commands running now (for {@link killRunning}). */
+const running = new Set<number>();
+
+/** Kills every running `zuno` command's process group (the eval was interrupted). */
+export function killRunning(): void {
+  for (const pid of running) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+}
+
 /** Where and how `zuno` runs: its home and the environment overrides (`undefined` removes a variable). */
 export interface ZunoEnv {
   home: string;
@@ -31,6 +45,7 @@ export function zuno(args: string[], z: ZunoEnv, timeoutMs: number): Promise<Com
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
+  if (child.pid !== undefined) running.add(child.pid);
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -51,6 +66,7 @@ export function zuno(args: string[], z: ZunoEnv, timeoutMs: number): Promise<Com
     });
     child.once('close', (code) => {
       clearTimeout(timer);
+      if (child.pid !== undefined) running.delete(child.pid);
       resolve({ code, stdout, stderr, wallMs: Date.now() - started, timedOut });
     });
   });
