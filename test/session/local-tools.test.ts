@@ -92,9 +92,10 @@ describe('short reads as local activities', () => {
     expect(runs.filter((r) => r.local).at(-1)).toMatchObject({ type: 'finishTurn' });
     const markers = runs.filter((r) => r.local && r.type.startsWith('tool_'));
     expect(markers.map((m) => m.type).sort()).toEqual(['tool_grep', ...reads.map(() => 'tool_read')].sort());
-    // A local attempt past its 0.5 s (a loaded machine) falls back: the regular activity then runs that call.
+    // A local attempt past its 0.5 s (a loaded machine) falls back: the regular activity then runs that call. On a
+    // loaded machine every one may (a CI run saw 8 of 8), so how many completed locally is not asserted here: the
+    // checked-in fixtures below are histories whose local reads completed, replayed deterministically.
     const fellBack = markers.filter((m) => m.failed).length;
-    expect(fellBack).toBeLessThan(markers.length);
     const regular = runs.filter((r) => !r.local && r.type.startsWith('tool_')).map((r) => r.type);
     expect(regular).toHaveLength(READS + 3 + fellBack);
     expect(regular.slice(-(READS + 3))).toEqual([
