@@ -53,6 +53,6 @@ export async function startHome(z: ZunoEnv): Promise<void> {
 
 /** Stops the home's host worker and dev server (`zuno worker stop`, `zuno dev down`); failures are ignored. */
 export async function stopHome(z: ZunoEnv): Promise<void> {
-  await zuno(['worker', 'stop'], z, 60_000);
-  await zuno(['dev', 'down'], z, 60_000);
+  await zuno(['worker', 'stop'], z, 60_000, { evenWhenStopping: true });
+  await zuno(['dev', 'down'], z, 60_000, { evenWhenStopping: true });
 }

@@ -47,17 +47,30 @@ async function judge(task: EvalTask, ws: string, attempt: Attempt, z: ZunoEnv) {
   }
 }
 
+/** A typed error of the command line itself: the model, its provider or its key — no task can run (not a verdict). */
+const SETUP_ERROR =
+  /^zuno: (api_key_missing|model_invalid|model_missing|provider_unknown|config_invalid|provider_auth): .*$/m;
+
+/** Thrown when an attempt shows the eval's own set-up is wrong; `npm run eval` stops and exits 1. */
+export class EvalSetupError extends Error {}
+
 /** `zuno exited N: <its last stderr line>`. */
 function exitReason(attempt: Attempt): string {
   const last = attempt.command.stderr.trim().split('\n').at(-1) ?? '';
   return `zuno exited ${attempt.command.code}${last ? `: ${last.slice(0, 300)}` : ''}`;
 }
 
-/** Runs one task. @throws only when the tarball or the workspace cannot be made (a broken eval, not a failed task). */
+/**
+ * Runs one task.
+ * @throws when the tarball or the workspace cannot be made (a broken eval, not a failed task); EvalSetupError when
+ *   the attempt's command refused the model, its provider or its key.
+ */
 export async function runTask(task: EvalTask, opts: TaskRunOptions): Promise<TaskOutcome> {
   const tarball = await packageTarball(task.def.package, opts.packs);
   const ws = prepareWorkspace(task.def, tarball, join(opts.workRoot, `ws-${task.def.id}`));
   const attempt = await runAttempt(task.def, ws, opts.driver, opts.z);
+  const setup = SETUP_ERROR.exec(attempt.command.stderr);
+  if (setup) throw new EvalSetupError(`the eval could not run ${task.def.id}: ${setup[0]}`);
   const verdict = await judge(task, ws, attempt, opts.z);
   const reasons = attempt.command.timedOut ? ['the attempt timed out', ...verdict.reasons] : verdict.reasons;
   // Context for a failed task: how its command ended (its verdict stays the checker's).

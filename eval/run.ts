@@ -21,7 +21,7 @@ import { VENDORED_PACKS } from './paths.js';
 import { makeReport, summaryLines, taskLines, writeReport } from './report.js';
 import { runTask, type TaskOutcome } from './run-task.js';
 import { type EvalTask, loadTask, TASK_IDS } from './tasks/index.js';
-import { killRunning } from './zuno.js';
+import { isStopping, stopAll } from './zuno.js';
 
 /** The line printed (exit 0, nothing started) when neither a model nor --trajectories is given. */
 export const NO_MODEL_LINE =
@@ -29,6 +29,11 @@ export const NO_MODEL_LINE =
 
 /** Set by Ctrl-C: the eval then ends with exit code 130, whatever the interrupted commands made of it. */
 let interrupted = false;
+
+/** After Ctrl-C: never returns — the SIGINT handler exits 130 once the home is stopped; no verdict is reported. */
+function endOfInterrupt(): Promise<never> {
+  return new Promise<never>(() => undefined);
+}
 
 /** Runs `jobs` at most `limit` at a time; results in the order of `jobs`. */
 async function pool<T>(jobs: (() => Promise<T>)[], limit: number): Promise<T[]> {
@@ -54,6 +59,7 @@ function options() {
       work: { type: 'string' },
       packs: { type: 'string' },
       concurrency: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
     },
   });
   const t = values.trajectories;
@@ -64,33 +70,70 @@ function options() {
   return { ...values, trajectories: t as 'pass' | 'fail' | undefined, tasks, concurrency };
 }
 
-/** Runs the tasks in a fresh home and returns their outcomes; the home's worker and dev server are stopped after. */
+/**
+ * Runs the tasks in a fresh home and returns their outcomes; the home's worker and dev server are stopped after.
+ * Ctrl-C (a terminal sends it to the whole group, and tsx relays it once more) and a closed stdout (`| head`) stop
+ * every command first — none starts after — then the home, then exit 130; a setup error stops them the same way.
+ */
 async function runAll(tasks: EvalTask[], driver: Driver, packs: PackSource, runDir: string, concurrency: number) {
   const z = await freshHome(runDir);
-  // Ctrl-C: the commands are their own process groups, so end them, then the home's worker and dev server.
   const onInterrupt = () => {
+    if (interrupted) return;
     interrupted = true;
-    killRunning();
+    stopAll();
     process.stderr.write("zuno eval: interrupted; stopping the home's worker and dev server\n");
     void stopHome(z).finally(() => process.exit(130));
   };
-  process.once('SIGINT', onInterrupt);
+  const onStdoutError = (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') onInterrupt();
+  };
+  process.on('SIGINT', onInterrupt);
+  process.stdout.on('error', onStdoutError);
   try {
     await startHome(z);
     const jobs = tasks.map((task) => async (): Promise<TaskOutcome> => {
       const outcome = await runTask(task, { packs, workRoot: runDir, driver, z });
-      process.stdout.write(`${taskLines(outcome)}\n`);
+      if (!isStopping()) process.stdout.write(`${taskLines(outcome)}\n`);
       return outcome;
     });
-    return { z, outcomes: await pool(jobs, concurrency) };
+    const outcomes = await pool(jobs, concurrency);
+    if (interrupted) return await endOfInterrupt();
+    return { z, outcomes };
+  } catch (err) {
+    if (interrupted) return await endOfInterrupt();
+    stopAll(); // the other tasks' commands too: nothing may start the home again once it is stopped
+    throw err;
   } finally {
-    process.removeListener('SIGINT', onInterrupt);
-    await stopHome(z);
+    if (!interrupted) {
+      process.removeListener('SIGINT', onInterrupt);
+      await stopHome(z);
+    }
   }
 }
 
+/** `npm run eval -- --help`. */
+const USAGE = `usage: npm run eval [-- options]
+
+Runs the task eval (docs/eval.md) against ZUNO_EVAL_MODEL=<provider>/<model> (with the provider's key),
+or, with --trajectories, the recorded scripted trajectories offline.
+
+  --task ID              run only this task (repeatable); tasks: ${TASK_IDS.join(', ')}
+  --trajectories pass|fail  the recorded passing or failing trajectories instead of a model
+  --report PATH          where the JSON report goes (default <run dir>/report.json)
+  --work DIR             work folder: runs, workspaces, the npm pack cache (default $TMPDIR/zuno-eval)
+  --packs DIR            take the tarballs from DIR instead of npm pack
+  --concurrency N        tasks at a time (default 2)
+  -h, --help             this help
+
+Exit 0 when every task ran (the pass rate is the result); 1 when the eval could not run (a bad option,
+a model, provider or key zuno refuses, a tarball whose integrity is wrong); 130 on Ctrl-C.`;
+
 async function main(): Promise<number> {
   const opts = options();
+  if (opts.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
   const model = process.env.ZUNO_EVAL_MODEL?.trim();
   if (!model && !opts.trajectories) {
     process.stdout.write(`${NO_MODEL_LINE}\n`);

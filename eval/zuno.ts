@@ -10,8 +10,16 @@ import type { CommandResult } from './types.js';
 /** Process groups of the `zuno` commands running now (for {@link killRunning}). */
 const running = new Set<number>();
 
-/** Kills every running `zuno` command's process group (the eval was interrupted). */
-export function killRunning(): void {
+/** Set once the eval is stopping: no new `zuno` command starts (one would start the home's dev server again). */
+let stopping = false;
+
+/**
+ * Stops the eval's commands for good (Ctrl-C, a closed stdout, a setup
+ * error): no new `zuno` command starts from now on, and every running one's
+ * process group is killed.
+ */
+export function stopAll(): void {
+  stopping = true;
   for (const pid of running) {
     try {
       process.kill(-pid, 'SIGKILL');
@@ -19,6 +27,11 @@ export function killRunning(): void {
       // already gone
     }
   }
+}
+
+/** Whether {@link stopAll} ran (what finishes after it is not a verdict to print). */
+export function isStopping(): boolean {
+  return stopping;
 }
 
 /** Where and how `zuno` runs: its home and the environment overrides (`undefined` removes a variable). */
@@ -31,8 +44,17 @@ export interface ZunoEnv {
  * Spawns `node bin/zuno.mjs ...args` with `process.env` plus ZUNO_HOME and
  * `z.env`, stdin closed, stdout/stderr collected; resolves at exit. After
  * `timeoutMs` the whole process group is killed and `timedOut` is true.
+ * Once {@link stopAll} ran, it starts nothing (code null) unless
+ * `o.evenWhenStopping` (the home's own stop commands).
  */
-export function zuno(args: string[], z: ZunoEnv, timeoutMs: number): Promise<CommandResult> {
+export function zuno(
+  args: string[],
+  z: ZunoEnv,
+  timeoutMs: number,
+  o: { evenWhenStopping?: boolean } = {},
+): Promise<CommandResult> {
+  if (stopping && !o.evenWhenStopping)
+    return Promise.resolve({ code: null, stdout: '', stderr: 'zuno eval: stopping', wallMs: 0, timedOut: false });
   const env: NodeJS.ProcessEnv = { ...process.env, ZUNO_HOME: z.home };
   for (const [k, v] of Object.entries(z.env)) {
     if (v === undefined) delete env[k];
