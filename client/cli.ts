@@ -592,8 +592,11 @@ Exit code 0 even when a server failed; a bad zuno.json exits 1 naming the key.`,
     .description(
       "print the exact system segments a session's first request would carry: ids, sources, sizes, token estimates",
     )
-    .option('--agent <role>', 'the role: build (default), plan, deep, explore, or a Council reviewer (shown as seat 1)')
-    .option('--goal [objective]', 'a session a Goal drives, with this objective (default: a placeholder)')
+    .option(
+      '--agent <role>',
+      'the role: build (default), plan, deep, explore, or a Council reviewer — correctness-review, security-review, tests-review (shown as seat 1)',
+    )
+    .option('--goal [objective]', 'the session a Goal drives (build), with this objective (default: a placeholder)')
     .option('--dir <dir>', 'workspace whose zuno.json, rule files and git state are read (default: current directory)')
     .option('--config <file>', 'zuno.json to use')
     .option('--model <provider/model>', 'the model whose provider family places the text (default: zuno.json "model")')

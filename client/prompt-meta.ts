@@ -34,7 +34,8 @@ const SHOWN_GOAL = 'goal_prompt_show';
 
 /**
  * The meta of the shown session and, with a Goal, its snapshot at revision 1.
- * @throws ZunoError `agent_invalid` (listing the roles), `model_invalid`,
+ * @throws ZunoError `agent_invalid` (listing the roles), `options_conflict`
+ *   (`--goal` with another role than build), `model_invalid`,
  *   `provider_unknown`, `config_invalid` (resolveModel).
  */
 export function promptMeta(p: PromptMetaParts): { meta: SessionMeta; goal: GoalSnapshot | null; modelShown: string } {
@@ -49,6 +50,13 @@ export function promptMeta(p: PromptMetaParts): { meta: SessionMeta; goal: GoalS
   const ref = p.model ?? p.zcfg.model;
   const resolved = ref ? resolveModel(p.zcfg, ref) : { provider: localProvider('http://127.0.0.1:1'), model: '' };
   const seat = role.output === 'council_report';
+  if (p.goalObjective !== undefined && role.name !== DEFAULT_AGENT_NAME) {
+    // `zuno goal start` has no --agent: a Goal's session is always the default role's.
+    throw new ZunoError(
+      'options_conflict',
+      `--goal shows a Goal's session, which runs as ${DEFAULT_AGENT_NAME}: drop --agent ${role.name}`,
+    );
+  }
   const meta: SessionMeta = {
     sessionId: SHOWN_SESSION,
     workspace: p.workspace,

@@ -11,15 +11,25 @@ export interface PromptShowReport {
   agent: string;
   /** The provider family (wire surface) the request is placed for. */
   surface: string;
-  /** `provider/model`, or '' when none is configured. */
-  model: string;
+  /** `provider/model`, or null when none is configured. */
+  model: string | null;
   /** The tokenizer the estimates come from. */
   estimator: string;
   /** The built-in tools the request offers, in order. */
   tools: string[];
   /** MCP servers configured (their tools and state segment appear once connected). */
   mcpServers: string[];
+  /** Rule files skipped whole for the budget (SE27), as a turn's `instruction.not_in_force` notices say. */
+  notInForce: NotInForce[];
   segments: (SegmentReceipt & { tokens: number; text: string })[];
+}
+
+/** A rule file over the budget: its path, size, the budget and what was left of it (bytes). */
+export interface NotInForce {
+  source: string;
+  bytes: number;
+  budget: number;
+  remaining: number;
 }
 
 const n = (x: number) => x.toLocaleString('en-US');

@@ -20,7 +20,8 @@ import { declaredTools } from '../../core/tools/registry.js';
 import { renderRulesSegment, ruleBudgetBytes, RULES_SEGMENT_ID } from '../../core/rule-budget.js';
 import type { SystemSegment } from '../../core/messages.js';
 import { promptMeta } from '../prompt-meta.js';
-import { renderPromptShow, type PromptShowReport } from '../prompt-view.js';
+import { renderPromptShow, type NotInForce, type PromptShowReport } from '../prompt-view.js';
+import { notInForceLine } from './rules-view.js';
 import { processSink } from '../render.js';
 import type { Sink } from '../sink.js';
 import { loadZunoConfig } from '../zuno-config.js';
@@ -57,6 +58,9 @@ export async function promptShowCommand(opts: PromptShowOptions, sink: Sink = pr
     ...(opts.model ? { model: opts.model } : {}),
     ...(goalObjective !== undefined ? { goalObjective } : {}),
   });
+  const rules = await rulesNow(workspace);
+  // SE27: a file over the budget is skipped whole, as a turn would, and said so (stderr, beside the segments).
+  for (const s of rules.notInForce) sink.err(`${notInForceLine(s)}\n`);
   const sets = {
     toolSpecs: toolSpecs(),
     goalOnly: goalOnlyTools(),
@@ -68,7 +72,7 @@ export async function promptShowCommand(opts: PromptShowOptions, sink: Sink = pr
     meta,
     offered,
     host: await hostFacts(workspace, nowMs),
-    rules: await rulesNow(workspace),
+    rules: rules.segment,
     goal: goal ? { snapshot: goal } : null,
     workState: null,
   });
@@ -78,10 +82,11 @@ export async function promptShowCommand(opts: PromptShowOptions, sink: Sink = pr
     workspace,
     agent: meta.agent!,
     surface: meta.provider.transport,
-    model: modelShown,
+    model: modelShown || null,
     estimator: estimator.id,
     tools: offered,
     mcpServers: Object.keys(zcfg.mcp?.servers ?? {}),
+    notInForce: rules.notInForce,
     segments: segments.map((s, i) => ({
       ...receipts[i]!,
       tokens: estimateTextTokens(s.text, estimator),
@@ -97,11 +102,16 @@ function goalText(g: true | string): string {
   return g === true || g.trim() === '' ? '(the Goal objective you give zuno goal start)' : g;
 }
 
-/** The rule files a turn starting now would carry (SE27; the budget of an unknown window). */
-async function rulesNow(workspace: string): Promise<SystemSegment | null> {
+/** The rule files a turn starting now would carry (SE27; the budget of an unknown window), and those skipped for it. */
+async function rulesNow(workspace: string): Promise<{ segment: SystemSegment | null; notInForce: NotInForce[] }> {
   const files = await loadRuleFiles(workspace, ruleBudgetBytes());
   const text = renderRulesSegment(files.inForce);
-  return text === null
-    ? null
-    : { segment: RULES_SEGMENT_ID, text, source: `rule files: ${files.inForce.map((f) => f.path).join(', ')}` };
+  const notInForce = files.skipped.map((s) => ({
+    source: s.entry.path,
+    bytes: s.bytes,
+    budget: s.budget,
+    remaining: s.remaining,
+  }));
+  const source = `rule files: ${files.inForce.map((f) => f.path).join(', ')}`;
+  return { segment: text === null ? null : { segment: RULES_SEGMENT_ID, text, source }, notInForce };
 }

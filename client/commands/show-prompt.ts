@@ -24,21 +24,18 @@ export interface StoredPrompt {
 /**
  * The receipt of request `at` (`"T.S"`; its last attempt), or of the
  * session's newest request when `at` is absent, with the texts.
- * @throws ZunoError `input_invalid` for a malformed `at`; `prompt_not_found`
- *   when the session has no such receipt (a request sent before issue 32 has none).
+ * @throws ZunoError `input_invalid` for a malformed `at`; `session_not_found`;
+ *   `prompt_not_found` when the session has no such receipt, saying why (no
+ *   request yet, requests from before issue 32) or which requests it has.
  */
 export async function storedPrompt(store: ProjectionStore, sessionId: string, at?: string): Promise<StoredPrompt> {
   const want = at === undefined ? null : parseStep(at);
-  const receipts = (await store.eventsOfType(sessionId, EV.promptAssembled))
+  if (!(await store.getSession(sessionId))) throw new ZunoError('session_not_found', `no session ${sessionId}`);
+  const all = (await store.eventsOfType(sessionId, EV.promptAssembled))
     .map((e) => parseEventData(EV.promptAssembled, e.data))
-    .filter((r): r is NonNullable<typeof r> => r !== null && (!want || (r.turn === want.turn && r.step === want.step)));
-  const r = receipts.at(-1);
-  if (!r) {
-    throw new ZunoError(
-      'prompt_not_found',
-      `session ${sessionId} has no stored prompt${at ? ` for step ${at}` : ''} (requests sent before Zuno recorded prompts have none)`,
-    );
-  }
+    .filter((r): r is NonNullable<typeof r> => r !== null);
+  const r = all.filter((x) => !want || (x.turn === want.turn && x.step === want.step)).at(-1);
+  if (!r) throw new ZunoError('prompt_not_found', await missingWhy(store, sessionId, at, all));
   const texts = new Map<string, string>();
   for (const e of await store.eventsOfType(sessionId, EV.promptSegment)) {
     const d = parseEventData(EV.promptSegment, e.data);
@@ -53,6 +50,24 @@ export async function storedPrompt(store: ProjectionStore, sessionId: string, at
     tools: r.tools,
     segments: r.segments.map((s) => ({ ...s, text: texts.get(`${s.id}:${s.sha256}`) ?? null })),
   };
+}
+
+/** Why there is no receipt to show: no request yet, requests from before receipts, or the ones there are. */
+async function missingWhy(
+  store: ProjectionStore,
+  sessionId: string,
+  at: string | undefined,
+  all: readonly { turn: number; step: number }[],
+): Promise<string> {
+  if (all.length > 0) {
+    const steps = [...new Set(all.map((x) => `${x.turn}.${x.step}`))];
+    const shown = steps.length > 12 ? [...steps.slice(0, 6), '…', ...steps.slice(-5)] : steps;
+    return `session ${sessionId} has no stored prompt for request ${at}; stored: ${shown.join(', ')}`;
+  }
+  const sent = (await store.eventsOfType(sessionId, EV.providerRequest)).length;
+  return sent === 0
+    ? `session ${sessionId} has sent no model request yet`
+    : `session ${sessionId} has no stored prompt: its requests were sent before Zuno recorded prompts`;
 }
 
 function parseStep(at: string): { turn: number; step: number } {

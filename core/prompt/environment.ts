@@ -80,7 +80,7 @@ function sandboxLine(p: SandboxPolicy): string {
     p.mode === 'read-only'
       ? 'commands may not write files'
       : p.mode === 'workspace-write'
-        ? 'commands may write inside the workspace and the temp dir only'
+        ? "commands may write only inside the workspace (with its repository's git directories) and the temp dir"
         : 'commands are not confined';
   return `${p.mode} (${mode}); command network ${p.network === 'allow' ? 'allowed' : 'denied'}`;
 }

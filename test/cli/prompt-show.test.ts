@@ -82,16 +82,35 @@ describe('zuno prompt show', () => {
     const r = await show([], ws);
     expect(r.surface).toBe('anthropic-messages');
     expect(ids(r)).not.toContain('runtime.read_only');
-    // Commands in a read-only sandbox: the segment states that constraint, not a read-only disk (FT8).
-    writeJson(ws, 'zuno.json', { model: 'anthropic/claude-sonnet-4', sandbox: { mode: 'read-only' } });
-    const confined = await show([], ws);
-    expect(confined.segments.find((s) => s.id === 'runtime.read_only')?.source).toBe('prompts/read-only-shell.md');
-    expect(text(confined, 'runtime.environment')).toContain('- Sandbox: read-only (commands may not write files)');
     expect(r.segments.find((s) => s.id === 'system.family')?.source).toBe('prompts/family/anthropic-messages.md');
     const { home } = makeHome();
     const bad = await runZuno(['prompt', 'show', '--dir', ws, '--agent', 'wizard'], { home, env: OFFLINE });
     expect(expectTypedFailure(bad, 'agent_invalid')).toContain('unknown agent "wizard"');
     const model = await runZuno(['prompt', 'show', '--dir', ws, '--model', 'nope'], { home, env: OFFLINE });
     expect(expectTypedFailure(model, 'model_invalid')).toContain('provider/model');
+    const goalPlan = await runZuno(['prompt', 'show', '--dir', ws, '--goal', 'x', '--agent', 'plan'], {
+      home,
+      env: OFFLINE,
+    });
+    expect(expectTypedFailure(goalPlan, 'options_conflict')).toContain('drop --agent plan');
+    // Commands in a read-only sandbox: the segment states that constraint, not a read-only disk (FT8).
+    writeJson(ws, 'zuno.json', { model: 'anthropic/claude-sonnet-4', sandbox: { mode: 'read-only' } });
+    const confined = await show([], ws);
+    expect(confined.segments.find((s) => s.id === 'runtime.read_only')?.source).toBe('prompts/read-only-shell.md');
+    expect(text(confined, 'runtime.environment')).toContain('- Sandbox: read-only (commands may not write files)');
+    expect(confined.model).toBe('anthropic/claude-sonnet-4');
+  });
+
+  it('says which rule file is over the budget and skipped whole, as a turn would (SE27)', async () => {
+    const ws = repo();
+    writeFileSync(join(ws, 'AGENTS.md'), `${'Keep it short. '.repeat(5_000)}\n`); // 75 000 bytes > 64 000
+    const { home } = makeHome();
+    const r = await runZuno(['prompt', 'show', '--dir', ws, '--json'], { home, env: OFFLINE });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/\(warning: rule file .*AGENTS\.md not in force: 75001 bytes do not fit the 64000 bytes/);
+    const j = JSON.parse(r.stdout) as PromptShowReport;
+    expect(j.segments.map((s) => s.id)).not.toContain('instructions.rules');
+    expect(j.notInForce).toEqual([expect.objectContaining({ bytes: 75_001, budget: 64_000 })]);
+    expect(j.model).toBeNull();
   });
 });

@@ -120,6 +120,10 @@ describe('zuno session show --prompt (issue 32, SE9)', () => {
     const bad = await runZuno(['session', 'show', sessionId, '--prompt', 'last'], { home });
     expect(expectTypedFailure(bad, 'input_invalid')).toContain('TURN.STEP');
     const missing = await runZuno(['session', 'show', sessionId, '--prompt', '9.9'], { home });
-    expect(expectTypedFailure(missing, 'prompt_not_found')).toContain('for step 9.9');
+    expect(expectTypedFailure(missing, 'prompt_not_found')).toContain(
+      'has no stored prompt for request 9.9; stored: 0.0, 0.1, 0.2',
+    );
+    const none = await runZuno(['session', 'show', 'ses_0000000000000000', '--prompt'], { home });
+    expect(expectTypedFailure(none, 'session_not_found')).toContain('no session ses_0000000000000000');
   });
 });

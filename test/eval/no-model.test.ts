@@ -10,9 +10,10 @@ import { tempDir } from '../cli/helpers.js';
  * `no model configured:` naming what to set, exit code 0, and nothing
  * started (not even the work folder is made). Bad arguments exit 1.
  */
-function evalRun(args: string[]) {
+function evalRun(args: string[], model?: string) {
   const env = { ...process.env };
   delete env.ZUNO_EVAL_MODEL;
+  if (model !== undefined) env.ZUNO_EVAL_MODEL = model;
   return spawnSync(
     process.execPath,
     [join(ROOT, 'node_modules', '.bin', 'tsx'), join(ROOT, 'eval', 'run.ts'), ...args],
@@ -44,5 +45,22 @@ describe('npm run eval without a model', () => {
       code: 1,
       stderr: 'zuno eval: --trajectories takes pass or fail\n',
     });
+  });
+
+  it('stops at a model zuno refuses with exit 1, not a 0/8 verdict on the model', () => {
+    const work = join(tempDir('zuno-eval-badmodel-'), 'work');
+    const r = evalRun(['--work', work, '--task', 'ms-plural', '--task', 'escape-html-quote'], 'bogus');
+    expect(r.status, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(/^zuno eval: the eval could not run [a-z-]+: zuno: model_invalid: .*"bogus"/m);
+    expect(r.stdout).not.toContain('pass rate');
+    expect(r.stdout).not.toMatch(/^(PASS|FAIL) /m);
+  }, 120_000);
+
+  it('--help lists the options and exits 0', () => {
+    const r = evalRun(['--help']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^usage: npm run eval/);
+    for (const o of ['--task', '--trajectories', '--report', '--work', '--packs', '--concurrency'])
+      expect(r.stdout).toContain(o);
   });
 });
