@@ -61,7 +61,8 @@ export async function runAttempt(task: TaskDef, ws: string, driver: Driver, z: Z
   return {
     command,
     sessionId: idIn(command, /"sessionId":"(ses_[0-9a-z]+)"/) ?? idIn(command, /session (ses_[0-9a-z]+)/),
-    goalId: idIn(command, /(goal_[0-9a-z]+)/),
+    // The id as a field, else as `goal goal_… started`: a bare `goal_…` would also match a tool's name (`goal_update`).
+    goalId: idIn(command, /"goalId":"(goal_[0-9a-z]+)"/) ?? idIn(command, /\bgoal (goal_[0-9a-z]+)/),
     councilId: idIn(command, /(cr_[0-9a-z]+)/),
   };
 }
