@@ -18,7 +18,7 @@ import {
   segmentReceipts,
   systemSegments,
 } from '../activities/session/index.js';
-import { conditionalTools, goalOnlyTools, mcpOnlyTools, toolSpecs } from '../activities/tools/index.js';
+import { toolOfferSets } from '../activities/tools/index.js';
 import { localProvider } from '../client/zuno-config.js';
 import { DEFAULT_ACTIVITY_DEFAULTS } from '../core/activity-defaults.js';
 import { agentRole, catalogFor } from '../core/agents.js';
@@ -77,13 +77,7 @@ const cases: { name: string; meta: SessionMeta; goal: boolean }[] = [
 const requests = count('requests');
 const estimator = estimatorFor('chat-completions');
 for (const c of cases) {
-  const sets = {
-    toolSpecs: toolSpecs(),
-    goalOnly: goalOnlyTools(),
-    mcpOnly: mcpOnlyTools(),
-    conditional: conditionalTools(),
-  };
-  const offered = offeredBuiltIns(c.meta, sets, ALL).map((t) => t.name);
+  const offered = offeredBuiltIns(c.meta, toolOfferSets(), ALL).map((t) => t.name);
   const inputs = {
     meta: c.meta,
     offered,

@@ -50,6 +50,7 @@ export function promptMeta(p: PromptMetaParts): { meta: SessionMeta; goal: GoalS
   const ref = p.model ?? p.zcfg.model;
   const resolved = ref ? resolveModel(p.zcfg, ref) : { provider: localProvider('http://127.0.0.1:1'), model: '' };
   const seat = role.output === 'council_report';
+  const network = sessionNetwork(p.zcfg);
   if (p.goalObjective !== undefined && role.name !== DEFAULT_AGENT_NAME) {
     // `zuno goal start` has no --agent: a Goal's session is always the default role's.
     throw new ZunoError(
@@ -71,7 +72,7 @@ export function promptMeta(p: PromptMetaParts): { meta: SessionMeta; goal: GoalS
       : { tools: catalogFor(role, Object.keys(declaredTools), undefined, role.mode === 'subagent') }),
     ...sessionPermission(p.zcfg.permission),
     sandbox: sandboxPolicy(p.zcfg.sandbox, p.workspace),
-    ...(sessionNetwork(p.zcfg) ? { network: sessionNetwork(p.zcfg)! } : {}),
+    ...(network ? { network } : {}),
     ...(seat ? { delegation: seatLink(p.nowMs) } : {}),
     ...(p.goalObjective !== undefined ? { goal: { goalId: SHOWN_GOAL } } : {}),
   };

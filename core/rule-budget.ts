@@ -98,3 +98,8 @@ export function renderRulesSegment(rules: readonly RuleText[]): string | null {
     ...sections,
   ].join('\n\n');
 }
+
+/** The rules segment's provenance (SE28): `rule files: <path>, …`, the files in force in order. */
+export function rulesSource(files: readonly { path: string }[]): string {
+  return `rule files: ${files.map((f) => f.path).join(', ')}`;
+}

@@ -13,13 +13,7 @@ import { createModelStep } from '../activities/session/model-step.js';
 import { createDelegationActivities } from '../activities/delegation/delegation-activities.js';
 import { createToolActivities } from '../activities/session/tool-activity.js';
 import type { ProjectionStore } from '../activities/projection/types.js';
-import {
-  conditionalTools,
-  goalOnlyTools,
-  mcpOnlyTools,
-  toolImplementations,
-  toolSpecs,
-} from '../activities/tools/index.js';
+import { toolImplementations, toolOfferSets } from '../activities/tools/index.js';
 import { INTERRUPT_DELIVERY_MS } from '../core/session/interrupt.js';
 import { workflowBundlePath } from './workflow-bundle.js';
 import { boundHeapGrowth } from './heap.js';
@@ -280,10 +274,7 @@ function activityOptions(
     activities: {
       modelStep: createModelStep({
         store: opts.store,
-        toolSpecs: toolSpecs(),
-        goalOnly: goalOnlyTools(),
-        mcpOnly: mcpOnlyTools(),
-        conditional: conditionalTools(),
+        ...toolOfferSets(),
         mcp,
       }),
       compactSession: createCompactSession({ store: opts.store }),

@@ -16,7 +16,13 @@ import { ApplicationFailureCategory } from '@temporalio/common';
 import { ZunoError } from '../../core/errors.js';
 import { EV, parseEventData } from '../../core/events.js';
 import type { SystemSegment } from '../../core/messages.js';
-import { renderRulesSegment, ruleBudgetBytes, RULE_FILE_UNREADABLE, RULES_SEGMENT_ID } from '../../core/rule-budget.js';
+import {
+  renderRulesSegment,
+  ruleBudgetBytes,
+  rulesSource,
+  RULE_FILE_UNREADABLE,
+  RULES_SEGMENT_ID,
+} from '../../core/rule-budget.js';
 import type { NewEvent, ProjectionStore } from '../projection/types.js';
 import { loadRuleFiles } from './rule-files.js';
 
@@ -117,11 +123,6 @@ export async function rulesForTurn(store: ProjectionStore, input: RulesTurnInput
     events.map((event) => ({ kind: 'event', event })),
   );
   return text === null ? null : { segment: RULES_SEGMENT_ID, text, source: rulesSource(files.inForce) };
-}
-
-/** The rules segment's provenance (SE28): the files in force, in order. */
-function rulesSource(files: readonly { path: string }[]): string {
-  return `rule files: ${files.map((f) => f.path).join(', ')}`;
 }
 
 /** The stored text of the rules segment with this digest, or null. */

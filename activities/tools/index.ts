@@ -174,3 +174,21 @@ export function toolSpecs(names: readonly string[] = Object.keys(toolCatalogue))
     return t ? [{ name: t.name, description: t.description, parameters: t.jsonSchema }] : [];
   });
 }
+
+/**
+ * The tool sets a request's offer is made from (activities/session/tool-offer.ts): every tool's spec and the
+ * Goal-only, MCP-only and conditional tools. One call for the worker's modelStep, `zuno prompt show` and the bench.
+ */
+export function toolOfferSets(): {
+  toolSpecs: ToolSpec[];
+  goalOnly: ReadonlySet<string>;
+  mcpOnly: ReadonlySet<string>;
+  conditional: ReadonlyMap<string, (meta: SessionMeta) => string | undefined>;
+} {
+  return {
+    toolSpecs: toolSpecs(),
+    goalOnly: goalOnlyTools(),
+    mcpOnly: mcpOnlyTools(),
+    conditional: conditionalTools(),
+  };
+}

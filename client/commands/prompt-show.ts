@@ -15,9 +15,9 @@ import {
   segmentReceipts,
   systemSegments,
 } from '../../activities/session/index.js';
-import { conditionalTools, goalOnlyTools, mcpOnlyTools, toolSpecs } from '../../activities/tools/index.js';
+import { toolOfferSets } from '../../activities/tools/index.js';
 import { declaredTools } from '../../core/tools/registry.js';
-import { renderRulesSegment, ruleBudgetBytes, RULES_SEGMENT_ID } from '../../core/rule-budget.js';
+import { renderRulesSegment, ruleBudgetBytes, rulesSource, RULES_SEGMENT_ID } from '../../core/rule-budget.js';
 import type { SystemSegment } from '../../core/messages.js';
 import { promptMeta } from '../prompt-meta.js';
 import { renderPromptShow, type NotInForce, type PromptShowReport } from '../prompt-view.js';
@@ -61,13 +61,7 @@ export async function promptShowCommand(opts: PromptShowOptions, sink: Sink = pr
   const rules = await rulesNow(workspace);
   // SE27: a file over the budget is skipped whole, as a turn would, and said so (stderr, beside the segments).
   for (const s of rules.notInForce) sink.err(`${notInForceLine(s)}\n`);
-  const sets = {
-    toolSpecs: toolSpecs(),
-    goalOnly: goalOnlyTools(),
-    mcpOnly: mcpOnlyTools(),
-    conditional: conditionalTools(),
-  };
-  const offered = offeredBuiltIns(meta, sets, Object.keys(declaredTools)).map((t) => t.name);
+  const offered = offeredBuiltIns(meta, toolOfferSets(), Object.keys(declaredTools)).map((t) => t.name);
   const segments = systemSegments({
     meta,
     offered,
@@ -112,6 +106,8 @@ async function rulesNow(workspace: string): Promise<{ segment: SystemSegment | n
     budget: s.budget,
     remaining: s.remaining,
   }));
-  const source = `rule files: ${files.inForce.map((f) => f.path).join(', ')}`;
-  return { segment: text === null ? null : { segment: RULES_SEGMENT_ID, text, source }, notInForce };
+  return {
+    segment: text === null ? null : { segment: RULES_SEGMENT_ID, text, source: rulesSource(files.inForce) },
+    notInForce,
+  };
 }
