@@ -41,7 +41,10 @@ Environment:
   DATABASE_URL          postgresql://… for the projection (default SQLite $ZUNO_HOME/zuno.db)
   ZUNO_HOME             Zuno's own state: projection, dev server, bundle cache, worker record (default ~/.zuno)
   ZUNO_TEMPORAL_CONFIG  path of temporal.yaml (default: $ZUNO_HOME/temporal.yaml, else the installation's)
-  ZUNO_HOST_ID          this host's name for routing work to its workers (default: the hostname)
+  ZUNO_HOST_ID          this host's name for routing work to its workers (default: the deployment
+                        file's host, else the hostname)
+  ZUNO_DEPLOYMENT       path of this home's deployment file (default $ZUNO_HOME/deployment.yaml):
+                        Temporal target, task queue, projection, host id — see zuno doctor
   ZUNO_CONFIG           path of zuno.json (providers, default model)
   ZUNO_DEBUG=1          print the stack after an error line (an "unexpected error" is a bug in zuno)
   ZUNO_TEMPORAL_OUTAGE_MS
@@ -89,7 +92,11 @@ Environment:
     .command('run', { isDefault: true })
     .description('run the worker in the foreground (Ctrl-C stops it); `zuno worker` alone does the same')
     .addOption(new Option('--service', 'run as the background service (logs to $ZUNO_HOME/worker.log)').hideHelp())
-    .action(async (opts: { service?: boolean }) => {
+    .option(
+      '--take-over-host <id>',
+      "move host id <id> (this worker's own) to this machine and home when another machine holds it (recorded)",
+    )
+    .action(async (opts: { service?: boolean; takeOverHost?: string }) => {
       const { workerCommand } = await import('./commands/worker.js');
       setExit(await workerCommand(opts));
     });
@@ -132,6 +139,17 @@ Environment:
     .action(async () => {
       const { workerUnitCommand } = await import('./commands/worker-manage.js');
       setExit(workerUnitCommand());
+    });
+
+  program
+    .command('doctor')
+    .description(
+      'print the deployment this process resolved (Temporal, task queue, projection, host id, each with its source) and check it; exit 1 when a check fails',
+    )
+    .option('--json', 'print the report as JSON')
+    .action(async (opts) => {
+      const { doctorCommand } = await import('./commands/doctor.js');
+      setExit(await doctorCommand(opts));
     });
 
   const session = program.command('session').description('inspect and control sessions');

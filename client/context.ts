@@ -3,11 +3,12 @@ import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Client, Connection } from '@temporalio/client';
 import { ZunoError } from '../core/errors.js';
-import { DEFAULT_TASK_QUEUE } from '../core/session/meta.js';
 import { openProjectionStore, type ProjectionStore } from '../activities/projection/index.js';
 import { rememberTemporalAddress } from './temporal-outage.js';
 import { ensureDevServer } from '../worker/dev-server.js';
-import { loadTemporalConfig, type TemporalConfig } from '../worker/temporal-config.js';
+import type { TemporalConfig } from '../worker/temporal-config.js';
+import { resolveDeployment, type ResolvedDeployment } from './deployment/resolve.js';
+import { checkProjection, type DeploymentRecord } from './deployment/record.js';
 import { findBinary, INSTALL_ROOT } from '../activities/infra/index.js';
 
 /** Root of the Zuno installation (where package.json, .tools/ and the default temporal.yaml live). */
@@ -73,6 +74,10 @@ export interface TemporalContext {
   connection: Connection;
   /** The task queue of Zuno's workflows: `temporal.yaml`'s `taskQueue`, else {@link DEFAULT_TASK_QUEUE}. */
   baseQueue: string;
+  /** What this process resolved (client/deployment/resolve.ts). */
+  deployment: ResolvedDeployment;
+  /** The projection the deployment recorded in the namespace (issue 33); null: none recorded. */
+  recorded: DeploymentRecord | null;
   /** Set when the embedded dev server is in use. */
   devServer?: { uiUrl: string; started: boolean };
 }
@@ -81,21 +86,24 @@ export interface TemporalContext {
 export type Notify = ((line: string) => void) | null;
 
 /**
- * Connects to Temporal as configured (DESIGN.md §1): `TEMPORAL_ADDRESS`, or
- * temporal.yaml `server.mode: external` + `server.address`, is used as is;
- * otherwise the embedded dev server is started (or reused) and its Web UI URL
- * reported. Registers the configured search attributes that are missing.
+ * Connects to Temporal as configured (DESIGN.md §1): the resolved external
+ * address (`TEMPORAL_ADDRESS`, the deployment file, or temporal.yaml
+ * `server.mode: external`) is used as is; otherwise the embedded dev server
+ * is started (or reused) and its Web UI URL reported. Registers the
+ * configured search attributes that are missing. Checks this process's
+ * projection against the one the deployment recorded in the namespace
+ * (issue 33), so no command or worker writes where other readers do not look.
  * @throws ZunoError `config_invalid`, `temporal_unreachable`, `temporal_binary_missing`, `dev_server_*`,
- *   `home_lock_timeout` (see ensureDevServer).
+ *   `home_lock_timeout` (see ensureDevServer), `deployment_conflict`, `projection_mismatch`, `deployment_unrecorded`.
  */
 export async function connectTemporal(paths: ZunoPaths, notify: Notify): Promise<TemporalContext> {
-  const cfg = loadTemporalConfig(paths.home, paths.temporalYaml);
-  const namespace = process.env.TEMPORAL_NAMESPACE ?? cfg.server.namespace;
-  const envAddress = process.env.TEMPORAL_ADDRESS;
+  const deployment = resolveDeployment(paths);
+  const { cfg } = deployment;
+  const namespace = deployment.namespace.value;
   let address: string;
   let devServer: TemporalContext['devServer'];
-  if (envAddress || cfg.server.mode === 'external') {
-    address = envAddress || cfg.server.address;
+  if (deployment.address) {
+    address = deployment.address.value;
   } else {
     const bin = findBinary('temporal', { projectRoot: PACKAGE_ROOT });
     if (!bin) {
@@ -122,17 +130,31 @@ export async function connectTemporal(paths: ZunoPaths, notify: Notify): Promise
   rememberTemporalAddress(address);
   const added = await ensureSearchAttributes(connection, namespace, cfg.searchAttributes);
   if (added.length > 0) notify?.(`registered search attributes: ${added.join(', ')}`);
-  const baseQueue = cfg.taskQueue ?? DEFAULT_TASK_QUEUE;
-  return { cfg, address, namespace, client, connection, baseQueue, ...(devServer ? { devServer } : {}) };
+  const baseQueue = deployment.taskQueue.value;
+  const recorded = await checkProjection(connection, deployment).catch(async (err: unknown) => {
+    await connection.close();
+    throw err;
+  });
+  return {
+    cfg,
+    address,
+    namespace,
+    client,
+    connection,
+    baseQueue,
+    deployment,
+    recorded,
+    ...(devServer ? { devServer } : {}),
+  };
 }
 
 /**
- * Opens the projection store: `DATABASE_URL` when set, else SQLite in the
- * state dir. The state dir gets a `.gitignore` of `*` (a ZUNO_HOME that is a
+ * Opens the projection store: the resolved projection (`DATABASE_URL`, else
+ * the deployment file's `projection`), else SQLite in the state dir. The state dir gets a `.gitignore` of `*` (a ZUNO_HOME that is a
  * git checkout stays clean).
  */
 export async function openStore(paths: ZunoPaths): Promise<ProjectionStore> {
-  const databaseUrl = process.env.DATABASE_URL;
+  const databaseUrl = resolveDeployment(paths).projection.value;
   const store = await openProjectionStore({ zunoDir: paths.stateDir, ...(databaseUrl ? { databaseUrl } : {}) });
   if (existsSync(paths.stateDir)) ensureZunoGitignore(paths.stateDir);
   return store;

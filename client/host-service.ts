@@ -7,6 +7,7 @@
  * command's terminal never strands its work. Starting takes a lock in the
  * home: any number of concurrent commands end with one service.
  */
+import { resolveDeployment } from './deployment/resolve.js';
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -39,19 +40,18 @@ function startLockPath(stateDir: string, host: string): string {
 }
 
 /**
- * Which projection this process writes, as a worker record names it:
- * `sqlite` (the home's file) or `postgresql://<host>/<database>` (no user
- * or password). A service must write where the commands read.
+ * Which projection this process writes, as a worker record names it
+ * (client/deployment/identity.ts): `sqlite://<hostname><home>/zuno.db` or
+ * `postgresql://<host>:<port>/<database>` (no user or password). A service
+ * must write where the commands read.
  */
-export function projectionId(): string {
-  const url = process.env.DATABASE_URL;
-  if (!url) return 'sqlite';
-  try {
-    const u = new URL(url);
-    return `${u.protocol}//${u.host}${u.pathname}`;
-  } catch {
-    return 'postgresql (unparsable DATABASE_URL)';
-  }
+export function projectionId(paths: ZunoPaths): string {
+  return resolveDeployment(paths).projection.id;
+}
+
+/** A record's projection against ours; a record from before issue 33 says just `sqlite` for the home's file. */
+function sameProjection(recorded: string, ours: string): boolean {
+  return recorded === ours || (recorded === 'sqlite' && ours.startsWith('sqlite://'));
 }
 
 /** What {@link ensureHostService} found or did. */
@@ -90,11 +90,11 @@ export async function ensureHostService(opts: {
   readyTimeoutMs?: number;
 }): Promise<HostService> {
   const { paths, target } = opts;
-  const found = usable(paths.stateDir, target);
+  const found = usable(paths, target);
   if (found) return { record: found, started: false };
   return withHomeLock(startLockPath(paths.stateDir, target.host), async () => {
     // Another command may have started it while this one waited for the lock.
-    const now = usable(paths.stateDir, target);
+    const now = usable(paths, target);
     if (now) return { record: now, started: false };
     const before = readWorker(paths.stateDir, target.host);
     const replaced = before && !pidAlive(before.pid) ? before : undefined;
@@ -112,11 +112,11 @@ export async function ensureHostService(opts: {
 }
 
 /** The live, polling worker of the target's host when it serves the target; null when none runs. */
-function usable(stateDir: string, target: WorkerTarget): WorkerRecord | null {
-  const rec = liveWorker(stateDir, target.host);
+function usable(paths: ZunoPaths, target: WorkerTarget): WorkerRecord | null {
+  const rec = liveWorker(paths.stateDir, target.host);
   if (!rec) return null;
-  const projection = projectionId();
-  if (!servesTarget(rec, target) || (rec.projection !== undefined && rec.projection !== projection)) {
+  const projection = projectionId(paths);
+  if (!servesTarget(rec, target) || (rec.projection !== undefined && !sameProjection(rec.projection, projection))) {
     throw new ZunoError(
       'worker_target_mismatch',
       `the worker of host ${target.host} in this home (pid ${rec.pid}) serves ${rec.address} (${rec.namespace}, task queue ${rec.taskQueue}${rec.projection ? `, projection ${rec.projection}` : ''}), ` +

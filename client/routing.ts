@@ -1,34 +1,21 @@
-import { hostname } from 'node:os';
 import type { SessionRoute } from '../core/session/meta.js';
-import { ZunoError } from '../core/errors.js';
+import { zunoHome } from '../activities/home/index.js';
+import { hostIdOfHostname, resolveHost } from './deployment/resolve.js';
 
 /**
- * This host's identity for routing (DESIGN.md §1): `ZUNO_HOST_ID` when set
- * (letters, digits, `.`, `_`, `-`; at most 100), else the hostname. Two
- * machines must not share one: set `ZUNO_HOST_ID` where hostnames repeat
- * (containers). @throws ZunoError `config_invalid` for a malformed ZUNO_HOST_ID.
+ * This host's identity for routing (DESIGN.md §1, issue 33): `ZUNO_HOST_ID`
+ * when set, else the home deployment file's `host`, else the hostname
+ * (client/deployment/resolve.ts). Two machines must not share one: a worker
+ * claiming an id bound to another machine is refused (`host_claimed`).
+ * @throws ZunoError `config_invalid` for a malformed id, `deployment_conflict` when the variable and the file disagree.
  */
 export function hostId(): string {
-  const env = process.env.ZUNO_HOST_ID;
-  if (env !== undefined && env !== '') {
-    if (!/^[A-Za-z0-9._-]{1,100}$/.test(env)) {
-      throw new ZunoError(
-        'config_invalid',
-        `ZUNO_HOST_ID "${env.slice(0, 60)}" may hold only letters, digits, '.', '_' and '-' (at most 100)`,
-      );
-    }
-    return env;
-  }
-  return machineHostId();
+  return resolveHost(zunoHome()).value;
 }
 
-/** This machine's hostname as a host id (what {@link hostId} is without `ZUNO_HOST_ID`). */
+/** This machine's hostname as a host id (what {@link hostId} is without `ZUNO_HOST_ID` or a deployment file). */
 export function machineHostId(): string {
-  return (
-    hostname()
-      .replace(/[^A-Za-z0-9._-]/g, '-')
-      .slice(0, 100) || 'localhost'
-  );
+  return hostIdOfHostname();
 }
 
 /** Task queue of a host's standalone `zuno worker`: `<base>/host/<host>` (every workspace of the host). */

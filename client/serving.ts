@@ -8,14 +8,13 @@
  * adopts such a route when its command dies (`route-adoption.ts`).
  * `--no-worker` starts none and relies on a worker already running.
  */
+import { resolveDeployment } from './deployment/resolve.js';
 import type { McpSessionConfig } from '../core/mcp/types.js';
 import type { ProviderConfig } from '../core/provider-config.js';
 import type { SessionRoute } from '../core/session/meta.js';
 import { ZunoError } from '../core/errors.js';
 import type { ProjectionStore } from '../activities/projection/index.js';
 import { readCredentials, storeCredential } from '../activities/infra/index.js';
-import { loadTemporalConfig } from '../worker/temporal-config.js';
-import { DEFAULT_TASK_QUEUE } from '../core/session/meta.js';
 import type { Notify, TemporalContext, ZunoPaths } from './context.js';
 import { ensureHostService, liveWorker } from './host-service.js';
 import { mcpTemplateVariables } from './mcp-config.js';
@@ -204,12 +203,9 @@ export function keyAvailable(paths: ZunoPaths, keyEnv: string, mode: WorkerMode)
  * an external server, or the dev server's configured port).
  */
 export function standaloneExpected(paths: ZunoPaths): boolean {
-  const cfg = loadTemporalConfig(paths.home, paths.temporalYaml);
-  const address =
-    process.env.TEMPORAL_ADDRESS ||
-    (cfg.server.mode === 'external' ? cfg.server.address : `${cfg.dev.ip}:${cfg.dev.port}`);
-  const namespace = process.env.TEMPORAL_NAMESPACE ?? cfg.server.namespace;
-  return standaloneWorkerRunning(paths.stateDir, address, namespace, cfg.taskQueue ?? DEFAULT_TASK_QUEUE, hostId());
+  const d = resolveDeployment(paths);
+  const address = d.address?.value ?? `${d.cfg.dev.ip}:${d.cfg.dev.port}`;
+  return standaloneWorkerRunning(paths.stateDir, address, d.namespace.value, d.taskQueue.value, d.host.value);
 }
 
 /** How often a follower checks that the host worker it relies on still runs, in ms. */

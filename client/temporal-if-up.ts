@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { ZunoError } from '../core/errors.js';
 import { pidAlive, portOpen, readDevServerState } from '../worker/dev-server.js';
-import { loadTemporalConfig } from '../worker/temporal-config.js';
+import { resolveDeployment } from './deployment/resolve.js';
 import type { ZunoPaths } from './context.js';
 
 /** A Temporal client a read-only command borrows; `close()` ends its connection. */
@@ -13,20 +13,19 @@ export interface BorrowedTemporal {
 /**
  * Connects to the Temporal server Zuno is configured for only when it is
  * already up, for commands that read the projection and check it against
- * Temporal (`session list|show`, `approvals list`): `TEMPORAL_ADDRESS` or
- * temporal.yaml `server.mode: external` is tried once (bounded by
+ * Temporal (`session list|show`, `approvals list`): the resolved external
+ * address (client/deployment/resolve.ts) is tried once (bounded by
  * `server.connectTimeoutMs`); the embedded dev server is used only when this
  * home's dev server is alive and listening — it is never started here.
  * Registers no search attributes.
  * @returns the client, or null when no server answers (the caller then shows the projection as stored).
- * @throws ZunoError `config_invalid` for a broken temporal.yaml; nothing else.
+ * @throws ZunoError `config_invalid` for a broken temporal.yaml or deployment file, `deployment_conflict`; nothing else.
  */
 export async function temporalIfUp(paths: ZunoPaths): Promise<BorrowedTemporal | null> {
-  const cfg = loadTemporalConfig(paths.home, paths.temporalYaml);
-  const namespace = process.env.TEMPORAL_NAMESPACE ?? cfg.server.namespace;
-  const envAddress = process.env.TEMPORAL_ADDRESS;
+  const { cfg, ...d } = resolveDeployment(paths);
+  const namespace = d.namespace.value;
   let address: string;
-  if (envAddress || cfg.server.mode === 'external') address = envAddress || cfg.server.address;
+  if (d.address) address = d.address.value;
   else {
     const dev = readDevServerState(paths.stateDir);
     if (!dev || !pidAlive(dev.pid) || !(await portOpen(cfg.dev.ip, cfg.dev.port))) return null;

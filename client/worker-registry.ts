@@ -20,7 +20,7 @@ export interface WorkerRecord {
   service?: boolean;
   /** The Zuno version it runs. */
   version?: string;
-  /** The projection it writes: `sqlite` (the home's file) or the PostgreSQL URL's host/database (never a password). */
+  /** The projection it writes (client/deployment/identity.ts projectionIdentity; never a password). */
   projection?: string;
   /** Where its log goes (the service's stdout and stderr). */
   logPath?: string;

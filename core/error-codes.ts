@@ -54,6 +54,10 @@ export const ERROR_CODES = {
   council_synthesis_empty: "The Council's synthesis request answered with no text.",
   council_synthesis_failed: "The Council's synthesis step failed.",
   cursor_out_of_range: 'A background output cursor is beyond the bytes written so far.',
+  deployment_conflict:
+    "An environment variable says another value than the home's deployment file (names the key, both values and where each came from); nothing started.",
+  deployment_unrecorded:
+    "The deployment's projection could not be recorded in or read from the Temporal namespace's data (the server refused UpdateNamespace or DescribeNamespace).",
   dependency_cycle: 'Todo dependencies form a cycle.',
   dependency_unfinished: 'A Todo was started or finished before one it depends on is done.',
   dev_server_failed: 'The embedded Temporal dev server failed to start or answer.',
@@ -73,6 +77,8 @@ export const ERROR_CODES = {
   goal_not_paused: 'The Goal is not paused; there is nothing to resume.',
   goal_unreachable: "A goal tool could not reach the Goal's workflow.",
   home_lock_timeout: "Another command held Zuno's home lock for too long.",
+  host_claimed:
+    'The host id is bound to another machine or Zuno home (names both); take it over with zuno worker --take-over-host <id> only if the host moved here.',
   IdenticalReplay: 'apply_patch: the patch was already applied (the file holds exactly its result).',
   inbox_full: "The session's input inbox is full; the input was not admitted.",
   input_invalid: 'A request or input to a workflow is malformed (names the field).',
@@ -239,6 +245,8 @@ export const ERROR_CODES = {
   worker_failed: 'The worker service exited while starting.',
   worker_shutdown: 'The worker is shutting down; the activity is retried on another attempt.',
   worker_start_timeout: 'The worker service did not become ready in time.',
+  projection_mismatch:
+    'This process would write a projection other than the one the deployment recorded in its Temporal namespace (names both); nothing started.',
   worker_target_mismatch: 'The live worker of this host serves another target than requested.',
   workflow_cancelled: 'The workflow was cancelled.',
   workflow_terminated: 'The workflow was terminated.',

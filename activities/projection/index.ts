@@ -13,6 +13,8 @@ export type {
   DelegationRow,
   EventRow,
   GoalRow,
+  HostBindingRow,
+  HostClaimResult,
   InputRow,
   MessageRow,
   ProjectionStore,

@@ -20,6 +20,7 @@ import {
 } from './rows.js';
 import { goalReason } from '../../core/goal/transitions.js';
 import { questionColumns, toQuestion } from './question-rows.js';
+import { claimHostBinding, readHostBinding } from './host-binding-rows.js';
 import { councilColumns, delegationColumns, toCouncil, toDelegation } from './delegation-rows.js';
 import { eventParams, toSqlOp } from './sql/ops.js';
 import type { SqlRunner, SqlStats } from './sql/runner.js';
@@ -48,6 +49,9 @@ import type {
   DelegationRow,
   CouncilRow,
   WorkUpdateRow,
+  HostBindingRow,
+  HostClaim,
+  HostClaimResult,
 } from './types.js';
 
 /** Tool-call row fields stored as they are: the columns but the key, the JSON result and the times. */
@@ -155,6 +159,14 @@ class PrismaRows implements ProjectionWrites {
       const r = await this.q.session.findUnique({ where: { id: sessionId } });
       return r ? toSession(r) : null;
     });
+  }
+
+  getHostBinding(host: string): Promise<HostBindingRow | null> {
+    return this.run(() => readHostBinding(this.q, host));
+  }
+
+  claimHost(claim: HostClaim, takeOver: boolean): Promise<HostClaimResult> {
+    return this.run(() => claimHostBinding(this.q, claim, takeOver));
   }
 
   listSessions(filter: { workspace?: string; status?: SessionStatus; limit?: number } = {}): Promise<SessionRow[]> {

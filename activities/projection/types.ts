@@ -110,6 +110,13 @@ export interface ProjectionStore extends ProjectionHotPath {
     extra?: { finalText?: string; error?: string; updatedAtMs: number },
   ): Promise<void>;
   getSession(sessionId: string): Promise<SessionRow | null>;
+  /** The binding of a host id (issue 33), or null when no machine claimed it. */
+  getHostBinding(host: string): Promise<HostBindingRow | null>;
+  /**
+   * Claims a host id for a machine and home (issue 33): binds it on first use,
+   * moves it only with `takeOver`; a conflict is `refused`, never an exception.
+   */
+  claimHost(claim: HostClaim, takeOver: boolean): Promise<HostClaimResult>;
   /**
    * Sessions, newest activity first (`updatedAtMs` descending), at most
    * `limit` (default 50, at most 1000); `workspace` and `status` filter exactly.
@@ -369,6 +376,37 @@ export interface CouncilRow {
   deadlineMs: number;
   updatedAtMs: number;
 }
+
+/** A host id's binding to the machine and home that claimed it (issue 33; `HostBinding`). Times: epoch ms. */
+export interface HostBindingRow {
+  host: string;
+  /** sha256 (first 16 hex) of the machine id. */
+  machine: string;
+  /** The machine's hostname when it bound (for people). */
+  machineName: string;
+  /** The Zuno home's absolute path on that machine. */
+  home: string;
+  boundAtMs: number;
+  lastSeenAtMs: number;
+  /** `<machineName>:<home>` of the binding a take-over replaced. */
+  takenOverFrom?: string;
+  takenOverAtMs?: number;
+}
+
+/** A worker's claim of a host id: who claims it and when. */
+export interface HostClaim {
+  host: string;
+  machine: string;
+  machineName: string;
+  home: string;
+  atMs: number;
+}
+
+/** What {@link ProjectionStore.claimHost} did: bound a new id, found it already ours, took it over, or refused. */
+export type HostClaimResult =
+  | { outcome: 'bound' | 'same'; binding: HostBindingRow }
+  | { outcome: 'taken_over'; binding: HostBindingRow; previous: HostBindingRow }
+  | { outcome: 'refused'; binding: HostBindingRow };
 
 export interface SessionRow {
   id: string;

@@ -118,18 +118,16 @@ export async function lookupTarget(paths: ZunoPaths): Promise<{
   namespace: string;
   connect(): Promise<{ connection: Connection; client: Client }>;
 } | null> {
-  const [{ readDevServerState, pidAlive }, { connectClient }, { loadTemporalConfig }] = await Promise.all([
+  const [{ readDevServerState, pidAlive }, { connectClient }, { resolveDeployment }] = await Promise.all([
     import('../../worker/dev-server.js'),
     import('../../worker/connection.js'),
-    import('../../worker/temporal-config.js'),
+    import('../deployment/resolve.js'),
   ]);
-  const cfg = loadTemporalConfig(paths.home, paths.temporalYaml);
+  const { cfg, ...d } = resolveDeployment(paths);
   const dev = readDevServerState(paths.stateDir);
-  const address =
-    process.env.TEMPORAL_ADDRESS ||
-    (cfg.server.mode === 'external' ? cfg.server.address : dev && pidAlive(dev.pid) ? dev.address : null);
+  const address = d.address?.value ?? (dev && pidAlive(dev.pid) ? dev.address : null);
   if (!address) return null;
-  const namespace = process.env.TEMPORAL_NAMESPACE ?? cfg.server.namespace;
+  const namespace = d.namespace.value;
   return {
     cfg,
     address,

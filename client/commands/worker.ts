@@ -1,10 +1,12 @@
 import { createRoutedWorker } from '../../worker/worker.js';
-import { hostId, hostTaskQueue } from '../routing.js';
+import { hostTaskQueue } from '../routing.js';
 import { connectTemporal, openStore, resolvePaths, type TemporalContext } from '../context.js';
 import type { ProjectionStore } from '../../activities/projection/index.js';
 import { installRuntime } from '../runtime.js';
-import { registerWorker, unregisterWorker, updateWorker } from '../worker-registry.js';
-import { projectionId, serviceLogPath } from '../host-service.js';
+import { registerWorker, unregisterWorker, updateWorker, type WorkerRecord } from '../worker-registry.js';
+import { serviceLogPath } from '../host-service.js';
+import { recordDeployment } from '../deployment/record.js';
+import { claimHost, claimNotice, renewHostBinding } from '../deployment/host-claim.js';
 import { ADOPT_EVERY_MS, RouteAdoption } from '../route-adoption.js';
 import { timestampStderr } from '../log-timestamps.js';
 import { pruneScripts } from '../../worker/scripted-models.js';
@@ -17,6 +19,8 @@ const RECORD_EVERY_MS = 5_000;
 export interface WorkerRunOptions {
   /** Run as the host worker service a command started (detached, logging to the home's `worker.log`). */
   service?: boolean;
+  /** `--take-over-host <id>`: move this host id's binding to this machine and home (issue 33). */
+  takeOverHost?: string;
 }
 
 /**
@@ -36,27 +40,12 @@ export async function workerCommand(opts: WorkerRunOptions = {}): Promise<number
   if (opts.service) timestampStderr();
   const paths = resolvePaths();
   const notify = (line: string) => process.stderr.write(`${line}\n`);
-  const store = await openStore(paths);
   const temporal = await connectTemporal(paths, notify);
+  const { store, host } = await joinDeployment(paths, temporal, opts, notify);
   const problems = workerProblems();
   const taskQueue = temporal.baseQueue;
-  const host = hostId();
   const activityTaskQueue = hostTaskQueue(taskQueue, host);
-  const other = registerWorker(paths.stateDir, {
-    pid: process.pid,
-    address: temporal.address,
-    namespace: temporal.namespace,
-    taskQueue,
-    host,
-    activityTaskQueue,
-    startedAtMs: Date.now(),
-    version: zunoVersion(),
-    projection: projectionId(),
-    keyNames: Object.keys(process.env)
-      .filter((k) => /_(API_KEY|TOKEN)$/.test(k) && process.env[k])
-      .sort(),
-    ...(opts.service ? { service: true, logPath: serviceLogPath(paths.stateDir) } : {}),
-  });
+  const other = registerWorker(paths.stateDir, ownRecord(paths, temporal, host, opts));
   const served = new Set<string>();
   const disconnect = async () => {
     await temporal.connection.close();
@@ -96,16 +85,89 @@ export async function workerCommand(opts: WorkerRunOptions = {}): Promise<number
     `zuno worker ${process.pid} polling task queue ${taskQueue} (session workflows) and ${activityTaskQueue} (the work of sessions on host ${host}) on ${temporal.address} (${temporal.namespace})`,
   );
   const upkeep = startUpkeep({ paths, store, temporal, taskQueue, host, worker, served, problems, notify });
+  const stopRenewing = renewHostBinding({
+    store,
+    home: paths.home,
+    host,
+    onLost: (line) => {
+      notify(line);
+      worker.shutdown();
+    },
+  });
   stopOnSignals(worker, notify);
   try {
     await running;
   } finally {
+    stopRenewing();
     await upkeep.stop();
     unregisterWorker(paths.stateDir, host, other);
     await worker.close();
     await disconnect();
   }
   return 0;
+}
+
+/** What this worker records of itself in the home's worker registry when it starts. */
+function ownRecord(
+  paths: ReturnType<typeof resolvePaths>,
+  temporal: TemporalContext,
+  host: string,
+  opts: WorkerRunOptions,
+): WorkerRecord {
+  return {
+    pid: process.pid,
+    address: temporal.address,
+    namespace: temporal.namespace,
+    taskQueue: temporal.baseQueue,
+    host,
+    activityTaskQueue: hostTaskQueue(temporal.baseQueue, host),
+    startedAtMs: Date.now(),
+    version: zunoVersion(),
+    projection: temporal.deployment.projection.id,
+    keyNames: Object.keys(process.env)
+      .filter((k) => /_(API_KEY|TOKEN)$/.test(k) && process.env[k])
+      .sort(),
+    ...(opts.service ? { service: true, logPath: serviceLogPath(paths.stateDir) } : {}),
+  };
+}
+
+/**
+ * The worker's place in its deployment (issue 33), before it polls: records
+ * the deployment's projection in the namespace when it is the first worker
+ * of a deployment file, opens that projection, and claims its host id there.
+ * A refusal closes what was opened and is rethrown (typed).
+ * @throws ZunoError `projection_mismatch`, `deployment_unrecorded`, `host_claimed`, `input_invalid`.
+ */
+async function joinDeployment(
+  paths: ReturnType<typeof resolvePaths>,
+  temporal: TemporalContext,
+  opts: WorkerRunOptions,
+  notify: (line: string) => void,
+): Promise<{ store: ProjectionStore; host: string }> {
+  const d = temporal.deployment;
+  let store: ProjectionStore | undefined;
+  try {
+    const rec = await recordDeployment(temporal.connection, d, temporal.recorded, Date.now());
+    if (rec && !temporal.recorded)
+      notify(
+        `zuno worker: recorded projection ${rec.projection} for task queue ${d.taskQueue.value} in namespace ${d.namespace.value}`,
+      );
+    store = await openStore(paths);
+    const claim = await claimHost({
+      store,
+      home: paths.home,
+      host: d.host.value,
+      ...(opts.takeOverHost !== undefined ? { takeOver: opts.takeOverHost } : {}),
+      nowMs: Date.now(),
+    });
+    const said = claimNotice(d.host.value, claim);
+    if (said) notify(said);
+    return { store, host: d.host.value };
+  } catch (err) {
+    await store?.close();
+    await temporal.connection.close();
+    throw err;
+  }
 }
 
 type RoutedWorker = Awaited<ReturnType<typeof createRoutedWorker>>;

@@ -1,0 +1,14 @@
+-- CreateTable
+CREATE TABLE "HostBinding" (
+    "host" TEXT NOT NULL,
+    "machine" TEXT NOT NULL,
+    "machineName" TEXT NOT NULL,
+    "home" TEXT NOT NULL,
+    "boundAtMs" BIGINT NOT NULL,
+    "lastSeenAtMs" BIGINT NOT NULL,
+    "takenOverFrom" TEXT,
+    "takenOverAtMs" BIGINT,
+
+    CONSTRAINT "HostBinding_pkey" PRIMARY KEY ("host")
+);
+
