@@ -53,18 +53,23 @@ function sameClaimant(b: HostBindingRow, c: HostClaim): boolean {
  */
 export async function claimHostBinding(q: Queries, c: HostClaim, takeOver: boolean): Promise<HostClaimResult> {
   const now = ms(c.atMs);
-  await q.hostBinding.upsert({
-    where: { host: c.host },
-    create: {
-      host: c.host,
-      machine: c.machine,
-      machineName: c.machineName,
-      home: c.home,
-      boundAtMs: now,
-      lastSeenAtMs: now,
-    },
-    update: {},
-  });
+  await q.hostBinding
+    .upsert({
+      where: { host: c.host },
+      create: {
+        host: c.host,
+        machine: c.machine,
+        machineName: c.machineName,
+        home: c.home,
+        boundAtMs: now,
+        lastSeenAtMs: now,
+      },
+      update: {},
+    })
+    // Another claimant inserted the row between the upsert's read and its insert: theirs stands (read below).
+    .catch((err: unknown) => {
+      if ((err as { code?: string }).code !== 'P2002') throw err;
+    });
   const held = (await readHostBinding(q, c.host))!;
   if (held.boundAtMs === c.atMs && sameClaimant(held, c)) return { outcome: 'bound', binding: held };
   if (sameClaimant(held, c)) {

@@ -39,8 +39,8 @@ export function writeTestTemporalYaml(home: string, address: string, taskQueue: 
 }
 
 /** Spawns `node bin/zuno.mjs worker` with ZUNO_HOME=home (state and temporal.yaml from there). */
-export function spawnWorker(home: string, env: NodeJS.ProcessEnv = {}): WorkerProcess {
-  const child = spawn(process.execPath, [join(ROOT, 'bin', 'zuno.mjs'), 'worker'], {
+export function spawnWorker(home: string, env: NodeJS.ProcessEnv = {}, args: string[] = []): WorkerProcess {
+  const child = spawn(process.execPath, [join(ROOT, 'bin', 'zuno.mjs'), 'worker', ...args], {
     cwd: home,
     env: { ...process.env, ZUNO_HOME: home, TEMPORAL_ADDRESS: '', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
