@@ -135,7 +135,9 @@ describe('two hosts, one deployment (issue 33)', () => {
     expect(doctor.code, doctor.stdout + doctor.stderr).toBe(0);
     expect(doctor.stdout).toContain(`host id         host-a  (${join(homeA, 'deployment.yaml')})`);
     expect(doctor.stdout).toContain(`projection      ${projectionId}  (${join(root, 'shared', 'deployment.yaml')})`);
-    expect(doctor.stdout).toMatch(/ok {4}deployment record {2}the deployment's projection is .*recorded by host host-a/);
+    expect(doctor.stdout).toMatch(
+      /ok {4}deployment record {2}the deployment's projection is .*recorded by host host-a/,
+    );
     expect(doctor.stdout).toMatch(/ok {4}host worker {8}running/);
     expect(doctor.stdout).toContain('this host is ready');
     const json = JSON.parse((await runZuno(['doctor', '--json'], { home: homeB })).stdout) as {
