@@ -9,6 +9,7 @@
  * `--no-worker` starts none and relies on a worker already running.
  */
 import { resolveDeployment } from './deployment/resolve.js';
+import { refuseClaimedHost } from './deployment/host-claim.js';
 import type { McpSessionConfig } from '../core/mcp/types.js';
 import type { ProviderConfig } from '../core/provider-config.js';
 import type { SessionRoute } from '../core/session/meta.js';
@@ -60,7 +61,8 @@ export interface Serving {
  * route of its own unless a live worker of this host already serves the
  * host's route; with no worker, the host's route is used and `notify` says
  * when nothing serves it yet.
- * @throws what starting the service or the in-process worker throws.
+ * @throws ZunoError `host_claimed` when this host id is bound to another machine or home; what starting the
+ *   service or the in-process worker throws.
  */
 export async function serveWork(opts: {
   paths: ZunoPaths;
@@ -84,6 +86,7 @@ export async function serveWork(opts: {
     taskQueue: opts.baseQueue,
     host: hostId(),
   };
+  await refuseClaimedHost(opts.store, opts.paths.home, target.host);
   if (opts.mode === 'service') {
     shareProviderKey(opts.paths.stateDir, opts.provider);
     shareMcpVariables(opts.paths.stateDir, opts.mcp);

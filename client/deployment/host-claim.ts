@@ -1,6 +1,6 @@
 import { ZunoError } from '../../core/errors.js';
-import type { HostClaimResult, ProjectionStore } from '../../activities/projection/index.js';
-import { machineIdentity } from './identity.js';
+import type { HostBindingRow, HostClaimResult, ProjectionStore } from '../../activities/projection/index.js';
+import { machineIdentity, type MachineIdentity } from './identity.js';
 
 /** `2026-12-06 23:10 UTC` for a binding time. */
 function utc(ms: number): string {
@@ -31,13 +31,31 @@ export async function claimHost(opts: {
   const me = machineIdentity(opts.home);
   const res = await opts.store.claimHost({ host: opts.host, ...me, atMs: opts.nowMs }, opts.takeOver !== undefined);
   if (res.outcome !== 'refused') return res;
-  const b = res.binding;
-  throw new ZunoError(
+  throw claimedError(opts.host, res.binding, me);
+}
+
+/**
+ * A command about to start work on this host checks, without claiming, that
+ * the host id is not bound to another machine or home (issue 33): otherwise
+ * its work would be routed to a queue another machine serves, where this
+ * workspace does not exist.
+ * @throws ZunoError `host_claimed` (the same words a refused worker prints).
+ */
+export async function refuseClaimedHost(store: ProjectionStore, home: string, host: string): Promise<void> {
+  const b = await store.getHostBinding(host);
+  if (!b) return;
+  const me = machineIdentity(home);
+  if (b.machine === me.machine && b.home === me.home) return;
+  throw claimedError(host, b, me);
+}
+
+function claimedError(host: string, b: HostBindingRow, me: MachineIdentity): ZunoError {
+  return new ZunoError(
     'host_claimed',
-    `host ${opts.host} is bound to machine ${b.machineName} (id ${b.machine}, home ${b.home}) since ${utc(b.boundAtMs)}, ` +
-      `last seen ${utc(b.lastSeenAtMs)}; this worker runs on ${me.machineName} (id ${me.machine}, home ${me.home}). ` +
-      `Use another host id, or if host ${opts.host} has really moved here: zuno worker --take-over-host ${opts.host}`,
-    { host: opts.host, boundTo: `${b.machineName}:${b.home}` },
+    `host ${host} is bound to machine ${b.machineName} (id ${b.machine}, home ${b.home}) since ${utc(b.boundAtMs)}, ` +
+      `last seen ${utc(b.lastSeenAtMs)}; this process runs on ${me.machineName} (id ${me.machine}, home ${me.home}). ` +
+      `Use another host id, or if host ${host} has really moved here: zuno worker --take-over-host ${host}`,
+    { host, boundTo: `${b.machineName}:${b.home}` },
   );
 }
 

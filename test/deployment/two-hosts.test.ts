@@ -173,6 +173,13 @@ describe('two hosts, one deployment (issue 33)', () => {
     expect(msg).toContain(`home ${homeA}`);
     expect(msg).toContain(`home ${homeD}`);
     expect(msg).toContain('zuno worker --take-over-host host-a');
+    const run = await runZuno(
+      ['run', 'hi', '--dir', makeWorkspace(), '--script', writeJson(homeD, 's.json', { replies: [{ text: 'x' }] })],
+      {
+        home: homeD,
+      },
+    );
+    expect(expectTypedFailure(run, 'host_claimed')).toContain(`home ${homeA}`);
     const conflict = await runZuno(['run', 'hi', '--dir', makeWorkspace()], {
       home: homeA,
       env: { ZUNO_HOST_ID: 'host-b' },
