@@ -1,4 +1,4 @@
-import { hostname } from 'node:os';
+import { machineHostId } from '../activities/infra/index.js';
 import type { SessionRoute } from '../core/session/meta.js';
 import { ZunoError } from '../core/errors.js';
 
@@ -23,13 +23,7 @@ export function hostId(): string {
 }
 
 /** This machine's hostname as a host id (what {@link hostId} is without `ZUNO_HOST_ID`). */
-export function machineHostId(): string {
-  return (
-    hostname()
-      .replace(/[^A-Za-z0-9._-]/g, '-')
-      .slice(0, 100) || 'localhost'
-  );
-}
+export { machineHostId };
 
 /** Task queue of a host's standalone `zuno worker`: `<base>/host/<host>` (every workspace of the host). */
 export function hostTaskQueue(base: string, host: string): string {
