@@ -1,4 +1,4 @@
-import { machineHostId } from '../activities/infra/index.js';
+import { hostname } from 'node:os';
 import type { SessionRoute } from '../core/session/meta.js';
 import { ZunoError } from '../core/errors.js';
 
@@ -23,7 +23,13 @@ export function hostId(): string {
 }
 
 /** This machine's hostname as a host id (what {@link hostId} is without `ZUNO_HOST_ID`). */
-export { machineHostId };
+export function machineHostId(): string {
+  return (
+    hostname()
+      .replace(/[^A-Za-z0-9._-]/g, '-')
+      .slice(0, 100) || 'localhost'
+  );
+}
 
 /** Task queue of a host's standalone `zuno worker`: `<base>/host/<host>` (every workspace of the host). */
 export function hostTaskQueue(base: string, host: string): string {

@@ -1,6 +1,10 @@
 import { hostname } from 'node:os';
 
-/** This machine's hostname as a host id: characters outside `[A-Za-z0-9._-]` become `-`, at most 100 (`localhost` when empty). */
+/**
+ * This machine's hostname as a host id: characters outside `[A-Za-z0-9._-]`
+ * become `-`, at most 100 (`localhost` when empty) — the same rule as the
+ * CLI's `machineHostId()` (client/routing.ts), which activities cannot import.
+ */
 export function machineHostId(): string {
   return (
     hostname()
