@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from '@temporalio/worker';
@@ -172,9 +172,11 @@ describe('a workspace missing on its host (issue 33)', () => {
     }
   }, 90_000);
 
-  it('a shell command sees ZUNO_HOST_ID, the host of the session route, and no other ZUNO_ variable', async () => {
+  it('a shell command, foreground or background, sees ZUNO_HOST_ID = the route host and no other ZUNO_ variable', async () => {
     const workspace = freshWorkspace();
     process.env.ZUNO_WS_TEST_PRIVATE = 'hidden';
+    process.env.ZUNO_HOST_ID = 'the-worker-env';
+    const echo = 'echo "host=$ZUNO_HOST_ID private=${ZUNO_WS_TEST_PRIVATE-unset}"';
     try {
       const run = await h.runSession({
         workspace,
@@ -184,21 +186,22 @@ describe('a workspace missing on its host (issue 33)', () => {
           replies: [
             {
               toolCalls: [
-                {
-                  name: 'shell',
-                  arguments: { command: 'echo "host=$ZUNO_HOST_ID private=${ZUNO_WS_TEST_PRIVATE-unset}"' },
-                },
+                { name: 'shell', arguments: { command: echo } },
+                { name: 'shell', arguments: { command: `${echo} > bg.txt`, background: true } },
               ],
             },
-            { text: 'done' },
+            { text: 'started' },
+            { text: 'the background one reported' },
           ],
         },
       });
       expect(run.result.status).toBe('completed');
       const call = (await h.store.loadTranscript(run.sessionId))!.toolCalls[0]!;
       expect(call.output).toContain(`host=${HOST} private=unset`);
+      expect(readFileSync(join(workspace, 'bg.txt'), 'utf8')).toBe(`host=${HOST} private=unset\n`);
     } finally {
       delete process.env.ZUNO_WS_TEST_PRIVATE;
+      delete process.env.ZUNO_HOST_ID;
     }
   }, 60_000);
 
