@@ -1,5 +1,4 @@
 import { existsSync, renameSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeHome, runZuno, tempDir, useTestTemporal, writeJson, writeTree, type ZunoResult } from './helpers.js';
 
