@@ -648,10 +648,13 @@ Every request records the same list as a session.prompt event (zuno session show
     });
   dev
     .command('status')
-    .description('show whether the embedded dev server runs')
-    .action(async () => {
+    .description(
+      'show whether the embedded dev server runs — or, in external mode, which Temporal server Zuno uses and whether it answers',
+    )
+    .option('--json', 'print the status as JSON')
+    .action(async (opts: { json?: boolean }) => {
       const { devStatusCommand } = await import('./commands/dev.js');
-      setExit(devStatusCommand());
+      setExit(await devStatusCommand(opts));
     });
   dev
     .command('provider')

@@ -63,6 +63,9 @@ export function goalStopLines(stop: GoalStop, opts: { scripted: boolean }): stri
         case 'provider_auth':
           lines.push(`  fix the key, then resume: ${resume}`);
           break;
+        case 'workspace_unavailable':
+          lines.push(`  restore the workspace, then resume: ${resume}`);
+          break;
         case 'turn_budget':
           lines.push(`  raise the allowance (zuno goal budgets ${id} --turn-budget N), or resume as it is: ${resume}`);
           break;

@@ -252,7 +252,8 @@ export const ERROR_CODES = {
   workflow_terminated: 'The workflow was terminated.',
   workflow_timed_out: 'The workflow timed out.',
   workspace_invalid: 'The workspace directory is not valid (or --dir names another workspace).',
-  workspace_unavailable: 'The workspace root cannot be opened.',
+  workspace_unavailable:
+    "The session's workspace directory does not exist (or cannot be opened) on its host: the call is blocked and the session pauses until it is restored and resumed (issue 33).",
   write_failed: 'Writing or publishing a file failed; nothing was published.',
   zuno_home_unwritable: "Zuno's home directory cannot be written.",
 } as const satisfies Record<string, string>;

@@ -93,6 +93,7 @@ export class BackgroundTasks {
       call,
       taskID,
       ...(meta.sandbox ? { sandbox: meta.sandbox } : {}),
+      ...(meta.route ? { host: meta.route.host } : {}),
     };
     const purpose = (call.args as { backgroundPurpose?: unknown } | undefined)?.backgroundPurpose;
     // SH9/GL26: a remote observer's wait is held by the workflow (timers and short polls), not by an activity.

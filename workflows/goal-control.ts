@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/workflow';
 import { budgetStop } from '../core/goal/budgets.js';
 import { MAX_GOAL_OBJECTIVE_CHARS } from '../core/goal/objective.js';
 import type { GoalControlRequest, GoalDirective, GoalSnapshot } from '../core/goal/contract.js';
-import { TERMINAL_GOAL_STATUSES } from '../core/goal/status.js';
+import { SESSION_PAUSE_REASONS, TERMINAL_GOAL_STATUSES } from '../core/goal/status.js';
 import type { ErrorCode } from '../core/error-codes.js';
 
 const ACTIONS = ['pause', 'resume', 'cancel', 'answer', 'edit', 'budgets'] as const;
@@ -135,7 +135,8 @@ export function applyControl(
       if (req.choice === 'keep_paused') {
         return { directive: {}, message: 'the goal stays paused; nothing was run' };
       }
-      const wasAuth = s.state.status === 'paused' && s.state.reason === 'provider_auth';
+      // Issue 33: a missing workspace pauses the session with its Goal, as a missing key does (PR3).
+      const wasAuth = s.state.status === 'paused' && SESSION_PAUSE_REASONS.has(s.state.reason);
       const { uncertain: _u, question: _q, ...rest } = s;
       return {
         next: {

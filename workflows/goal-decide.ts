@@ -1,7 +1,7 @@
 import { DEFAULT_GOAL_BACKOFF, goalBackoffDelayMs } from '../core/goal/backoff.js';
 import { budgetStop } from '../core/goal/budgets.js';
 import type { GoalSnapshot, GoalTurnReport } from '../core/goal/contract.js';
-import type { GoalState } from '../core/goal/status.js';
+import { type GoalPauseReason, type GoalState, SESSION_PAUSE_REASONS } from '../core/goal/status.js';
 
 /**
  * Backoffs in a row after which a Goal stops retrying and blocks
@@ -147,7 +147,9 @@ function outcomeDecision(
     case 'interrupted':
       return { ...base, state: { status: 'paused', reason: 'user_interrupt', message: 'the turn was interrupted' } };
     case 'paused': {
-      const reason = o.reason === 'provider_auth' ? 'provider_auth' : 'required_input';
+      // A session pause the Goal shares (its session waits for resume); any other pause asks for input.
+      const shared = SESSION_PAUSE_REASONS.has(o.reason as GoalPauseReason);
+      const reason = shared ? (o.reason as GoalPauseReason) : 'required_input';
       return { ...base, state: { status: 'paused', reason, message: o.message } };
     }
     case 'blocked':

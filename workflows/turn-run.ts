@@ -161,6 +161,7 @@ export class TurnRun {
         continue;
       }
       for (const batch of this.batchesOf(result)) {
+        if (this.pausedByCall(batch)) continue;
         this.batchSize = batch.length;
         if (!this.host.generation.fastTurn) {
           await runBounded(batch, this.meta.toolConcurrency, (call) => this.dispatchNoted(call));
@@ -173,8 +174,24 @@ export class TurnRun {
           this.noteSettled(before);
         }
       }
+      // Issue 33: a call paused the turn (its workspace is missing): the model gets no further step.
+      if (this.ended) return;
       if (this.afterStep(result)) return;
     }
+  }
+
+  /**
+   * Issue 33: once a call of this step paused the turn (its tool activity
+   * answered with `pause`: the workspace is missing on the host), the
+   * step's later batches do not run: each of their calls is settled not run.
+   * True when it skipped `batch`. Only a `pause` result sets `ended` while
+   * a step's calls run, and no history recorded before it carries one, so
+   * older histories replay the loop unchanged.
+   */
+  private pausedByCall(batch: PlannedToolCall[]): boolean {
+    if (this.ended?.kind !== 'paused') return false;
+    for (const call of batch) if (!call.blocked) this.host.settled.push(settleNotRun(call, Date.now()));
+    return true;
   }
 
   private get interrupted(): boolean {
@@ -443,6 +460,7 @@ export class TurnRun {
       // tool_search hides what a rule denies (MC1); webfetch matches each redirect hop against the rules.
       ...(meta.permission && (meta.mcp || call.name === 'webfetch') ? { permission: meta.permission } : {}),
       ...(meta.network ? { network: meta.network } : {}),
+      ...(meta.route ? { host: meta.route.host } : {}),
     };
     const activity = toolActivityName(call.name, call.mcp !== undefined);
     const regular = (): Promise<ToolActivityResult> => this.ports.toolActivity(activity, options, input);
@@ -474,6 +492,8 @@ export class TurnRun {
       const bg = value.background;
       if (bg?.started && value.outcome === 'ok' && !value.late) this.host.background.start(call, bg.taskID);
       if (bg?.terminal) this.host.background.observedTerminal(bg.taskID);
+      // Issue 33: the call could not run where its workspace should be: the turn pauses for a person.
+      if (value.pause && !this.ended) this.ended = { kind: 'paused', ...value.pause };
     } else if (outcome.kind === 'forced') {
       this.host.settled.push(settleForcedInterrupt(call, decl, Date.now(), this.ctl.forceAfterMs));
     } else {

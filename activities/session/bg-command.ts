@@ -1,5 +1,6 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { abandonedBy } from './tool-activity.js';
+import { processHostId } from '../infra/host-id.js';
 import { backgroundCallArgs, recordBackgroundCompletion } from './bg-completed.js';
 import type { BgCommandInput, BgCommandResult } from '../../core/session/activities.js';
 import type { ProjectionStore } from '../projection/types.js';
@@ -40,6 +41,7 @@ export function createBgCommand(store: ProjectionStore) {
         callId: call.callId,
         taskID,
         ...(input.sandbox ? { sandbox: input.sandbox } : {}),
+        hostId: input.host ?? processHostId(),
         signal: ctx.cancellationSignal,
         onProgress: (totalWritten, lastLine) => {
           progress = { outputBytes: totalWritten, ...(lastLine !== undefined ? { lastLine } : {}) };

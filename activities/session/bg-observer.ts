@@ -9,6 +9,7 @@ import type { ProjectionStore } from '../projection/types.js';
 import { COOPERATIVE_WINDOW_MS } from '../tools/shell/guard-run.js';
 import { getLiveTask, readStatus, runBackground, taskDir, viewTask, type BgCompletion } from '../tools/bg/index.js';
 import { pidAlive } from '../tools/bg/store.js';
+import { processHostId } from '../infra/host-id.js';
 import { backgroundCallArgs, recordBackgroundCompletion, type SettledTask } from './bg-completed.js';
 
 /** How long `bgObserverStart` waits for the task to be claimed on disk (its `status.json`), in ms. */
@@ -77,6 +78,7 @@ export function createBgObserver(store: ProjectionStore): BgObserverActivities {
       callId: call.callId,
       taskID,
       ...(input.sandbox ? { sandbox: input.sandbox } : {}),
+      hostId: input.host ?? processHostId(),
     });
     const key = `${sessionId}\0${taskID}`;
     started.set(key, { done, where: { workspace, sessionId, taskID } });

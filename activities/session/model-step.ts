@@ -1,4 +1,4 @@
-import { Context } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import { EV } from '../../core/events.js';
 import { assistantMessageId } from '../../core/ids.js';
 import type { ModelMessage, ToolSpec, WireSurface } from '../../core/messages.js';
@@ -23,6 +23,7 @@ import { PromptReceipts } from './system/prompt-receipt.js';
 import { declaredTools } from '../../core/tools/registry.js';
 import { sessionCatalog } from '../../core/delegation/contract.js';
 import type { McpHub } from '../mcp/types.js';
+import { workspacePause } from './workspace-check.js';
 import { mcpSegment, mcpStateWrites, refusedMcpCall, stepMcp, type StepMcp } from './mcp-offer.js';
 
 /** The result of a step that sent nothing (CP6: it asked for a compaction first). */
@@ -54,7 +55,8 @@ export interface ModelStepDeps extends ToolOfferSets {
  * in ONE more batch the usage, the assistant message, its parts (PR9 ids)
  * and one tool-call row per call, with malformed or unknown calls already
  * settled as `blocked` (TD8). Issue 13: its reads and writes do not grow
- * with the session. Provider failures become ApplicationFailures typed by
+ * with the session. A workspace missing on this host fails the step
+ * `workspace_unavailable` before anything is sent (issue 33). Provider failures become ApplicationFailures typed by
  * the ProviderError code, `nonRetryable` unless retryable, with
  * `nextRetryDelay` from Retry-After (PR2).
  */
@@ -184,6 +186,7 @@ class ModelSteps {
       ...carried.writes,
       ...(step === 0 ? [turnStartedEvent(sessionId, turn, input, now())] : []),
     ];
+    await this.refuseMissingWorkspace(input, carriedWrites);
     const { tools, mcp } = await this.offer(input);
     let request: AssembledRequest;
     try {
@@ -213,6 +216,27 @@ class ModelSteps {
     }
     await this.recordRequest({ input, sessionId, attempt }, { carriedWrites, mcp, request, tools, estimate });
     return { request, tools, ...(mcp ? { mcp } : {}), estimate, position: carried.nextPosition, reconciled };
+  }
+
+  /**
+   * Issue 33: the request is assembled from the workspace (rule files, git
+   * facts) and its calls run there, so a workspace missing on this host
+   * stops the step before any MCP connection or provider request: what the
+   * step carries is recorded (as for an unreadable rule file) and the step
+   * fails non-retryable `workspace_unavailable`, which pauses the turn
+   * (PAUSING_FAILURES) until a person restores it and resumes.
+   * @throws ApplicationFailure type `workspace_unavailable` naming the directory and the host.
+   */
+  private async refuseMissingWorkspace(input: ModelStepInput, carriedWrites: ProjectionWrite[]): Promise<void> {
+    const { meta } = input;
+    const pause = workspacePause(
+      { sessionId: meta.sessionId, goalId: meta.goal?.goalId },
+      meta.workspace,
+      meta.route?.host,
+    );
+    if (!pause) return;
+    await this.store.writeBatch(meta.sessionId, carriedWrites);
+    throw ApplicationFailure.create({ message: pause.message, type: pause.reason, nonRetryable: true });
   }
 
   /**

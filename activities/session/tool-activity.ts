@@ -21,6 +21,8 @@ import { recordCompleted, recordStarted, type ToolCallIdentity } from './tool-re
 import { workStatePort } from './work-state-port.js';
 import { jobsPort } from './jobs-port.js';
 import { localHere, type Serves } from './local-guard.js';
+import { recordWorkspaceBlocked, workspacePause } from './workspace-check.js';
+import { processHostId } from '../infra/host-id.js';
 import { mcpPort } from '../mcp/port.js';
 import { MCP_RETRY_FAILURE, mcpToolImplementation } from '../mcp/tool.js';
 import type { McpHub } from '../mcp/types.js';
@@ -59,6 +61,11 @@ const HEARTBEAT_EVERY_MS = 1_000;
  * `ctx.mcp` when the session has MCP servers. A Safe MCP call whose outcome
  * was lost throws a retryable failure out of the activity (Temporal runs it
  * again); every other throw of a body is a `tool_failed` result.
+ *
+ * Before any body runs the session's workspace must be a directory on this
+ * host (issue 33, workspace-check.ts): when it is not, the call is recorded
+ * `blocked` (`workspace_unavailable`, naming the directory and the host) and
+ * the result's `pause` asks the workflow to end the turn paused.
  *
  * The result is small: outcome, error code, output size, `status` (`failed`
  * for an error/uncertain outcome or a tool-declared failure such as a shell
@@ -116,6 +123,9 @@ async function runToolActivity(
     argsJson: row?.argsJson ?? JSON.stringify(call.args ?? {}),
   };
   const summary = call.summary ?? tool.declaration.summarize(args as never);
+  // Issue 33: no body runs where the session's workspace is not; the turn pauses for a person.
+  const pause = workspacePause(input, input.workspace, input.host);
+  if (pause) return recordWorkspaceBlocked(store, identity, { attempt, startedAtMs }, pause);
   // A local attempt is short: its start is written with its result, in one transaction.
   if (!local) await recordStarted(store, identity, attempt, startedAtMs, summary);
   const { result, endedAtMs } = await runBody(tool, deps, input, args, { local, startedAtMs });
@@ -227,6 +237,7 @@ async function toolContext(
   const at = { sessionId, rowId: call.rowId, callId: call.callId };
   return {
     workspace: input.workspace,
+    host: input.host ?? processHostId(),
     signal: ctx.cancellationSignal,
     ...at,
     backgroundTaskID: backgroundTaskId(turn, step, call.index ?? call.position),

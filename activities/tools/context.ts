@@ -15,6 +15,12 @@ export type { GoalPort, JobsPort, McpPort, QuestionPort, WorkStatePort } from '.
 export interface ToolContext {
   /** Absolute path of the workspace root; every path argument is resolved against it. */
   workspace: string;
+  /**
+   * The host the call runs on (the session's route host, issue 33); a shell
+   * command sees it as `ZUNO_HOST_ID` (SH6). Absent outside a session (tests):
+   * the command sees no `ZUNO_HOST_ID`.
+   */
+  host?: string;
   /** Aborts the call (activity cancellation, TD10); tools kill their child processes. */
   signal?: AbortSignal;
   sessionId: string;

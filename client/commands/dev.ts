@@ -1,6 +1,5 @@
-import { PACKAGE_ROOT, connectTemporal, resolvePaths } from '../context.js';
+import { connectTemporal, resolvePaths } from '../context.js';
 import { pidAlive, readDevServerState, stopDevServer } from '../../worker/dev-server.js';
-import { devServerOwnership } from '../../worker/dev-server-probe.js';
 import { processSink } from '../render.js';
 import type { Sink } from '../sink.js';
 import { stopHostService } from '../host-service.js';
@@ -37,17 +36,4 @@ export async function devDownCommand(sink: Sink = processSink): Promise<number> 
   return 0;
 }
 
-/**
- * `zuno dev status`: whether the dev server recorded in the state dir is
- * alive and still that server (its pid runs `start-dev` on the recorded db
- * file, per /proc/<pid>/cmdline where available). Reads only: takes no lock.
- */
-export function devStatusCommand(sink: Sink = processSink): number {
-  const state = readDevServerState(resolvePaths().stateDir);
-  if (state && ['ours', 'assumed'].includes(devServerOwnership(state.pid, state.dbFile))) {
-    sink.out(`running pid ${state.pid} at ${state.address}, Web UI ${state.uiUrl}, db ${state.dbFile}\n`);
-    return 0;
-  }
-  sink.out(`not running (state dir ${resolvePaths().stateDir}; installation ${PACKAGE_ROOT})\n`);
-  return 1;
-}
+export { devStatusCommand } from './dev-status.js';

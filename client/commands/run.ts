@@ -384,7 +384,9 @@ export function exitFor(
           "  this host's worker runs its model steps: export the key in this shell — `zuno session resume` hands it to the worker\n",
         );
       }
-      sink.err(`  fix it, then resume: zuno session resume ${sessionId}\n`);
+      // A missing workspace's message already says what to restore and how to resume (issue 33).
+      if (result.error?.code !== 'workspace_unavailable')
+        sink.err(`  fix it, then resume: zuno session resume ${sessionId}\n`);
     }
     if (result.status === 'blocked') sink.err(`  fix it, then continue: zuno run --session ${sessionId} "…"\n`);
     return 1;

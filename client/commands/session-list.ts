@@ -107,9 +107,13 @@ export function sessionJson(r: SessionRow) {
 
 /**
  * The human table: one session per line, aligned columns `ID STATUS LAST
- * ACTIVITY MODEL WORKSPACE TITLE`; the title is cut to 50 characters. A
- * child session is listed under its parent (`↳ ses_…`), or, when its parent
- * is not listed, says whose child it is before its title. Pure.
+ * ACTIVITY MODEL HOST WORKSPACE TITLE` — HOST is the host that owns the
+ * workspace (the session's route; `-` for a session recorded before
+ * routing), beside the workspace it qualifies (issue 33); the title is cut
+ * to 50 characters. A paused or blocked session's status names its code
+ * (`paused (workspace_unavailable)`). A child session is listed under its
+ * parent (`↳ ses_…`), or, when its parent is not listed, says whose child
+ * it is before its title. Pure.
  */
 export function renderSessionList(rows: SessionRow[], nowMs: number): string {
   const cells = nestChildren(rows).map((s) => {
@@ -117,15 +121,24 @@ export function renderSessionList(rows: SessionRow[], nowMs: number): string {
     const title = inertLine(r.title ?? '', 50);
     return [
       idCell(s),
-      r.status.replace('_', ' '),
+      statusCell(r),
       ago(nowMs - r.updatedAtMs),
       `${r.provider}/${r.model}`,
+      r.host ? inertLine(r.host, 100) : '-',
       r.workspace,
       s.parentNotListed ? `(child of ${s.parentNotListed}) ${title}` : title,
     ];
   });
-  const head = ['ID', 'STATUS', 'LAST ACTIVITY', 'MODEL', 'WORKSPACE', 'TITLE'];
+  const head = ['ID', 'STATUS', 'LAST ACTIVITY', 'MODEL', 'HOST', 'WORKSPACE', 'TITLE'];
   return textTable(head, cells);
+}
+
+/** `waiting background`; a paused or blocked row with its code from the stored `code: message` error, `paused (provider_auth)`. */
+function statusCell(r: SessionRow): string {
+  const status = r.status.replace('_', ' ');
+  if (r.status !== 'paused' && r.status !== 'blocked') return status;
+  const code = /^([a-z][a-z0-9_]*): /.exec(r.error ?? '')?.[1];
+  return code ? `${status} (${code})` : status;
 }
 
 /** A duration in ms as people say it: `just now`, `4 min ago`, `3 h ago`, `2 days ago`. */

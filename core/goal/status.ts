@@ -12,7 +12,12 @@ export type GoalPauseReason =
   | 'usage_unknown'
   | 'user_interrupt'
   | 'required_input'
-  | 'provider_auth';
+  | 'provider_auth'
+  /** Issue 33: its session's workspace is missing on its host; the session is paused with the Goal. */
+  | 'workspace_unavailable';
+
+/** Pause reasons a Goal shares with its paused session: resuming the Goal resumes the session's paused turn. */
+export const SESSION_PAUSE_REASONS: ReadonlySet<GoalPauseReason> = new Set(['provider_auth', 'workspace_unavailable']);
 
 /** Why a Goal's overall budget stopped it (GL10, GL14, GL17: notice code `budget.<kind>`). */
 export type GoalBudgetKind = 'token_budget' | 'tool_call_budget' | 'time_budget';

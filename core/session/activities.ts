@@ -65,6 +65,8 @@ export interface BgCommandInput {
   taskID: string;
   /** The session's sandbox policy (`SessionMeta.sandbox`; absent: the auto default). */
   sandbox?: SandboxPolicy;
+  /** The session's route host, the command's `ZUNO_HOST_ID` (issue 33; absent: the worker's own host id). */
+  host?: string;
 }
 
 /** Output of the `bgCommand` activity: small; the output itself stays on disk under `.zuno/bg/`. */

@@ -5,6 +5,7 @@
  */
 import { RULE_FILE_UNREADABLE } from '../rule-budget.js';
 import type { ErrorCode } from '../error-codes.js';
+import { WORKSPACE_UNAVAILABLE } from './workspace-pause.js';
 
 /**
  * How one turn ended — the typed turn outcome that the session returns to
@@ -13,7 +14,8 @@ import type { ErrorCode } from '../error-codes.js';
  * `inputIds` are the inputs it carried (SE2).
  * - `final_answer`: the model answered (text in the projection, `textLength` UTF-16 units).
  * - `failed`: a typed failure (`code`, e.g. `provider_bad_request`, `model_step_timeout`).
- * - `paused`: a person must act before the session can go on (PR3: `provider_auth`).
+ * - `paused`: a person must act before the session can go on (PR3: `provider_auth`; issue 33:
+ *   `workspace_unavailable`, the session's workspace is missing on its host).
  * - `blocked`: the setup is broken (PR3: `provider_protocol`, `provider_config`, …).
  * - `interrupted`: a hard interrupt (TD10) stopped the turn.
  * - `limit`: the turn hit a runaway guard (`turn_step_limit`; `stagnant_tool_loop`: the same
@@ -56,11 +58,13 @@ export interface SessionResult {
 
 /**
  * PR3: failures that need a person before the session can go on. Auth
- * failures pause (fix the key, resume); an invalid protocol, a corrupt
- * state or a permanent configuration error blocks (fix the setup); every
- * other failure fails the turn.
+ * failures pause (fix the key, resume); so does a model step whose
+ * workspace is missing on its host (issue 33: restore it, resume — a code
+ * no model step raised before, so older histories classify as they did);
+ * an invalid protocol, a corrupt state or a permanent configuration error
+ * blocks (fix the setup); every other failure fails the turn.
  */
-export const PAUSING_FAILURES: readonly string[] = ['provider_auth'] satisfies ErrorCode[];
+export const PAUSING_FAILURES: readonly string[] = ['provider_auth', WORKSPACE_UNAVAILABLE] satisfies ErrorCode[];
 
 /**
  * PR3: failure codes that block the session (the setup is broken; a person

@@ -9,6 +9,7 @@ import type { ErrorCode } from '../error-codes.js';
 import type { McpSessionConfig } from '../mcp/types.js';
 import type { PermissionPolicy } from '../permission/types.js';
 import type { NetworkSessionConfig } from '../network.js';
+import type { ToolPause } from './workspace-pause.js';
 
 /** Input of a tool activity (`tool_<name>`). */
 export interface ToolActivityInput {
@@ -39,6 +40,13 @@ export interface ToolActivityInput {
   permission?: PermissionPolicy;
   /** The session's network settings (SessionMeta `network`), for the web tools (issue 31). */
   network?: NetworkSessionConfig;
+  /**
+   * The host of the session's route (SessionMeta `route.host`, issue 33):
+   * the host the call runs on, named when its workspace is missing and given
+   * to shell commands as `ZUNO_HOST_ID`. Absent (sessions recorded before
+   * routing, or before it was sent): the worker's own host id.
+   */
+  host?: string;
 }
 
 /**
@@ -79,6 +87,14 @@ export interface ToolActivityResult {
    * state, which consumes its completion report.
    */
   background?: { taskID: string; started?: boolean; terminal?: boolean };
+  /**
+   * The call could not run and the turn must pause for a person (issue 33:
+   * the session's workspace does not exist on its host; the call's outcome is
+   * `blocked`, code `workspace_unavailable`). The workflow ends the turn
+   * `paused` with this reason and message; no tool body ran. Never set in
+   * histories recorded before it existed (the branch keyed on it is replay-safe).
+   */
+  pause?: ToolPause;
 }
 
 /** Activity type of every MCP tool call (issue 30): one activity, its summary names the tool. */

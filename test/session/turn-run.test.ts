@@ -188,6 +188,39 @@ describe('TurnRun (SE1, TD5, TD10) without a server', () => {
     expect(r.steps[0]!.newInputs.map((i) => i.inputId)).toEqual(['in_0']);
   });
 
+  it('a call whose result asks to pause (issue 33) ends the turn paused: later batches not run, no further step', async () => {
+    const pause = { reason: 'workspace_unavailable' as const, message: 'the workspace /ws does not exist on host h' };
+    const blocked: ToolActivityResult = {
+      outcome: 'blocked',
+      outputBytes: 1,
+      errorCode: 'workspace_unavailable',
+      pause,
+    };
+    const w = write();
+    const r = rig([calls(read(), read('b'), w), answer()], {
+      localReads: 'none',
+      tool: async (a) => (a === 'tool_read' ? blocked : ok),
+    });
+    const result = await r.run();
+    expect(r.log.filter((l) => !l.startsWith('details'))).toEqual([
+      'modelStep 0',
+      'activity tool_read',
+      'activity tool_read',
+    ]);
+    expect(result.outcome).toEqual({ turn: 3, steps: 1, inputIds: ['in_0'], kind: 'paused', ...pause });
+    expect(result.finish).toMatchObject({
+      status: 'paused',
+      error: { code: 'workspace_unavailable', message: pause.message },
+      settled: [expect.objectContaining({ callId: w.callId, outcome: 'error', cause: 'not_run' })],
+    });
+    // A result with the same code and no `pause` (as tools returned before issue 33) is an ordinary error.
+    const old = rig([calls(read()), answer()], {
+      localReads: 'none',
+      tool: async () => ({ outcome: 'error', outputBytes: 1, errorCode: 'workspace_unavailable' }),
+    });
+    expect((await old.run()).outcome).toMatchObject({ kind: 'final_answer', steps: 2 });
+  });
+
   it('dispatches a ParallelSafe batch together and an Exclusive call alone, in model order', async () => {
     const r = rig([calls(read(), read('b'), write()), answer()], { localReads: 'none' });
     const result = await r.run();

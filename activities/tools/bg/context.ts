@@ -27,6 +27,8 @@ export interface BackgroundContext {
   env?: NodeJS.ProcessEnv;
   /** SH6 host env hook, applied after stripping. */
   envHook?: (env: Record<string, string>) => Record<string, string>;
+  /** The host the task runs on, given to the command as `ZUNO_HOST_ID` (issue 33; absent: not set). */
+  hostId?: string;
   /** Interpreter (default `bash`). */
   interpreter?: string;
   /** The session's sandbox policy (SH10; absent: the auto default), the same as for foreground calls. */

@@ -172,6 +172,7 @@ async function runInTask(
       {
         ...(ctx.env ? { env: ctx.env } : {}),
         ...(ctx.envHook ? { envHook: ctx.envHook } : {}),
+        ...(ctx.hostId !== undefined ? { hostId: ctx.hostId } : {}),
         signal: task.controller.signal,
         ...(ctx.onCommandExit ? { onCommandExit: ctx.onCommandExit } : {}),
       },

@@ -97,6 +97,7 @@ export async function runShellTool(
     ...(ctx.signal ? { signal: ctx.signal } : {}),
     ...(ctx.onProgress ? { onProgress: ctx.onProgress } : {}),
     ...(ctx.sandbox ? { sandbox: ctx.sandbox } : {}),
+    ...(ctx.host !== undefined ? { hostId: ctx.host } : {}),
     ...extra,
   });
   return shellToolResult(outcome);

@@ -62,6 +62,8 @@ export interface StartContext {
   env?: NodeJS.ProcessEnv;
   /** SH6 host env hook, applied after stripping. */
   envHook?: (env: Record<string, string>) => Record<string, string>;
+  /** The host the call runs on, given to the command as `ZUNO_HOST_ID` (issue 33; absent: not set). */
+  hostId?: string;
   signal?: AbortSignal;
   onCommandExit?: (status: CommandStatus) => void;
 }
@@ -179,7 +181,7 @@ export function startGuarded(
     file: prep.interpreter,
     args: interpreterArgs(prep.interpreter, prep.base.exitPolicy, prep.base.command),
     cwd: prep.cwd,
-    env: shellEnv(ctx.env ?? process.env, ctx.envHook),
+    env: shellEnv(ctx.env ?? process.env, ctx.envHook, ctx.hostId),
     nonce: io.nonce,
     outFd: io.outFd,
     timeoutMs: prep.timeoutMs,

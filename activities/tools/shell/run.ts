@@ -42,6 +42,8 @@ export interface ShellRunContext {
   env?: NodeJS.ProcessEnv;
   /** SH6 host env hook, applied after stripping: the only way to put a value back. */
   envHook?: (env: Record<string, string>) => Record<string, string>;
+  /** The host the call runs on, given to the command as `ZUNO_HOST_ID` (issue 33; absent: not set). */
+  hostId?: string;
   /** Interpreter (name or path; default `bash`). Outside bash/ksh/zsh the receipt is only `derived` and pipefail is not requested. */
   interpreter?: string;
   /** TD9 `tool_output.max_bytes` (default 51200). */

@@ -56,6 +56,21 @@ describe('shell environment (SH6)', () => {
     expect(body(o)).toBe('db=unset extra=yes\n');
   });
 
+  it('ZUNO_HOST_ID is the one Zuno variable put back: the host the call runs on, not the worker env value', async () => {
+    const host = { PATH: process.env.PATH ?? '/usr/bin:/bin', ZUNO_HOST_ID: 'from-worker-env', ZUNO_DB: 'x' };
+    const o = await sh(
+      workspace(),
+      'echo "host=${ZUNO_HOST_ID-unset} db=${ZUNO_DB-unset}"',
+      {},
+      { env: host, hostId: 'host-a' },
+    );
+    expect(body(o)).toBe('host=host-a db=unset\n');
+    // Without a host id (no session route) nothing is put back.
+    const bare = await sh(workspace(), 'echo "host=${ZUNO_HOST_ID-unset}"', {}, { env: host });
+    expect(body(bare)).toBe('host=unset\n');
+    expect(shellEnv({ ZUNO_HOST_ID: 'x', B: '2' }, undefined, 'h')).toEqual({ B: '2', ZUNO_HOST_ID: 'h' });
+  });
+
   it('isZunoPrivate / shellEnv are a namespace rule, not a list', () => {
     expect(isZunoPrivate('ZUNO_ANYTHING_NEW')).toBe(true);
     expect(isZunoPrivate('zUnO_x')).toBe(true);
