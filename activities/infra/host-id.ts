@@ -2,8 +2,8 @@ import { hostname } from 'node:os';
 
 /**
  * This machine's hostname as a host id: characters outside `[A-Za-z0-9._-]`
- * become `-`, at most 100 (`localhost` when empty) — the same rule as the
- * CLI's `machineHostId()` (client/routing.ts), which activities cannot import.
+ * become `-`, at most 100 (`localhost` when empty). The one rule: the CLI's
+ * host id (client/deployment/resolve.ts) uses it too.
  */
 export function machineHostId(): string {
   return (

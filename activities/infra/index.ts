@@ -8,3 +8,4 @@
 export { INSTALL_ROOT } from './install-root.js';
 export { findBinary } from './tool-binaries.js';
 export { readCredentials, storeCredential } from './credentials.js';
+export { machineHostId } from './host-id.js';

@@ -2,7 +2,7 @@ import { PACKAGE_ROOT, resolvePaths, type ZunoPaths } from '../context.js';
 import { ZunoError } from '../../core/errors.js';
 import { readDevServerState } from '../../worker/dev-server.js';
 import { devServerOwnership } from '../../worker/dev-server-probe.js';
-import { loadTemporalConfig } from '../../worker/temporal-config.js';
+import { resolveDeployment } from '../deployment/resolve.js';
 import { processSink } from '../render.js';
 import type { Sink } from '../sink.js';
 
@@ -11,8 +11,8 @@ export interface ExternalServerStatus {
   mode: 'external';
   address: string;
   namespace: string;
-  /** What chose it: the `TEMPORAL_ADDRESS` variable, or temporal.yaml `server.mode: external`. */
-  source: 'TEMPORAL_ADDRESS' | 'temporal.yaml';
+  /** What chose it (client/deployment/resolve.ts): `env TEMPORAL_ADDRESS`, a deployment file's path, or `temporal.yaml <path>`. */
+  source: string;
   /** The temporal.yaml read (the installation's default when the home has none). */
   temporalYaml: string;
   /** Whether a health check answered within temporal.yaml `server.connectTimeoutMs`. */
@@ -42,22 +42,21 @@ export interface DevServerStatus {
  * recorded in the state dir is alive and still that server (its pid runs
  * `start-dev` on the recorded db file, per /proc/<pid>/cmdline where
  * available). Takes no lock and starts nothing.
- * @throws ZunoError `config_invalid` for a broken temporal.yaml.
+ * @throws ZunoError `config_invalid` for a broken temporal.yaml or deployment file, `deployment_conflict`.
  */
 export async function devStatus(paths: ZunoPaths): Promise<ExternalServerStatus | DevServerStatus> {
   const state = readDevServerState(paths.stateDir);
   const alive = state && ['ours', 'assumed'].includes(devServerOwnership(state.pid, state.dbFile)) ? state : null;
-  const envAddress = process.env.TEMPORAL_ADDRESS;
-  const cfg = loadTemporalConfig(paths.home, paths.temporalYaml);
-  if (envAddress || cfg.server.mode === 'external') {
-    const address = envAddress || cfg.server.address;
-    const namespace = process.env.TEMPORAL_NAMESPACE ?? cfg.server.namespace;
-    const probe = await answers(address, namespace, cfg.server.connectTimeoutMs);
+  const d = resolveDeployment(paths);
+  if (d.address) {
+    const address = d.address.value;
+    const namespace = d.namespace.value;
+    const probe = await answers(address, namespace, d.cfg.server.connectTimeoutMs);
     return {
       mode: 'external',
       address,
       namespace,
-      source: envAddress ? 'TEMPORAL_ADDRESS' : 'temporal.yaml',
+      source: d.address.source,
       temporalYaml: paths.temporalYaml,
       ...probe,
       ...(alive ? { staleDevServer: { pid: alive.pid, address: alive.address } } : {}),
@@ -110,7 +109,11 @@ export function devStatusText(s: ExternalServerStatus | DevServerStatus): string
       ? `running pid ${s.pid} at ${s.address}, Web UI ${s.uiUrl}, db ${s.dbFile}\n`
       : `not running (state dir ${s.stateDir}; installation ${s.installation})\n`;
   }
-  const by = s.source === 'TEMPORAL_ADDRESS' ? 'set by TEMPORAL_ADDRESS' : `server.mode: external in ${s.temporalYaml}`;
+  const by = s.source.startsWith('temporal.yaml ')
+    ? `server.mode: external in ${s.temporalYaml}`
+    : s.source.startsWith('env ')
+      ? `set by ${s.source.slice(4)}`
+      : `set by the deployment file ${s.source}`;
   const lines = [
     `Zuno uses the external Temporal server ${s.address} (namespace ${s.namespace}; ${by}): ` +
       (s.answers ? 'it answers' : `it does not answer: ${s.error ?? 'no reply'}`),

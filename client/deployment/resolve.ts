@@ -1,5 +1,4 @@
-import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { machineHostId } from '../../activities/infra/index.js';
 import { ZunoError } from '../../core/errors.js';
 import { DEFAULT_TASK_QUEUE } from '../../core/session/meta.js';
 import { loadTemporalConfig, type TemporalConfig } from '../../worker/temporal-config.js';
@@ -72,11 +71,7 @@ export function resolveHost(home: string, file: DeploymentFile | null = loadDepl
 
 /** This machine's hostname as a host id (letters, digits, `.`, `_`, `-`; at most 100). */
 export function hostIdOfHostname(): string {
-  return (
-    hostname()
-      .replace(/[^A-Za-z0-9._-]/g, '-')
-      .slice(0, 100) || 'localhost'
-  );
+  return machineHostId();
 }
 
 /**
@@ -106,9 +101,4 @@ export function resolveDeployment(paths: { home: string; temporalYaml: string })
   cfg.server.namespace = namespace.value;
   cfg.taskQueue = taskQueue.value;
   return { file, cfg, address, namespace, taskQueue, projection, host: resolveHost(paths.home, file) };
-}
-
-/** Where the home's SQLite projection lives (the default projection). */
-export function sqlitePath(home: string): string {
-  return join(home, 'zuno.db');
 }

@@ -35,7 +35,7 @@ describe('zuno dev status in external mode', () => {
       mode: 'external',
       address,
       namespace: 'default',
-      source: 'TEMPORAL_ADDRESS',
+      source: 'env TEMPORAL_ADDRESS',
       temporalYaml: `${home}/temporal.yaml`,
       answers: true,
     });
@@ -69,7 +69,7 @@ describe('zuno dev status in external mode', () => {
       mode: 'external',
       address,
       namespace: 'team',
-      source: 'temporal.yaml',
+      source: expect.stringMatching(/^temporal\.yaml \//),
       answers: false,
     });
     expect(json.error).toContain(address);

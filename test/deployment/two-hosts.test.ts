@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -55,7 +55,7 @@ async function startWorker(home: string, env: NodeJS.ProcessEnv = {}, args: stri
 async function runOn(home: string, ws: string): Promise<string> {
   const script = writeJson(ws, 'script.json', {
     replies: [
-      { toolCalls: [{ name: 'shell', arguments: { command: 'pwd; echo "host=$ZUNO_HOST_ID"' } }] },
+      { toolCalls: [{ name: 'shell', arguments: { command: 'echo "host=$ZUNO_HOST_ID" > where.txt' } }] },
       { text: 'ran here' },
     ],
   });
@@ -193,6 +193,8 @@ describe('two hosts, one deployment (issue 33)', () => {
     const wsA = makeWorkspace();
     const wsB = makeWorkspace();
     const [a, b] = await Promise.all([runOn(homeA, wsA), runOn(homeB, wsB)]);
+    expect(readFileSync(join(wsA, 'where.txt'), 'utf8')).toBe('host=host-a\n');
+    expect(readFileSync(join(wsB, 'where.txt'), 'utf8')).toBe('host=host-b\n');
     for (const [id, host] of [
       [a, 'host-a'],
       [b, 'host-b'],
@@ -203,6 +205,10 @@ describe('two hosts, one deployment (issue 33)', () => {
       for (const [, who] of ids) for (const w of who) expect(w).toMatch(new RegExp(`@${host}$`));
     }
     for (const home of [homeA, homeB]) {
+      const table = (await runZuno(['session', 'list'], { home })).stdout.split('\n');
+      expect(table[0]).toMatch(/^ID\s+STATUS\s+LAST ACTIVITY\s+MODEL\s+HOST\s+WORKSPACE/);
+      expect(table.find((l) => l.startsWith(a))).toMatch(new RegExp(`\\shost-a\\s+${wsA}\\s`));
+      expect(table.find((l) => l.startsWith(b))).toMatch(new RegExp(`\\shost-b\\s+${wsB}\\s`));
       const list = JSON.parse((await runZuno(['session', 'list', '--json'], { home })).stdout) as {
         id: string;
         host: string;
@@ -219,6 +225,49 @@ describe('two hosts, one deployment (issue 33)', () => {
         ].sort(),
       );
     }
+  });
+
+  it('a workspace gone from its host pauses the session workspace_unavailable; both hosts see it; resume finishes', async () => {
+    const ws = tempDir('zuno-2h-ws-');
+    writeFileSync(join(ws, 'a.txt'), 'alpha\n');
+    writeFileSync(join(ws, 'zuno.json'), JSON.stringify({ sandbox: { mode: 'danger-full-access' } }));
+    // The model's first command takes the directory away (an unmount, a deleted checkout), then it reads.
+    const script = writeJson(root, 'gone.json', {
+      replies: [
+        {
+          toolCalls: [
+            { name: 'shell', arguments: { command: 'mv "$PWD" "$PWD.gone"' } },
+            { name: 'read', arguments: { path: 'a.txt' } },
+          ],
+        },
+      ],
+    });
+    const run = await runZuno(['run', 'read a.txt', '--script', script], {
+      home: homeB,
+      cwd: ws,
+      env: { ZUNO_WORKER: 'service' },
+    });
+    expect(run.code, run.stderr).toBe(1);
+    const id = /session (ses_[0-9a-z]+) paused/.exec(run.stderr)?.[1];
+    expect(run.stderr).toContain(
+      `zuno: workspace_unavailable: session ${id} paused: the workspace ${ws} does not exist on host host-b`,
+    );
+    for (const home of [homeA, homeB]) {
+      const list = JSON.parse((await runZuno(['session', 'list', '--json'], { home })).stdout) as {
+        id: string;
+        status: string;
+        host: string;
+      }[];
+      expect(list.find((s) => s.id === id)).toMatchObject({ status: 'paused', host: 'host-b' });
+    }
+    renameSync(`${ws}.gone`, ws);
+    const after = writeJson(root, 'after.json', { replies: [{ text: 'It says alpha.' }] });
+    const resumed = await runZuno(['session', 'resume', id!, '--script', after], {
+      home: homeB,
+      cwd: ws,
+      env: { ZUNO_WORKER: 'service' },
+    });
+    expect({ code: resumed.code, out: resumed.stdout }, resumed.stderr).toEqual({ code: 0, out: 'It says alpha.\n' });
   });
 
   it('zuno worker --take-over-host moves host-a here, recorded; the old worker stops', async () => {
