@@ -21,7 +21,7 @@ import { ensureHostService, liveWorker } from './host-service.js';
 import { mcpTemplateVariables } from './mcp-config.js';
 import { hostId, routeFor } from './routing.js';
 import { serveInProcess, standaloneServes } from './serve.js';
-import { readWorker, standaloneWorkerRunning } from './worker-registry.js';
+import { liveWorkersOfHome, readWorker, standaloneWorkerRunning, type WorkerTarget } from './worker-registry.js';
 import { pidAlive } from '../worker/process-info.js';
 
 /** How a command's work is served: the host worker service, a worker inside the command, or a worker already running. */
@@ -87,6 +87,7 @@ export async function serveWork(opts: {
     host: hostId(),
   };
   await refuseClaimedHost(opts.store, opts.paths.home, target.host);
+  sayOtherHostWorker(opts.paths.stateDir, target, opts.notify);
   if (opts.mode === 'service') {
     shareProviderKey(opts.paths.stateDir, opts.provider);
     shareMcpVariables(opts.paths.stateDir, opts.mcp);
@@ -105,6 +106,24 @@ export async function serveWork(opts: {
     );
   }
   return { route, servedHere: false, stop: none };
+}
+
+/**
+ * Issue 33: a command whose host id is not the one this home's running host
+ * worker serves says so once (e.g. a shell without the `ZUNO_HOST_ID` the
+ * worker was started with) — its work would otherwise silently go to a second
+ * worker under another host id. Only when no worker of its own host runs here.
+ */
+function sayOtherHostWorker(stateDir: string, target: WorkerTarget, notify: Notify): void {
+  if (liveWorker(stateDir, target.host)) return;
+  const others = liveWorkersOfHome(stateDir).filter(
+    (r) => r.host !== undefined && r.host !== target.host && r.taskQueue === target.taskQueue,
+  );
+  if (others.length === 0) return;
+  const names = others.map((r) => r.host).join(', ');
+  notify?.(
+    `note: this home's host worker serves host ${names}, but this command is host ${target.host}; its work goes to a worker for ${target.host} — set ZUNO_HOST_ID=${others[0]!.host} (or host: in $ZUNO_HOME/deployment.yaml) to use the running one`,
+  );
 }
 
 /**

@@ -1,4 +1,4 @@
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pidAlive } from '../worker/dev-server.js';
 import { machineHostId } from './routing.js';
@@ -82,6 +82,26 @@ export function readWorker(stateDir: string, host?: string): WorkerRecord | null
   } catch {
     return null;
   }
+}
+
+/** Every live worker recorded in this home, whatever host id it serves (`worker.json` and `worker.<host>.json`). */
+export function liveWorkersOfHome(stateDir: string): WorkerRecord[] {
+  let names: string[];
+  try {
+    names = readdirSync(stateDir).filter((n) => /^worker(\.[A-Za-z0-9._-]+)?\.json$/.test(n));
+  } catch {
+    return [];
+  }
+  const out: WorkerRecord[] = [];
+  for (const n of names) {
+    try {
+      const rec = JSON.parse(readFileSync(join(stateDir, n), 'utf8')) as WorkerRecord;
+      if (pidAlive(rec.pid)) out.push(rec);
+    } catch {
+      // a record being rewritten or corrupt: not a live worker for this purpose
+    }
+  }
+  return out;
 }
 
 /** The Temporal target and host a worker serves. */

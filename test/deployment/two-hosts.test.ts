@@ -270,6 +270,20 @@ describe('two hosts, one deployment (issue 33)', () => {
     expect({ code: resumed.code, out: resumed.stdout }, resumed.stderr).toEqual({ code: 0, out: 'It says alpha.\n' });
   });
 
+  it("without a deployment file, a command whose host id is not the running worker's says so", async () => {
+    const home = tempDir('zuno-2h-plain-');
+    const q = `${queue}-plain`;
+    writeFileSync(join(home, 'temporal.yaml'), `server:\n  mode: external\n  address: ${t.address}\ntaskQueue: ${q}\n`);
+    await startWorker(home, { ZUNO_HOST_ID: 'host-x' });
+    const ws = makeWorkspace();
+    const script = writeJson(ws, 's.json', { replies: [{ text: 'done' }] });
+    const r = await runZuno(['run', 'hi', '--dir', ws, '--script', script], { home });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(
+      /note: this home's host worker serves host host-x, but this command is host \S+; .*ZUNO_HOST_ID=host-x/,
+    );
+  });
+
   it('zuno worker --take-over-host moves host-a here, recorded; the old worker stops', async () => {
     const homeE = joinedHome('e', 'host-a');
     const e = await startWorker(homeE, {}, ['--take-over-host', 'host-a']);
