@@ -227,6 +227,10 @@ export const ERROR_CODES = {
   upstream_stream_incomplete:
     'The provider stream ended without its end marker (PR4); retried, partial output discarded.',
   usage_error: 'The command line is wrong (malformed id or argument).',
+  version_conflict:
+    "The deployment's routing changed while `zuno worker promote` ran (a stale conflict token); nothing was set: look and try again.",
+  version_not_registered:
+    'No worker of this build polls the Worker Deployment, so the server refuses to make it current: start a worker of this build first.',
   web_search_backend_failed:
     'A web_search backend answered with an error status or a body that is not its search JSON; only the provider, scheme, host, path and status are named (NW4).',
   web_search_key_missing:

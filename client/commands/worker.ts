@@ -9,6 +9,7 @@ import { ADOPT_EVERY_MS, RouteAdoption } from '../route-adoption.js';
 import { timestampStderr } from '../log-timestamps.js';
 import { pruneScripts } from '../../worker/scripted-models.js';
 import { zunoVersion } from '../version.js';
+import { recordVersion } from '../worker-version.js';
 
 /** How often a running worker rewrites its record (status, sessions served, last error), in ms. */
 const RECORD_EVERY_MS = 5_000;
@@ -70,6 +71,7 @@ export async function workerCommand(opts: WorkerRunOptions = {}): Promise<number
       taskQueue,
       activityTaskQueue,
       unroutedActivities: true,
+      versioning: { connection: temporal.connection },
       store,
       stateDir: paths.stateDir,
       identity: `zuno worker ${process.pid}@${host}`,
@@ -91,6 +93,7 @@ export async function workerCommand(opts: WorkerRunOptions = {}): Promise<number
     });
   }
   const running = worker.run();
+  void recordVersion(worker, paths.stateDir, host, notify);
   updateWorker(paths.stateDir, host, { readyAtMs: Date.now() });
   notify(
     `zuno worker ${process.pid} polling task queue ${taskQueue} (session workflows) and ${activityTaskQueue} (the work of sessions on host ${host}) on ${temporal.address} (${temporal.namespace})`,
