@@ -12,6 +12,7 @@ import { workflowBuildId } from './build-id.js';
 import {
   type DeploymentState,
   deploymentOptions,
+  promoteNewDeployment,
   readDeployment,
   rpcMessage,
   setCurrentVersion,
@@ -67,6 +68,8 @@ export async function settleVersion(opts: {
   version: WorkflowVersion;
   before: DeploymentState | null | Error;
   identity: string;
+  /** ms the promotion took when it was done before the worker polled ({@link PreparedVersioning.promoteIfNew}). */
+  promotedEarlyMs?: number;
 }): Promise<VersionStatus> {
   const { version, before } = opts;
   const status = (standing: VersionStanding, currentBuildId: string | null, more: Partial<VersionStatus> = {}) => ({
@@ -78,6 +81,8 @@ export async function settleVersion(opts: {
   if (before instanceof Error) return status('unknown', null, { note: before.message });
   if (before?.currentBuildId === version.buildId) return status('current', version.buildId);
   if (before?.buildIds.includes(version.buildId)) return status('not_current', before.currentBuildId);
+  if (opts.promotedEarlyMs !== undefined)
+    return status('promoted', version.buildId, { promotionMs: opts.promotedEarlyMs });
   const t0 = Date.now();
   try {
     const set = await setCurrentVersion(opts.connection, opts.namespace, version, { identity: opts.identity });
@@ -128,6 +133,11 @@ export interface PreparedVersioning {
   version: WorkflowVersion | null;
   /** Spread into the workflow Worker's options. */
   workerOptions: { workerDeploymentOptions?: WorkerDeploymentOptions };
+  /**
+   * Makes the build current at once when the deployment did not exist before
+   * (`promoteNewDeployment`); call it after the worker was created, before it runs.
+   */
+  promoteIfNew(): Promise<void>;
   /** Settles the standing once the worker polls (memoized; null when unversioned). */
   settle(): Promise<VersionStatus | null>;
 }
@@ -141,16 +151,30 @@ export async function prepareVersioning(
   v: RoutedVersioning | false,
   ctx: { namespace: string; taskQueue: string; workflowsPath?: string; identity: string },
 ): Promise<PreparedVersioning> {
-  if (v === false) return { version: null, workerOptions: {}, settle: () => Promise.resolve(null) };
+  if (v === false) {
+    return {
+      version: null,
+      workerOptions: {},
+      promoteIfNew: () => Promise.resolve(),
+      settle: () => Promise.resolve(null),
+    };
+  }
   const version = {
     deploymentName: v.deploymentName ?? ctx.taskQueue,
     buildId: v.buildId ?? workflowBuildId(ctx.workflowsPath),
   };
   const before = await deploymentBefore(v.connection, ctx.namespace, version.deploymentName);
   let settling: Promise<VersionStatus> | undefined;
+  let promotedEarlyMs: number | undefined;
   return {
     version,
     workerOptions: { workerDeploymentOptions: deploymentOptions(version) },
+    promoteIfNew: async () => {
+      if (before !== null) return;
+      const t0 = Date.now();
+      if (await promoteNewDeployment(v.connection, ctx.namespace, version, ctx.identity))
+        promotedEarlyMs = Date.now() - t0;
+    },
     settle: () =>
       (settling ??= settleVersion({
         connection: v.connection,
@@ -158,6 +182,7 @@ export async function prepareVersioning(
         version,
         before,
         identity: ctx.identity,
+        ...(promotedEarlyMs !== undefined ? { promotedEarlyMs } : {}),
       })),
   };
 }

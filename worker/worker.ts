@@ -186,6 +186,7 @@ export async function createRoutedWorker(
     ...activityOptions(opts, shared, serves),
     taskQueue: opts.activityTaskQueue,
   });
+  await versioning.promoteIfNew();
   const adoptedRuns = new Set<Promise<void>>();
   const shutdown = () => {
     for (const w of [workflows, activities, ...adopted.values()]) if (w.getState() === 'RUNNING') w.shutdown();

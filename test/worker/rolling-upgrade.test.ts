@@ -29,7 +29,6 @@ const ENTRY = {
 const address = inject('temporalAddress');
 const namespace = 'default';
 const taskQueue = `upgrade-${Date.now()}-${process.pid}`;
-const hostQueue = (host: string) => `${taskQueue}/host/${host}`;
 const dirs: string[] = [];
 const stores: ProjectionStore[] = [];
 const running: { worker: RoutedWorker; run: Promise<void> }[] = [];
@@ -37,25 +36,30 @@ let connection: Connection;
 let client: Client;
 
 /** Starts host `host`'s worker on build `build` (its own home and projection), as `zuno worker` would. */
-async function startHost(host: string, build: 'n' | 'n1'): Promise<{ worker: RoutedWorker; status: VersionStatus }> {
+async function startHost(
+  host: string,
+  build: 'n' | 'n1',
+  identity = host,
+  opts: { queue?: string; versioned?: boolean } = {},
+): Promise<{ worker: RoutedWorker; status: VersionStatus | null }> {
   const home = mkdtempSync(join(tmpdir(), `zuno-upgrade-${host}-`));
   dirs.push(home);
   const store = await openProjectionStore({ zunoDir: home });
   stores.push(store);
+  const queue = opts.queue ?? taskQueue;
   const worker = await createRoutedWorker({
     address,
     namespace,
-    taskQueue,
-    activityTaskQueue: hostQueue(host),
+    taskQueue: queue,
+    activityTaskQueue: `${queue}/host/${host}`,
     store,
     stateDir: home,
-    identity: host,
+    identity,
     workflowsPath: ENTRY[build],
-    versioning: { connection },
+    versioning: opts.versioned === false ? false : { connection },
   });
   running.push({ worker, run: worker.run() });
-  const status = await worker.settled();
-  return { worker, status: status! };
+  return { worker, status: await worker.settled() };
 }
 
 /** Stops a host's worker and waits until it has stopped. */
@@ -68,19 +72,17 @@ async function stopHost(worker: RoutedWorker): Promise<void> {
 }
 
 /** Asks `h` for one more step with its activity on `host`'s queue and waits until the step ran. */
-async function step(h: WorkflowHandle, host: string): Promise<void> {
+async function step(h: WorkflowHandle, host: string, queue = taskQueue): Promise<void> {
   const before = await h.query<number>('steps');
-  await h.signal('step', hostQueue(host));
+  await h.signal('step', `${queue}/host/${host}`);
   await waitFor(async () => (await h.query<number>('steps')) > before, 60_000, `a step of ${h.workflowId}`);
 }
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
-const seconds = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
-  Number(t?.seconds ?? 0) + (t?.nanos ?? 0) / 1e9;
 
 /** Who completed each workflow task of `h` (identity, build id, event time in s) and who ran each activity. */
 async function tasksOf(h: WorkflowHandle): Promise<{
-  tasks: { identity: string; buildId: string; at: number }[];
+  tasks: { identity: string; buildId: string }[];
   activities: string[];
   failedTasks: number;
 }> {
@@ -91,7 +93,6 @@ async function tasksOf(h: WorkflowHandle): Promise<{
       .map((e) => ({
         identity: e.workflowTaskCompletedEventAttributes!.identity ?? '',
         buildId: e.workflowTaskCompletedEventAttributes!.deploymentVersion?.buildId ?? '',
-        at: seconds(e.eventTime),
       })),
     activities: events
       .filter((e) => e.activityTaskStartedEventAttributes)
@@ -116,7 +117,6 @@ describe('a rolling upgrade from build N to build N+1 across two hosts (issue 33
   const n = workflowBuildId(ENTRY.n);
   const n1 = workflowBuildId(ENTRY.n1);
   const started: WorkflowHandle[] = [];
-  let promotedAt = 0;
 
   it('gives the two builds distinct, reproducible build ids', () => {
     expect(n).not.toBe(n1);
@@ -127,7 +127,7 @@ describe('a rolling upgrade from build N to build N+1 across two hosts (issue 33
   it('runs build N on host A: new to the server, it makes itself current', async () => {
     const a = await startHost('host-a', 'n');
     expect(a.status).toMatchObject({ standing: 'promoted', buildId: n, deploymentName: taskQueue });
-    console.log(`build N promoted itself ${a.status.promotionMs} ms after its worker started polling`);
+    console.log(`build N (a new deployment) made itself current in ${a.status?.promotionMs} ms, before it polled`);
     for (const i of [1, 2]) {
       const h = await client.workflow.start('upgradeWorkflow', { taskQueue, workflowId: `${taskQueue}-w${i}` });
       started.push(h);
@@ -138,11 +138,9 @@ describe('a rolling upgrade from build N to build N+1 across two hosts (issue 33
   it('starts build N+1 on host B: it makes itself current, and the open workflows move to it at their next task', async () => {
     const b = await startHost('host-b', 'n1');
     expect(b.status).toMatchObject({ standing: 'promoted', buildId: n1 });
-    console.log(`build N+1 promoted itself ${b.status.promotionMs} ms after its worker started polling`);
+    console.log(`build N+1 registered and made itself current ${b.status?.promotionMs} ms after it started polling`);
     const state = await readDeployment(connection, namespace, taskQueue);
     expect(state?.currentBuildId).toBe(n1);
-    const info = await connection.workflowService.describeWorkerDeployment({ namespace, deploymentName: taskQueue });
-    promotedAt = seconds(info.workerDeploymentInfo?.routingConfig?.currentVersionChangedTime);
     const [w1, w2] = started as [WorkflowHandle, WorkflowHandle];
     await step(w1, 'host-a');
     await step(w2, 'host-b');
@@ -154,7 +152,7 @@ describe('a rolling upgrade from build N to build N+1 across two hosts (issue 33
   it('does not let a restarted build N take the current version back', async () => {
     const a = running.find((r) => r.worker.version?.buildId === n)!.worker;
     await stopHost(a);
-    const again = await startHost('host-a', 'n');
+    const again = await startHost('host-a', 'n', 'host-a restarted');
     expect(again.status).toMatchObject({ standing: 'not_current', buildId: n, currentBuildId: n1 });
     expect((await readDeployment(connection, namespace, taskQueue))?.currentBuildId).toBe(n1);
     const w4 = await client.workflow.start('upgradeWorkflow', { taskQueue, workflowId: `${taskQueue}-w4` });
@@ -173,15 +171,23 @@ describe('a rolling upgrade from build N to build N+1 across two hosts (issue 33
     for (const h of started) {
       const { tasks, activities, failedTasks } = await tasksOf(h);
       expect(failedTasks, h.workflowId).toBe(0);
-      // Every workflow task after the promotion ran on N+1 (host B); none on N, restarted or not.
-      for (const t of tasks.filter((t) => t.at > promotedAt))
+      // Once a workflow task ran on N+1 (host B), every later one did: none went back to N, restarted or not.
+      // (A task dispatched while the new routing propagates may still run on N: it replays only N's history.)
+      const firstOnN1 = tasks.findIndex((t) => t.buildId === n1);
+      expect(firstOnN1, h.workflowId).toBeGreaterThanOrEqual(0);
+      for (const t of tasks.slice(firstOnN1))
         expect(t, h.workflowId).toMatchObject({ identity: 'host-b', buildId: n1 });
       // Activities stay on the host that owns them, whatever build runs the workflow.
       expect(activities.length).toBeGreaterThan(0);
     }
     expect((await tasksOf(started[0]!)).tasks[0]).toMatchObject({ identity: 'host-a', buildId: n });
+    // Started after N+1 was current: every workflow task on N+1.
+    for (const h of started.slice(2))
+      for (const t of (await tasksOf(h)).tasks) expect(t).toMatchObject({ buildId: n1 });
     expect((await tasksOf(started[0]!)).activities).toEqual(['host-a', 'host-a']);
     expect((await tasksOf(started[1]!)).activities).toEqual(['host-a', 'host-b']);
+    // The restarted N's workflow half is idle; its activity half serves host A.
+    expect((await tasksOf(started[3]!)).activities).toEqual(['host-a restarted']);
     expect(UPGRADE_PATCH).toBe('upgrade-step-timer');
   }, 180_000);
 
@@ -209,4 +215,24 @@ describe('a rolling upgrade from build N to build N+1 across two hosts (issue 33
     };
     await waitFor(async () => (await onN()) === 0, 60_000, 'no workflow listed on build N');
   }, 240_000);
+});
+
+describe('upgrading from unversioned workers (the Zuno before issue 33)', () => {
+  it('moves a workflow an unversioned worker started to the first versioned build, which makes itself current', async () => {
+    const queue = `${taskQueue}-from-unversioned`;
+    const old = await startHost('host-a', 'n', 'host-a unversioned', { queue, versioned: false });
+    expect(old.status).toBeNull();
+    const h = await client.workflow.start('upgradeWorkflow', { taskQueue: queue, workflowId: `${queue}-w` });
+    await step(h, 'host-a', queue);
+    await stopHost(old.worker);
+    const next = await startHost('host-a', 'n', 'host-a versioned', { queue });
+    expect(next.status).toMatchObject({ standing: 'promoted', deploymentName: queue });
+    await step(h, 'host-a', queue);
+    await h.signal('finish');
+    expect(await h.result()).toEqual({ steps: ['n', 'n'] });
+    const { tasks, failedTasks } = await tasksOf(h);
+    expect(failedTasks).toBe(0);
+    expect(tasks[0]).toMatchObject({ identity: 'host-a unversioned', buildId: '' });
+    expect(tasks.at(-1)).toMatchObject({ identity: 'host-a versioned', buildId: next.status!.buildId });
+  }, 180_000);
 });
