@@ -56,6 +56,8 @@ export const ERROR_CODES = {
   cursor_out_of_range: 'A background output cursor is beyond the bytes written so far.',
   dependency_cycle: 'Todo dependencies form a cycle.',
   dependency_unfinished: 'A Todo was started or finished before one it depends on is done.',
+  deployment_unavailable:
+    'The Temporal server refused a Worker Deployment call (a server without Worker Deployments, or no permission); docs/versioning.md.',
   dev_server_failed: 'The embedded Temporal dev server failed to start or answer.',
   dev_server_port_busy: "Another process (not this home's dev server) holds the dev server port.",
   diff_empty: 'The given git diff range has no changes; nothing to review.',

@@ -17,7 +17,7 @@ const PROMOTE_WAIT_MS = 5_000;
  * an older build. Resolves to 0.
  * @throws ZunoError `version_not_registered` when no worker of the build
  *   polls the deployment, `version_conflict` when the routing changed
- *   meanwhile; `temporal_unreachable` and the like from connecting.
+ *   meanwhile, `deployment_unavailable` when the server refuses the call; `temporal_unreachable` and the like from connecting.
  */
 export async function workerPromoteCommand(
   opts: { json?: boolean; buildId?: string },
@@ -37,7 +37,7 @@ export async function workerPromoteCommand(
             'version_not_registered',
             `${msg}: start \`zuno worker\` of this build on some host, then promote it`,
           )
-        : err;
+        : new ZunoError('deployment_unavailable', `the server refused to promote build ${version.buildId}: ${msg}`);
     });
     if (set.outcome === 'conflict') {
       throw new ZunoError(
