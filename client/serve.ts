@@ -44,7 +44,7 @@ export async function serveInProcess(opts: {
     store: opts.store,
     stateDir: opts.paths.stateDir,
     identity: `${opts.command} ${process.pid}@${opts.route.host}`,
-    versioning: { connection: opts.temporal.connection },
+    versioning: opts.temporal.cfg.workerVersioning && { connection: opts.temporal.connection },
   });
   const running = worker.run();
   // Only a build another build has replaced says anything: its workflow tasks run elsewhere (docs/versioning.md).

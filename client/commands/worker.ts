@@ -71,7 +71,7 @@ export async function workerCommand(opts: WorkerRunOptions = {}): Promise<number
       taskQueue,
       activityTaskQueue,
       unroutedActivities: true,
-      versioning: { connection: temporal.connection },
+      versioning: temporal.cfg.workerVersioning && { connection: temporal.connection },
       store,
       stateDir: paths.stateDir,
       identity: `zuno worker ${process.pid}@${host}`,
