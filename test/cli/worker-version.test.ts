@@ -9,6 +9,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pidAlive } from '../../worker/process-info.js';
+import { liveStanding, versionStatusLine } from '../../client/worker-version.js';
+import type { WorkerRecord } from '../../client/worker-registry.js';
+import { freePort } from '../helpers/dev-server.js';
 import { expectNoStackInAnyRun, makeHome, runZuno, useTestTemporal } from './helpers.js';
 
 const temporal = useTestTemporal();
@@ -69,6 +72,17 @@ describe('zuno worker status and promote: the build as a deployment version (iss
       `build ${buildId} of deployment ${taskQueue} was new to the server and is now the current version`,
     );
   });
+
+  it('status says unknown, with the reason, when the server does not answer', async () => {
+    const rec = JSON.parse(readFileSync(join(home, 'worker.json'), 'utf8')) as WorkerRecord;
+    const dead = { ...rec, address: `127.0.0.1:${await freePort()}` };
+    const live = await liveStanding(dead);
+    expect(live).toMatchObject({ current: null, currentBuildId: null });
+    expect(live.error).toMatch(/cannot reach the Temporal server/);
+    expect(versionStatusLine(dead, live)).toContain(
+      `build ${buildId} of deployment ${taskQueue}: current version: unknown (`,
+    );
+  }, 30_000);
 
   it('no run printed an unexpected error or a stack', () => {
     expect(expectNoStackInAnyRun()).toBeGreaterThan(4);
