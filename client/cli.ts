@@ -118,11 +118,24 @@ Environment:
     });
   worker
     .command('status')
-    .description('pid, since, version, queues, sessions served, last error (exit 3 when not running)')
+    .description(
+      'pid, since, version and build (current or not), queues, sessions served, last error (exit 3 when not running)',
+    )
     .option('--json', 'print the status as JSON')
     .action(async (opts) => {
       const { workerStatusCommand } = await import('./commands/worker-manage.js');
-      setExit(workerStatusCommand(opts));
+      setExit(await workerStatusCommand(opts));
+    });
+  worker
+    .command('promote')
+    .description(
+      "make this installation's build (or --build-id) the current version: workflows move to it at their next task",
+    )
+    .option('--build-id <id>', 'promote this build instead (e.g. to roll back to one a worker still runs)')
+    .option('--json', 'print the result as JSON')
+    .action(async (opts) => {
+      const { workerPromoteCommand } = await import('./commands/worker-promote.js');
+      setExit(await workerPromoteCommand(opts));
     });
   worker
     .command('logs')

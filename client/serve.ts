@@ -30,9 +30,10 @@ export async function serveInProcess(opts: {
   route: SessionRoute;
   command: string;
 }): Promise<() => Promise<void>> {
-  const [{ installRuntime }, { createRoutedWorker }] = await Promise.all([
+  const [{ installRuntime }, { createRoutedWorker }, { standingLine }] = await Promise.all([
     import('./runtime.js'),
     import('../worker/worker.js'),
+    import('../worker/version-start.js'),
   ]);
   installRuntime('WARN', { modelFailuresReported: true, outagesReported: true });
   const worker = await createRoutedWorker({
@@ -43,8 +44,14 @@ export async function serveInProcess(opts: {
     store: opts.store,
     stateDir: opts.paths.stateDir,
     identity: `${opts.command} ${process.pid}@${opts.route.host}`,
+    versioning: opts.temporal.cfg.workerVersioning && { connection: opts.temporal.connection },
   });
   const running = worker.run();
+  // Only a build another build has replaced says anything: its workflow tasks run elsewhere (docs/versioning.md).
+  void worker.settled().then((s) => {
+    if (s && (s.standing === 'not_current' || s.standing === 'unknown'))
+      process.stderr.write(`zuno: ${standingLine(s)}\n`);
+  });
   return async () => {
     worker.shutdown();
     await running.catch(() => undefined);

@@ -20,6 +20,11 @@ export interface WorkerRecord {
   service?: boolean;
   /** The Zuno version it runs. */
   version?: string;
+  /** The build id of its workflow code (worker/build-id.ts) and the Worker Deployment it is a version of (issue 33). */
+  buildId?: string;
+  deploymentName?: string;
+  /** Where its build stood when it started (worker/version-start.ts); `zuno worker status` asks the server for now. */
+  versionStanding?: 'current' | 'promoted' | 'not_current' | 'unknown';
   /** The projection it writes (client/deployment/identity.ts projectionIdentity; never a password). */
   projection?: string;
   /** Where its log goes (the service's stdout and stderr). */

@@ -60,6 +60,8 @@ export const ERROR_CODES = {
     "The deployment's projection could not be recorded in or read from the Temporal namespace's data (the server refused UpdateNamespace or DescribeNamespace).",
   dependency_cycle: 'Todo dependencies form a cycle.',
   dependency_unfinished: 'A Todo was started or finished before one it depends on is done.',
+  deployment_unavailable:
+    'The Temporal server refused a Worker Deployment call (a server without Worker Deployments, or no permission); docs/versioning.md.',
   dev_server_failed: 'The embedded Temporal dev server failed to start or answer.',
   dev_server_port_busy: "Another process (not this home's dev server) holds the dev server port.",
   diff_empty: 'The given git diff range has no changes; nothing to review.',
@@ -233,6 +235,10 @@ export const ERROR_CODES = {
   upstream_stream_incomplete:
     'The provider stream ended without its end marker (PR4); retried, partial output discarded.',
   usage_error: 'The command line is wrong (malformed id or argument).',
+  version_conflict:
+    "The deployment's routing changed while `zuno worker promote` ran (a stale conflict token); nothing was set: look and try again.",
+  version_not_registered:
+    'No worker of this build polls the Worker Deployment, so the server refuses to make it current: start a worker of this build first.',
   web_search_backend_failed:
     'A web_search backend answered with an error status or a body that is not its search JSON; only the provider, scheme, host, path and status are named (NW4).',
   web_search_key_missing:

@@ -29,6 +29,8 @@ const TemporalYamlSchema = z
       })
       .prefault({}),
     taskQueue: z.string().min(1).default('zuno'),
+    /** Worker Deployment Versioning of the workflow side (issue 33, docs/versioning.md); false: unversioned workers. */
+    workerVersioning: z.boolean().default(true),
     searchAttributes: z
       .record(
         z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/, 'search attribute names are letters, digits, _'),

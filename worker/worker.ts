@@ -25,6 +25,8 @@ import type { GoalActivities } from '../core/goal/activities.js';
 import type { SessionActivities } from '../core/session/activities.js';
 import type { ToolActivities } from '../core/session/tool-activity.js';
 import { createMcpHub, type McpHub } from '../activities/mcp/index.js';
+import { prepareVersioning, type RoutedVersioning, type VersionStatus } from './version-start.js';
+import type { WorkflowVersion } from './versioning.js';
 
 /** Options of {@link createZunoWorker}. */
 /** Longest delay between a running activity's heartbeat and its delivery to the server, in ms (TD10). */
@@ -112,6 +114,14 @@ export interface RoutedWorker {
    * @throws whatever Temporal's worker creation throws.
    */
   serveQueue(taskQueue: string): Promise<() => Promise<void>>;
+  /** The deployment version of the workflow side; null when unversioned. */
+  version: WorkflowVersion | null;
+  /**
+   * Where the build stands once the workflow side polls (worker/version-start.ts:
+   * promoted when new to the server, idle when another known build is current);
+   * settled after `run()` started; null when unversioned. Never rejects.
+   */
+  settled(): Promise<VersionStatus | null>;
 }
 
 /**
@@ -133,6 +143,13 @@ export async function createRoutedWorker(
      * client that does not route). `zuno worker` does; a `zuno run` never does.
      */
     unroutedActivities?: boolean;
+    /**
+     * Worker Deployment Versioning of the workflow side (issue 33, docs/versioning.md): on
+     * in every production path; `false` only for tests on their own queues and the
+     * time-skipping server. The activity side is never versioned: a host's activities run
+     * on that host whatever build runs the workflow.
+     */
+    versioning: RoutedVersioning | false;
   },
 ): Promise<RoutedWorker> {
   // A long-lived worker: its heaps stay near their live size (issue 13 item 5, worker/heap.ts).
@@ -144,6 +161,12 @@ export async function createRoutedWorker(
   // One MCP hub per process: every session's MCP connections, whichever queue its activities come from.
   const shared = { observers, mcp: createMcpHub({ stateDir: opts.stateDir }) };
   const common = { connection, namespace: opts.namespace, ...(opts.identity ? { identity: opts.identity } : {}) };
+  const versioning = await prepareVersioning(opts.versioning, {
+    namespace: opts.namespace,
+    taskQueue: opts.taskQueue,
+    identity: opts.identity ?? `zuno worker ${process.pid}`,
+    ...(opts.workflowsPath ? { workflowsPath: opts.workflowsPath } : {}),
+  });
   /** Routes adopted by {@link RoutedWorker.serveQueue}, with their workers. */
   const adopted = new Map<string, Worker>();
   // Local activities (issue 13) run only for sessions whose activities this process runs anyway.
@@ -152,6 +175,7 @@ export async function createRoutedWorker(
   const workflows = await Worker.create({
     ...common,
     ...workflowOptions(codePath),
+    ...versioning.workerOptions,
     ...activityOptions(opts, shared, serves),
     // Without unrouted activities the workflow side runs local activities only: it polls no activity tasks.
     enableNonLocalActivities: opts.unroutedActivities === true,
@@ -162,14 +186,21 @@ export async function createRoutedWorker(
     ...activityOptions(opts, shared, serves),
     taskQueue: opts.activityTaskQueue,
   });
+  await versioning.promoteIfNew();
   const adoptedRuns = new Set<Promise<void>>();
   const shutdown = () => {
     for (const w of [workflows, activities, ...adopted.values()]) if (w.getState() === 'RUNNING') w.shutdown();
   };
+  let polling: () => void = () => undefined;
+  const started = new Promise<void>((resolve) => (polling = resolve));
   return {
+    version: versioning.version,
+    settled: () => started.then(() => versioning.settle()),
     // When either side stops (shutdown or a fatal error), the other is stopped too.
     run: async () => {
-      const ends = await Promise.allSettled([workflows.run().finally(shutdown), activities.run().finally(shutdown)]);
+      const sides = [workflows.run().finally(shutdown), activities.run().finally(shutdown)];
+      polling();
+      const ends = await Promise.allSettled(sides);
       await Promise.allSettled([...adoptedRuns]);
       const failed = ends.find((e) => e.status === 'rejected');
       if (failed) throw failed.reason;

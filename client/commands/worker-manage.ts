@@ -8,6 +8,7 @@ import { processSink } from '../render.js';
 import type { Sink } from '../sink.js';
 import { hostId } from '../routing.js';
 import { readWorker, type WorkerRecord } from '../worker-registry.js';
+import { liveStanding, versionStatusLine } from '../worker-version.js';
 
 /**
  * `zuno worker start`: starts this host's worker service in the background
@@ -28,7 +29,7 @@ export async function workerStartCommand(opts: { json?: boolean }, sink: Sink = 
     };
     const svc = await ensureHostService({ paths, target, notify });
     if (!svc.started) notify?.(`the host worker is already running (pid ${svc.record.pid})`);
-    return printStatus(readWorker(paths.stateDir, target.host) ?? svc.record, opts, sink);
+    return await printStatus(readWorker(paths.stateDir, target.host) ?? svc.record, opts, sink);
   } finally {
     await temporal.connection.close();
   }
@@ -56,10 +57,12 @@ export async function workerStopCommand(opts: { json?: boolean }, sink: Sink = p
 /**
  * `zuno worker status`: this host's worker of this home from its record —
  * pid, since, version, Temporal target, queues (adopted ones too),
- * projection, sessions served, key variables it has, last warning or
- * error, log. Resolves to 0 when it runs, 3 when it does not (as `systemctl status` does).
+ * projection, its build and whether the server routes workflow tasks to that
+ * build (the deployment's current version; unknown when the server does not
+ * answer), sessions served, key variables it has, last warning or error, log.
+ * Resolves to 0 when it runs, 3 when it does not (as `systemctl status` does).
  */
-export function workerStatusCommand(opts: { json?: boolean }, sink: Sink = processSink): number {
+export async function workerStatusCommand(opts: { json?: boolean }, sink: Sink = processSink): Promise<number> {
   const paths = resolvePaths();
   const rec = readWorker(paths.stateDir, hostId());
   if (!rec || !pidAlive(rec.pid)) {
@@ -74,15 +77,18 @@ export function workerStatusCommand(opts: { json?: boolean }, sink: Sink = proce
   return printStatus(rec, opts, sink);
 }
 
-function printStatus(rec: WorkerRecord, opts: { json?: boolean }, sink: Sink): number {
+async function printStatus(rec: WorkerRecord, opts: { json?: boolean }, sink: Sink): Promise<number> {
+  const live = await liveStanding(rec);
   if (opts.json) {
-    sink.out(`${JSON.stringify({ running: true, ...rec }, null, 2)}\n`);
+    const version = { buildId: rec.buildId ?? null, deploymentName: rec.deploymentName ?? null, ...live };
+    sink.out(`${JSON.stringify({ running: true, ...rec, currentVersion: version }, null, 2)}\n`);
     return 0;
   }
   const since = new Date(rec.startedAtMs).toISOString().replace('T', ' ').slice(0, 19);
   const lines = [
     `host worker of ${rec.host ?? hostId()}: ${rec.readyAtMs !== undefined || !rec.service ? 'running' : 'starting'} (pid ${rec.pid}${rec.service ? ', service' : ', in the foreground'}) since ${since} UTC (${ago(rec.startedAtMs)})`,
     `  version ${rec.version ?? '?'} · Temporal ${rec.address} (namespace ${rec.namespace}) · projection ${rec.projection ?? '?'}`,
+    versionStatusLine(rec, live),
     `  queues: ${rec.taskQueue} (workflows), ${rec.activityTaskQueue ?? '?'} (this host's activities)${rec.adoptedQueues?.length ? `; serving for ended commands: ${rec.adoptedQueues.join(', ')}` : ''}`,
     `  sessions served: ${rec.sessionsServed ?? 0} · provider keys: ${rec.keyNames?.length ? rec.keyNames.join(', ') : 'none in its environment'} (and those stored by commands)`,
     `  last warning or error: ${rec.lastError ? `${rec.lastError.line} (${ago(rec.lastError.atMs)})` : 'none'}`,

@@ -11,6 +11,7 @@ import { ADOPT_EVERY_MS, RouteAdoption } from '../route-adoption.js';
 import { timestampStderr } from '../log-timestamps.js';
 import { pruneScripts } from '../../worker/scripted-models.js';
 import { zunoVersion } from '../version.js';
+import { recordVersion } from '../worker-version.js';
 
 /** How often a running worker rewrites its record (status, sessions served, last error), in ms. */
 const RECORD_EVERY_MS = 5_000;
@@ -59,6 +60,7 @@ export async function workerCommand(opts: WorkerRunOptions = {}): Promise<number
       taskQueue,
       activityTaskQueue,
       unroutedActivities: true,
+      versioning: temporal.cfg.workerVersioning && { connection: temporal.connection },
       store,
       stateDir: paths.stateDir,
       identity: `zuno worker ${process.pid}@${host}`,
@@ -80,6 +82,7 @@ export async function workerCommand(opts: WorkerRunOptions = {}): Promise<number
     });
   }
   const running = worker.run();
+  void recordVersion(worker, paths.stateDir, host, notify);
   updateWorker(paths.stateDir, host, { readyAtMs: Date.now() });
   notify(
     `zuno worker ${process.pid} polling task queue ${taskQueue} (session workflows) and ${activityTaskQueue} (the work of sessions on host ${host}) on ${temporal.address} (${temporal.namespace})`,

@@ -37,9 +37,23 @@ export interface TestDevServer {
 const SEARCH_ATTRIBUTES = Object.keys(REQUIRED_SEARCH_ATTRIBUTES);
 
 /**
+ * Server settings every test server gets (issue 33, docs/versioning.md): each test home
+ * has a task queue of its own, and so a Worker Deployment of its own — more than the
+ * default 100 per namespace over a suite run; and a non-current version's drainage is
+ * checked every second after a 2 s visibility grace (default 3 min each), so a test
+ * sees a replaced build reported drained.
+ */
+export const VERSIONING_TEST_CONFIG = [
+  'matching.maxDeployments=100000',
+  'matching.wv.VersionDrainageStatusRefreshInterval="1s"',
+  'matching.wv.VersionDrainageStatusVisibilityGracePeriod="2s"',
+];
+
+/**
  * Starts the pinned `temporal server start-dev` on free ports with a
  * persistent db file and Zuno's search attributes, and waits until it accepts
- * connections (≤ 30 s). `dynamicConfig` entries are `KEY=VALUE` server settings.
+ * connections (≤ 30 s). `dynamicConfig` entries are `KEY=VALUE` server settings, after
+ * {@link VERSIONING_TEST_CONFIG}.
  */
 export async function startTestDevServer(dbFile: string, dynamicConfig: string[] = []): Promise<TestDevServer> {
   let port = await freePort();
@@ -49,7 +63,7 @@ export async function startTestDevServer(dbFile: string, dynamicConfig: string[]
     const args = ['server', 'start-dev', '--db-filename', dbFile, '--ip', '127.0.0.1', '--port', String(port)];
     args.push('--headless', '--log-level', 'error', '--ui-port', String(uiPort));
     for (const sa of SEARCH_ATTRIBUTES) args.push('--search-attribute', `${sa}=Keyword`);
-    for (const kv of dynamicConfig) args.push('--dynamic-config-value', kv);
+    for (const kv of [...VERSIONING_TEST_CONFIG, ...dynamicConfig]) args.push('--dynamic-config-value', kv);
     const c = spawn(TEMPORAL_BIN, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
     child = c;
     let stderr = '';
