@@ -15,6 +15,8 @@ const TemporalSection = z.strictObject({
     .string()
     .regex(/^[A-Za-z0-9._-]{1,100}$/, 'a task queue name is letters, digits, ., _, - (at most 100)')
     .optional(),
+  /** Worker Deployment Versioning of the workflow side (docs/versioning.md); every host of a deployment the same. */
+  workerVersioning: z.boolean().optional(),
 });
 
 /** What a team shares: the Temporal target and the projection. `host` is per machine and may not appear here. */
@@ -53,6 +55,7 @@ export interface DeploymentFile {
   taskQueue?: Sourced<string>;
   projection?: Sourced<string>;
   host?: Sourced<string>;
+  workerVersioning?: Sourced<boolean>;
 }
 
 /** Path of the home's deployment file: `$ZUNO_DEPLOYMENT` (absolute or relative to cwd), else `<home>/deployment.yaml`. */
@@ -108,6 +111,14 @@ function assign(out: DeploymentFile, v: SharedValues, file: string): void {
   set('namespace', 'temporal.namespace', v.temporal?.namespace);
   set('taskQueue', 'temporal.taskQueue', v.temporal?.taskQueue);
   set('projection', 'projection', v.projection);
+  if (v.temporal?.workerVersioning !== undefined) {
+    if (out.workerVersioning !== undefined)
+      throw new ZunoError(
+        'config_invalid',
+        `temporal.workerVersioning is set in both ${out.workerVersioning.file} and ${file}: set it in one place (the shared file)`,
+      );
+    out.workerVersioning = { value: v.temporal.workerVersioning, file };
+  }
 }
 
 /** `${NAME}` in the projection URL from the environment, so a password need not sit in a shared file. */

@@ -100,5 +100,6 @@ export function resolveDeployment(paths: { home: string; temporalYaml: string })
   if (address) cfg.server = { ...cfg.server, mode: 'external', address: address.value };
   cfg.server.namespace = namespace.value;
   cfg.taskQueue = taskQueue.value;
+  if (file?.workerVersioning) cfg.workerVersioning = file.workerVersioning.value;
   return { file, cfg, address, namespace, taskQueue, projection, host: resolveHost(paths.home, file) };
 }

@@ -198,8 +198,11 @@ export function uniqueTaskQueue(): string {
 /**
  * A fresh ZUNO_HOME whose `temporal.yaml` points at `address` (mode
  * external) on a unique task queue. Pass `temporalYaml` to write other text.
+ * Its workers are unversioned (`workerVersioning: false`): each test home is a
+ * brand-new Worker Deployment, which costs the server 1–3 s per test; the
+ * tests of the worker itself pass `versioned: true` (docs/versioning.md).
  */
-export function makeHome(opts: { address?: string; temporalYaml?: string } = {}): {
+export function makeHome(opts: { address?: string; temporalYaml?: string; versioned?: boolean } = {}): {
   home: string;
   taskQueue: string;
 } {
@@ -212,6 +215,7 @@ export function makeHome(opts: { address?: string; temporalYaml?: string } = {})
       `  mode: ${opts.address ? 'external' : 'dev'}`,
       ...(opts.address ? [`  address: ${opts.address}`] : []),
       `taskQueue: ${taskQueue}`,
+      ...(opts.versioned ? [] : ['workerVersioning: false']),
       '',
     ].join('\n');
   writeFileSync(join(home, 'temporal.yaml'), yaml);

@@ -35,7 +35,7 @@ const homes: string[] = [];
 
 /** A fresh home on the suite's dev server whose commands use the host worker service; stopped after the file. */
 function serviceHome(): string {
-  const { home } = makeHome({ address: temporal.address });
+  const { home } = makeHome({ address: temporal.address, versioned: true });
   homes.push(home);
   return home;
 }

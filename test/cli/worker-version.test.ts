@@ -19,7 +19,7 @@ const SERVICE = { ZUNO_WORKER: 'service' };
 let home = '';
 let taskQueue = '';
 beforeAll(() => {
-  ({ home, taskQueue } = makeHome({ address: temporal.address }));
+  ({ home, taskQueue } = makeHome({ address: temporal.address, versioned: true }));
 });
 
 afterAll(async () => {
