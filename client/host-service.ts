@@ -8,6 +8,7 @@
  * home: any number of concurrent commands end with one service.
  */
 import { resolveDeployment } from './deployment/resolve.js';
+import { workflowBuildId } from '../worker/build-id.js';
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -63,6 +64,21 @@ export interface HostService {
   replaced?: WorkerRecord;
 }
 
+/**
+ * Issue 33: a live service of another build than this command's (Zuno was
+ * upgraded while it ran) keeps serving — stopping it would cut running calls
+ * short — and the command says how to move it to this build.
+ */
+function sayOtherBuild(rec: WorkerRecord, notify: Notify): void {
+  if (!rec.service || rec.buildId === undefined) return;
+  const mine = workflowBuildId();
+  if (rec.buildId === mine) return;
+  notify?.(
+    `note: the host worker (pid ${rec.pid}) runs build ${rec.buildId}, this command is build ${mine}: ` +
+      '`zuno worker stop` when its running calls may stop, and the next command starts this build (docs/versioning.md)',
+  );
+}
+
 /** A live worker of `target.host` in this home that polls (started, not still starting), or null. */
 export function liveWorker(stateDir: string, host: string): WorkerRecord | null {
   const rec = readWorker(stateDir, host);
@@ -91,7 +107,10 @@ export async function ensureHostService(opts: {
 }): Promise<HostService> {
   const { paths, target } = opts;
   const found = usable(paths, target);
-  if (found) return { record: found, started: false };
+  if (found) {
+    sayOtherBuild(found, opts.notify);
+    return { record: found, started: false };
+  }
   return withHomeLock(startLockPath(paths.stateDir, target.host), async () => {
     // Another command may have started it while this one waited for the lock.
     const now = usable(paths, target);

@@ -5,7 +5,8 @@
  * `zuno worker promote` makes a build current, and refuses, typed, a build no
  * worker runs.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pidAlive } from '../../worker/process-info.js';
@@ -64,6 +65,23 @@ describe('zuno worker status and promote: the build as a deployment version (iss
     );
     const status = await runZuno(['worker', 'status', '--json'], { home, env: SERVICE });
     expect(JSON.parse(status.stdout).currentVersion).toMatchObject({ current: true });
+  }, 120_000);
+
+  it('a command that finds the service on another build says how to move it to this one', async () => {
+    const file = join(home, 'worker.json');
+    const rec = JSON.parse(readFileSync(file, 'utf8')) as WorkerRecord;
+    writeFileSync(file, JSON.stringify({ ...rec, buildId: '0.0.9-aaaaaaaaaaaa' }));
+    try {
+      const ws = mkdtempSync(join(tmpdir(), 'zuno-ver-ws-'));
+      writeFileSync(join(ws, 's.json'), JSON.stringify({ replies: [{ text: 'ok' }] }));
+      const r = await runZuno(['run', 'hi', '--dir', ws, '--script', join(ws, 's.json')], { home, env: SERVICE });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toContain(
+        `note: the host worker (pid ${rec.pid}) runs build 0.0.9-aaaaaaaaaaaa, this command is build ${buildId}: \`zuno worker stop\``,
+      );
+    } finally {
+      writeFileSync(file, JSON.stringify(rec));
+    }
   }, 120_000);
 
   it('the service logged where its build stands', async () => {
