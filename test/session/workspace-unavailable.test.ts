@@ -36,6 +36,15 @@ function freshWorkspace(): string {
 }
 
 /** Waits until the session's first turn answered and it idles (exitWhenIdle false). */
+/** Ends a scripted run of a test: its workflow terminated (if still open), its provider closed. */
+async function endRun(run: { workflowId: string; closeProvider(): Promise<void> }): Promise<void> {
+  await h.client.workflow
+    .getHandle(run.workflowId)
+    .terminate('test over')
+    .catch(() => undefined);
+  await run.closeProvider();
+}
+
 async function idleAfter(workflowId: string, turns: number): Promise<void> {
   const handle = h.client.workflow.getHandle(workflowId);
   await vi.waitFor(
@@ -123,11 +132,7 @@ describe('a workspace missing on its host (issue 33)', () => {
       // The pause and the resumed turn replay against the current workflow code.
       await Worker.runReplayHistory({ workflowBundle: { codePath } }, await handle.fetchHistory(), run.workflowId);
     } finally {
-      await h.client.workflow
-        .getHandle(run.workflowId)
-        .terminate('test over')
-        .catch(() => undefined);
-      await run.closeProvider();
+      await endRun(run);
     }
   }, 90_000);
 
@@ -164,11 +169,7 @@ describe('a workspace missing on its host (issue 33)', () => {
       expect(run.providerRequests).toHaveLength(2);
       expect((await h.store.getSession(run.sessionId))!).toMatchObject({ status: 'completed', finalText: 'second' });
     } finally {
-      await h.client.workflow
-        .getHandle(run.workflowId)
-        .terminate('test over')
-        .catch(() => undefined);
-      await run.closeProvider();
+      await endRun(run);
     }
   }, 90_000);
 
