@@ -3,7 +3,9 @@ import { openProjectionStore } from '../../activities/projection/index.js';
 import { ZunoError } from '../../core/errors.js';
 import { pidAlive, portOpen, readDevServerState } from '../../worker/dev-server.js';
 import type { ZunoPaths } from '../context.js';
-import { readWorker } from '../worker-registry.js';
+import { readWorker, type WorkerRecord } from '../worker-registry.js';
+import { liveStanding } from '../worker-version.js';
+import { workflowBuildId } from '../../worker/build-id.js';
 import { liveWorker } from '../host-service.js';
 import { machineIdentity } from './identity.js';
 import { readDeploymentRecord, type DeploymentRecord } from './record.js';
@@ -44,14 +46,14 @@ export async function doctorChecks(paths: ZunoPaths, d: ResolvedDeployment): Pro
       status: 'fail',
       detail: `not opened: ${d.projection.id} is not the deployment's projection`,
     });
-    return [...checks, workerCheck(paths, d, temporal.address)];
+    return [...checks, await workerCheck(paths, d, temporal.address)];
   }
   const store = await projectionCheck(paths, d, checks);
   if (store) {
     checks.push(await bindingCheck(store, paths, d));
     await store.close();
   }
-  checks.push(workerCheck(paths, d, temporal.address));
+  checks.push(await workerCheck(paths, d, temporal.address));
   return checks;
 }
 
@@ -185,7 +187,7 @@ async function bindingCheck(store: ProjectionStore, paths: ZunoPaths, d: Resolve
   };
 }
 
-function workerCheck(paths: ZunoPaths, d: ResolvedDeployment, address: string | undefined): DoctorCheck {
+async function workerCheck(paths: ZunoPaths, d: ResolvedDeployment, address: string | undefined): Promise<DoctorCheck> {
   const id = 'host_worker';
   const rec = liveWorker(paths.stateDir, d.host.value);
   if (!rec) {
@@ -203,13 +205,34 @@ function workerCheck(paths: ZunoPaths, d: ResolvedDeployment, address: string | 
   if (rec.projection !== undefined && rec.projection !== d.projection.id && rec.projection !== 'sqlite')
     wrong.push(`projection ${rec.projection}`);
   const what = `pid ${rec.pid}, Zuno ${rec.version ?? '?'}, since ${utc(rec.startedAtMs)}`;
-  return wrong.length === 0
-    ? { id, status: 'ok', detail: `running (${what}) on the resolved target` }
-    : {
-        id,
-        status: 'fail',
-        detail: `running (${what}) but on ${wrong.join(', ')}: zuno worker stop, then run a command`,
-      };
+  if (wrong.length > 0)
+    return {
+      id,
+      status: 'fail',
+      detail: `running (${what}) but on ${wrong.join(', ')}: zuno worker stop, then run a command`,
+    };
+  const build = await buildWords(rec);
+  return { id, status: build.warn ? 'warn' : 'ok', detail: `running (${what}) on the resolved target; ${build.text}` };
+}
+
+/**
+ * The worker's build as a deployment version (docs/versioning.md): whether the
+ * server routes workflow tasks to it now, and whether this installation is
+ * another build (Zuno upgraded while the worker ran). `warn` for either.
+ */
+async function buildWords(rec: WorkerRecord): Promise<{ text: string; warn: boolean }> {
+  if (!rec.buildId) return { text: 'unversioned workers (temporal.yaml workerVersioning: false)', warn: false };
+  const live = await liveStanding(rec);
+  const mine = workflowBuildId();
+  const standing =
+    live.current === true
+      ? 'the current version'
+      : live.current === false
+        ? `not current (the deployment runs build ${live.currentBuildId ?? 'none'}): its workflow half is idle`
+        : `standing unknown (${live.error ?? 'no answer'})`;
+  const other =
+    rec.buildId !== mine ? `; this installation is build ${mine}: zuno worker stop, then run a command` : '';
+  return { text: `build ${rec.buildId}, ${standing}${other}`, warn: live.current === false || other !== '' };
 }
 
 function firstLine(err: unknown): string {
