@@ -138,7 +138,9 @@ describe('two hosts, one deployment (issue 33)', () => {
     expect(doctor.stdout).toMatch(
       /ok {4}deployment record {2}the deployment's projection is .*recorded by host host-a/,
     );
-    expect(doctor.stdout).toMatch(/ok {4}host worker {8}running .* on the resolved target; build \S+, the current version/);
+    expect(doctor.stdout).toMatch(
+      /ok {4}host worker {8}running .* on the resolved target; build \S+, the current version/,
+    );
     expect(doctor.stdout).toContain('this host is ready');
     const json = JSON.parse((await runZuno(['doctor', '--json'], { home: homeB })).stdout) as {
       ok: boolean;
