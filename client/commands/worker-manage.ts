@@ -157,6 +157,7 @@ export function workerUnitCommand(sink: Sink = processSink): number {
     'TEMPORAL_NAMESPACE',
     'DATABASE_URL',
     'ZUNO_TEMPORAL_CONFIG',
+    'ZUNO_DEPLOYMENT',
   ]
     .filter((k) => k === 'ZUNO_HOME' || process.env[k])
     .map((k) => `Environment=${k}=${k === 'ZUNO_HOME' ? paths.home : process.env[k]}`);
@@ -167,6 +168,7 @@ export function workerUnitCommand(sink: Sink = processSink): number {
       '#   loginctl enable-linger "$USER"   # keep it running without a login session (reboots too)',
       '# Provider keys: commands store the keys they are given in $ZUNO_HOME/credentials.json (mode 0600),',
       '# which the worker reads before each model call; or add them with EnvironmentFile=%h/.config/zuno/keys.env',
+      "# A deployment file's ${NAME} (e.g. the database password in projection:) must be in that file too.",
       '[Unit]',
       `Description=Zuno host worker (home ${paths.home})`,
       'After=network-online.target',
