@@ -104,6 +104,10 @@ Environment:
     .command('start')
     .description('start the host worker in the background if it is not running, then print its status')
     .option('--json', 'print the status as JSON')
+    .option(
+      '--take-over-host <id>',
+      'move host id <id> (its own) to this machine and home when another machine holds it (recorded)',
+    )
     .action(async (opts) => {
       const { workerStartCommand } = await import('./commands/worker-manage.js');
       setExit(await workerStartCommand(opts));

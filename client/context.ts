@@ -154,8 +154,38 @@ export async function connectTemporal(paths: ZunoPaths, notify: Notify): Promise
  * git checkout stays clean).
  */
 export async function openStore(paths: ZunoPaths): Promise<ProjectionStore> {
-  const databaseUrl = resolveDeployment(paths).projection.value;
+  const d = resolveDeployment(paths);
+  const databaseUrl = d.projection.value;
+  if (!databaseUrl && !existsSync(join(paths.stateDir, 'zuno.db'))) await refuseNewSqliteOutsideDeployment(d);
   const store = await openProjectionStore({ zunoDir: paths.stateDir, ...(databaseUrl ? { databaseUrl } : {}) });
   if (existsSync(paths.stateDir)) ensureZunoGitignore(paths.stateDir);
   return store;
+}
+
+/**
+ * Before the home's SQLite file is created, on an external Temporal server:
+ * when that server records a deployment on this task queue, its projection
+ * is not this new file (issue 33) — refused before the file exists, so a
+ * misconfigured home is left as it was. A server that does not answer
+ * passes (the command's own connect reports it).
+ * @throws ZunoError `projection_mismatch`.
+ */
+async function refuseNewSqliteOutsideDeployment(d: ResolvedDeployment): Promise<void> {
+  if (!d.address) return;
+  const { connectClient } = await import('../worker/connection.js');
+  let connection: Connection;
+  try {
+    ({ connection } = await connectClient({
+      address: d.address.value,
+      namespace: d.namespace.value,
+      connectTimeoutMs: d.cfg.server.connectTimeoutMs,
+    }));
+  } catch {
+    return;
+  }
+  try {
+    await checkProjection(connection, d);
+  } finally {
+    await connection.close();
+  }
 }

@@ -7,6 +7,7 @@
  * command's terminal never strands its work. Starting takes a lock in the
  * home: any number of concurrent commands end with one service.
  */
+import type { ErrorCode } from '../core/error-codes.js';
 import { resolveDeployment } from './deployment/resolve.js';
 import { workflowBuildId } from '../worker/build-id.js';
 import { spawn } from 'node:child_process';
@@ -97,13 +98,16 @@ export function liveWorker(stateDir: string, host: string): WorkerRecord | null 
  * @throws ZunoError `worker_target_mismatch` when the live worker of this host
  *   serves another Temporal target or projection (with the fix),
  *   `worker_failed` when the service exits while starting (with its log's
- *   tail), `worker_start_timeout`, `lock_timeout`.
+ *   tail) — or the service's own `host_claimed`, `projection_mismatch`,
+ *   `deployment_conflict`, `deployment_unrecorded` — `worker_start_timeout`, `lock_timeout`.
  */
 export async function ensureHostService(opts: {
   paths: ZunoPaths;
   target: WorkerTarget;
   notify: Notify;
   readyTimeoutMs?: number;
+  /** `zuno worker start --take-over-host <id>`: the service it starts takes the host id over (issue 33). */
+  takeOverHost?: string;
 }): Promise<HostService> {
   const { paths, target } = opts;
   const found = usable(paths, target);
@@ -122,7 +126,12 @@ export async function ensureHostService(opts: {
         `the host worker (pid ${replaced.pid}) had stopped${replaced.lastError ? ` — last logged: ${replaced.lastError.line}` : ''}; starting it again`,
       );
     }
-    const record = await startService(paths, target, opts.readyTimeoutMs ?? SERVICE_READY_TIMEOUT_MS);
+    const record = await startService(
+      paths,
+      target,
+      opts.readyTimeoutMs ?? SERVICE_READY_TIMEOUT_MS,
+      opts.takeOverHost,
+    );
     opts.notify?.(
       `started the host worker (pid ${record.pid}); it keeps serving this host's work — zuno worker status`,
     );
@@ -146,16 +155,31 @@ function usable(paths: ZunoPaths, target: WorkerTarget): WorkerRecord | null {
 }
 
 /** Spawns the service detached and waits until its record says it polls. */
-async function startService(paths: ZunoPaths, target: WorkerTarget, readyTimeoutMs: number): Promise<WorkerRecord> {
+async function startService(
+  paths: ZunoPaths,
+  target: WorkerTarget,
+  readyTimeoutMs: number,
+  takeOverHost?: string,
+): Promise<WorkerRecord> {
   const logPath = serviceLogPath(paths.stateDir);
   rotateLog(logPath);
   const logFd = openSync(logPath, 'a', 0o600);
-  const child = spawn(process.execPath, [join(INSTALL_ROOT, 'bin', 'zuno.mjs'), 'worker', 'run', '--service'], {
-    cwd: paths.stateDir,
-    env: { ...process.env, ZUNO_HOME: paths.home, ZUNO_HOST_ID: target.host },
-    detached: true,
-    stdio: ['ignore', logFd, logFd],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      join(INSTALL_ROOT, 'bin', 'zuno.mjs'),
+      'worker',
+      'run',
+      '--service',
+      ...(takeOverHost !== undefined ? ['--take-over-host', takeOverHost] : []),
+    ],
+    {
+      cwd: paths.stateDir,
+      env: { ...process.env, ZUNO_HOME: paths.home, ZUNO_HOST_ID: target.host },
+      detached: true,
+      stdio: ['ignore', logFd, logFd],
+    },
+  );
   closeSync(logFd);
   let exited: number | null = null;
   child.once('exit', (code, signal) => (exited = code ?? (signal ? 128 : -1)));
@@ -167,10 +191,30 @@ async function startService(paths: ZunoPaths, target: WorkerTarget, readyTimeout
     await new Promise((r) => setTimeout(r, READY_POLL_MS));
   }
   if (exited === null) child.kill('SIGKILL');
+  const refusal = exited !== null ? deploymentRefusal(logTail(logPath, 8)) : null;
+  if (refusal) throw refusal;
   throw new ZunoError(
     exited !== null ? 'worker_failed' : 'worker_start_timeout',
     `the host worker ${exited !== null ? `exited with code ${exited} while starting` : `did not start polling within ${Math.round(readyTimeoutMs / 1000)} s`}; its log ${logPath} ends:\n${logTail(logPath, 8)}`,
   );
+}
+
+/** The deployment's refusals a service reports as its last word (issue 33): passed on with their own code. */
+const DEPLOYMENT_REFUSALS = new Set([
+  'host_claimed',
+  'projection_mismatch',
+  'deployment_conflict',
+  'deployment_unrecorded',
+]);
+
+/** A deployment refusal in the service's log tail (`… zuno: host_claimed: …`) as the typed error; else null. */
+function deploymentRefusal(tail: string): ZunoError | null {
+  const lines = tail.split('\n').reverse();
+  for (const line of lines) {
+    const m = /zuno: ([a-z_]+): (.+)$/.exec(line);
+    if (m && DEPLOYMENT_REFUSALS.has(m[1]!)) return new ZunoError(m[1] as ErrorCode, m[2]!);
+  }
+  return null;
 }
 
 /** Moves a large log aside before a new service appends to it. */

@@ -5,6 +5,7 @@ import type { ProjectionStore, SessionRow } from '../activities/projection/index
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { hostId } from './routing.js';
+import { resolveDeployment } from './deployment/resolve.js';
 import { openStore, type ZunoPaths } from './context.js';
 import { checkSessionId } from './session-id.js';
 
@@ -100,10 +101,10 @@ async function sessionGrants(store: ProjectionStore, sessionId: string): Promise
 
 /**
  * Opens the projection to look a session up, creating nothing: null for a
- * home with no SQLite projection yet (it has no sessions); PostgreSQL via
- * `DATABASE_URL` is opened as is.
+ * home with no SQLite projection yet (it has no sessions); PostgreSQL (the
+ * resolved projection: `DATABASE_URL` or the deployment file's) is opened as is.
  */
 export async function openExistingStore(paths: ZunoPaths): Promise<ProjectionStore | null> {
-  if (!process.env.DATABASE_URL && !existsSync(join(paths.stateDir, 'zuno.db'))) return null;
+  if (!resolveDeployment(paths).projection.value && !existsSync(join(paths.stateDir, 'zuno.db'))) return null;
   return openStore(paths);
 }

@@ -80,6 +80,6 @@ export function versionStatusLine(rec: WorkerRecord, live: LiveStanding): string
       ? `current version: unknown (${live.error ?? 'no answer'})`
       : live.current
         ? 'the current version: workflow tasks run on this build'
-        : `not the current version (${live.currentBuildId ? `build ${live.currentBuildId} is` : 'unversioned workers are'}): its workflow half is idle — zuno worker promote makes it current`;
+        : `not the current version (${live.currentBuildId ? `build ${live.currentBuildId} is` : 'unversioned workers are'}): its workflow half is idle — upgrade this host to the current build (or, to go back to this one, zuno worker promote)`;
   return `  build ${rec.buildId} of deployment ${rec.deploymentName ?? '?'}: ${standing}`;
 }

@@ -109,7 +109,7 @@ export function standingLine(s: VersionStatus, host?: string): string {
       return (
         `${build} is not the current version (${s.currentBuildId ? `build ${s.currentBuildId} is` : 'unversioned workers are'}${s.note ? `; ${s.note}` : ''}): ` +
         `this worker's workflow half stays idle — workflow tasks run on the current build's workers${host ? `; its activity half keeps serving host ${host}` : ''}. ` +
-        'To make this build current: zuno worker promote'
+        'Mid-upgrade, upgrade this host to the current build; to go back to this build: zuno worker promote'
       );
     case 'unknown':
       return `${build}: could not settle its version with the server (${s.note ?? 'no answer'}); its workflow half may stay idle — zuno worker status`;

@@ -21,5 +21,5 @@ export function machineHostId(): string {
  */
 export function processHostId(env: NodeJS.ProcessEnv = process.env): string {
   const id = env.ZUNO_HOST_ID;
-  return id !== undefined && /^[A-Za-z0-9._-]{1,100}$/.test(id) ? id : machineHostId();
+  return id !== undefined && /^(?!\.+$)[A-Za-z0-9._-]{1,100}$/.test(id) ? id : machineHostId();
 }

@@ -16,7 +16,10 @@ import { liveStanding, versionStatusLine } from '../worker-version.js';
  * prints its status. Resolves to 0.
  * @throws what connecting to Temporal or starting the service throws.
  */
-export async function workerStartCommand(opts: { json?: boolean }, sink: Sink = processSink): Promise<number> {
+export async function workerStartCommand(
+  opts: { json?: boolean; takeOverHost?: string },
+  sink: Sink = processSink,
+): Promise<number> {
   const paths = resolvePaths();
   const notify = opts.json ? null : (line: string) => sink.err(`${line}\n`);
   const temporal = await connectTemporal(paths, notify);
@@ -27,7 +30,12 @@ export async function workerStartCommand(opts: { json?: boolean }, sink: Sink = 
       taskQueue: temporal.baseQueue,
       host: hostId(),
     };
-    const svc = await ensureHostService({ paths, target, notify });
+    const svc = await ensureHostService({
+      paths,
+      target,
+      notify,
+      ...(opts.takeOverHost !== undefined ? { takeOverHost: opts.takeOverHost } : {}),
+    });
     if (!svc.started) notify?.(`the host worker is already running (pid ${svc.record.pid})`);
     return await printStatus(readWorker(paths.stateDir, target.host) ?? svc.record, opts, sink);
   } finally {

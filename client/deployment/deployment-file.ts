@@ -5,8 +5,8 @@ import { z } from 'zod';
 import { ZunoError } from '../../core/errors.js';
 import { formatZodIssues } from '../../core/zod-issues.js';
 
-/** A host id: letters, digits, `.`, `_`, `-`; at most 100. */
-export const HOST_ID_PATTERN = /^[A-Za-z0-9._-]{1,100}$/;
+/** A host id: letters, digits, `.`, `_`, `-`; at most 100; not only dots (`.` and `..` would name directories). */
+export const HOST_ID_PATTERN = /^(?!\.+$)[A-Za-z0-9._-]{1,100}$/;
 
 const TemporalSection = z.strictObject({
   address: z.string().min(1).optional(),
@@ -29,7 +29,10 @@ const SharedSchema = z.strictObject({
 /** A home's own file: optionally `extends` the shared one, names this host, may hold shared keys itself. */
 const HomeSchema = SharedSchema.extend({
   extends: z.string().min(1).optional(),
-  host: z.string().regex(HOST_ID_PATTERN, "a host id is letters, digits, '.', '_', '-' (at most 100)").optional(),
+  host: z
+    .string()
+    .regex(HOST_ID_PATTERN, "a host id is letters, digits, '.', '_', '-' (at most 100, not only dots)")
+    .optional(),
 });
 
 /** One deployment value and the file it came from. */
@@ -77,16 +80,42 @@ export function loadDeploymentFile(home: string): DeploymentFile | null {
   const own = readYaml(path, explicit);
   if (own === null) return null;
   const homeFile = parseWith(HomeSchema, own, path);
+  if (Object.keys(homeFile).length === 0)
+    throw new ZunoError(
+      'config_invalid',
+      `${path} is empty: give it extends: <the shared deployment file> and host: <this host's id>, or remove it (single-machine use)`,
+    );
   const out: DeploymentFile = { path };
   if (homeFile.extends !== undefined) {
     const sharedPath = isAbsolute(homeFile.extends) ? homeFile.extends : resolve(dirname(path), homeFile.extends);
-    const shared = parseWith(SharedSchema, readYaml(sharedPath, true), sharedPath);
+    const raw = readYaml(sharedPath, true, path);
+    refuseHomeKeys(raw, sharedPath);
     out.shared = sharedPath;
-    assign(out, shared, sharedPath);
+    assign(out, parseWith(SharedSchema, raw, sharedPath), sharedPath);
   }
   assign(out, homeFile, path);
   if (homeFile.host !== undefined) out.host = { value: homeFile.host, file: path };
+  if (out.shared && (out.address === undefined || out.projection === undefined))
+    throw new ZunoError(
+      'config_invalid',
+      `${out.shared} (extended by ${path}) sets no ${out.address === undefined ? 'temporal.address' : 'projection'}: a shared deployment file names the Temporal server and the projection every host uses`,
+    );
   return out;
+}
+
+/** The keys only a home's own file may hold, named plainly when a shared file has them. */
+function refuseHomeKeys(raw: unknown, file: string): void {
+  if (raw === null || typeof raw !== 'object') return;
+  if ('host' in raw)
+    throw new ZunoError(
+      'config_invalid',
+      `${file}: host belongs in each host's own deployment.yaml, not in the shared file every host reads`,
+    );
+  if ('extends' in raw)
+    throw new ZunoError(
+      'config_invalid',
+      `${file}: a shared deployment file cannot extend another (one level: a home's file extends the shared one)`,
+    );
 }
 
 type SharedValues = z.infer<typeof SharedSchema>;
@@ -125,7 +154,8 @@ function assign(out: DeploymentFile, v: SharedValues, file: string): void {
 function expandEnv(value: string, file: string): string {
   return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
     const v = process.env[name];
-    if (v === undefined || v === '')
+    // Set but empty is a value (a password-less login); only an unset variable is an error.
+    if (v === undefined)
       throw new ZunoError(
         'config_invalid',
         `${file}: projection uses \${${name}}, which is not set in this environment`,
@@ -134,19 +164,21 @@ function expandEnv(value: string, file: string): string {
   });
 }
 
-function readYaml(path: string, required: boolean): unknown {
+function readYaml(path: string, required: boolean, extendedBy?: string): unknown {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT' && !required) return null;
-    throw new ZunoError('config_missing', `cannot read deployment file ${path}: ${(err as Error).message}`);
+    const by = extendedBy ? ` (extended by ${extendedBy})` : '';
+    throw new ZunoError('config_missing', `cannot read deployment file ${path}${by}: ${(err as Error).message}`);
   }
   try {
     return parseYaml(text) ?? {};
   } catch (err) {
     const where = err instanceof YAMLParseError ? ` at line ${err.linePos?.[0]?.line ?? '?'}` : '';
-    throw new ZunoError('config_invalid', `${path}: not valid YAML${where}: ${(err as Error).message.split('\n')[0]}`);
+    const what = (err as Error).message.split('\n')[0]!.replace(/:\s*$/, '');
+    throw new ZunoError('config_invalid', `${path}: not valid YAML${where}: ${what}`);
   }
 }
 

@@ -180,6 +180,12 @@ async function bindingCheck(store: ProjectionStore, paths: ZunoPaths, d: Resolve
       status: 'ok',
       detail: `host ${d.host.value} is bound to this machine (${me.machineName}) and home since ${utc(b.boundAtMs)}${b.takenOverFrom ? `, taken over from ${b.takenOverFrom}` : ''}`,
     };
+  if (b.takenOverFrom === `${me.machineName}:${me.home}` && b.takenOverAtMs !== undefined)
+    return {
+      id,
+      status: 'fail',
+      detail: `host ${d.host.value} was taken over from this home by ${b.machineName} (home ${b.home}) on ${utc(b.takenOverAtMs)}: this home no longer serves it — give it another host id, or take it back with zuno worker --take-over-host ${d.host.value}`,
+    };
   return {
     id,
     status: 'fail',

@@ -64,7 +64,7 @@ export function resolveHost(home: string, file: DeploymentFile | null = loadDepl
   if (env !== undefined && env !== '' && !HOST_ID_PATTERN.test(env))
     throw new ZunoError(
       'config_invalid',
-      `ZUNO_HOST_ID "${env.slice(0, 60)}" may hold only letters, digits, '.', '_' and '-' (at most 100)`,
+      `ZUNO_HOST_ID "${env.slice(0, 60)}" may hold only letters, digits, '.', '_' and '-' (at most 100, not only dots)`,
     );
   return pick('ZUNO_HOST_ID', file?.host) ?? { value: hostIdOfHostname(), source: 'the hostname' };
 }

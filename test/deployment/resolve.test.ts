@@ -86,12 +86,13 @@ describe('resolveDeployment', () => {
   });
 
   it('refuses a key set in both files, a host in the shared file, an unset ${NAME}, unknown keys', () => {
-    const both = setup('projection: postgresql://a/b\n', 'extends: ../shared.yaml\nprojection: postgresql://a/c\n');
+    const both = setup(
+      'temporal:\n  address: t:1\nprojection: postgresql://a/b\n',
+      'extends: ../shared.yaml\nprojection: postgresql://a/c\n',
+    );
     expect(errorOf(() => resolveDeployment(both)).message).toMatch(
       /projection is set in both .*shared\.yaml and .*deployment\.yaml/,
     );
-    const hostShared = setup('host: host-a\n', 'extends: ../shared.yaml\n');
-    expect(errorOf(() => resolveDeployment(hostShared))).toMatchObject({ code: 'config_invalid' });
     const unset = setup(null, 'projection: postgresql://u:${ZUNO_NOT_SET_ANYWHERE}@db/x\n');
     expect(errorOf(() => resolveDeployment(unset)).message).toContain('${ZUNO_NOT_SET_ANYWHERE}');
     const unknown = setup(null, 'temporal:\n  adress: x:1\n');
@@ -100,6 +101,33 @@ describe('resolveDeployment', () => {
     expect(errorOf(() => resolveDeployment(missing)).code).toBe('config_missing');
     process.env.ZUNO_HOST_ID = 'bad host!';
     expect(errorOf(() => resolveHost(both.home)).code).toBe('config_invalid');
+  });
+
+  it('an empty home file, a shared file missing its server or projection, or holding host or extends, are refused plainly', () => {
+    const empty = setup(null, '# nothing yet\n');
+    expect(errorOf(() => resolveDeployment(empty)).message).toMatch(/deployment\.yaml is empty: give it extends:/);
+    const thin = setup('temporal:\n  address: t:1\n', 'extends: ../shared.yaml\nhost: host-a\n');
+    expect(errorOf(() => resolveDeployment(thin)).message).toMatch(
+      /shared\.yaml \(extended by .*\) sets no projection/,
+    );
+    const hostInShared = setup('host: host-a\nprojection: postgresql://a/b\n', 'extends: ../shared.yaml\n');
+    expect(errorOf(() => resolveDeployment(hostInShared)).message).toContain(
+      "host belongs in each host's own deployment.yaml, not in the shared file",
+    );
+    const chain = setup('extends: ./other.yaml\n', 'extends: ../shared.yaml\n');
+    expect(errorOf(() => resolveDeployment(chain)).message).toContain('a shared deployment file cannot extend another');
+    const missing = setup(null, 'extends: ../nope.yaml\n');
+    expect(errorOf(() => resolveDeployment(missing)).message).toMatch(/nope\.yaml \(extended by .*deployment\.yaml\)/);
+    const dots = setup(null, 'host: ..\n');
+    expect(errorOf(() => resolveDeployment(dots)).code).toBe('config_invalid');
+    process.env.ZUNO_HOST_ID = '.';
+    expect(errorOf(() => resolveHost(setup(null, null).home)).message).toContain('not only dots');
+  });
+
+  it('a variable set but empty is a value (a password-less login)', () => {
+    process.env.ZUNO_DB_PW = '';
+    const paths = setup(null, 'temporal:\n  address: t:1\nprojection: postgresql://zuno:${ZUNO_DB_PW}@db/x\n');
+    expect(resolveDeployment(paths).projection.value).toBe('postgresql://zuno:@db/x');
   });
 
   it('ZUNO_DEPLOYMENT names the file; an explicit file that does not exist is an error', () => {

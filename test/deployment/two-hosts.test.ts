@@ -161,6 +161,14 @@ describe('two hosts, one deployment (issue 33)', () => {
     expect(msg).toContain(`would use sqlite://`);
     expect(msg).toContain(join(homeC, 'zuno.db'));
     expect(existsSync(join(homeC, 'zuno.db'))).toBe(false);
+    const ws = makeWorkspace();
+    const script = writeJson(ws, 's.json', { replies: [{ text: 'x' }] });
+    const run = await runZuno(['run', 'hi', '--dir', ws, '--script', script], {
+      home: homeC,
+      env: { ZUNO_HOST_ID: 'host-c' },
+    });
+    expect(expectTypedFailure(run, 'projection_mismatch')).toContain(`records projection ${projectionId}`);
+    expect(existsSync(join(homeC, 'zuno.db'))).toBe(false);
     const doctor = await runZuno(['doctor'], { home: homeC, env: { ZUNO_HOST_ID: 'host-c' } });
     expect(doctor.code).toBe(1);
     expect(doctor.stdout).toMatch(/FAIL {2}deployment record {2}the deployment's projection is postgresql:/);
@@ -227,6 +235,10 @@ describe('two hosts, one deployment (issue 33)', () => {
         ].sort(),
       );
     }
+    // Each home continues its own session through the deployment's projection.
+    const again = writeJson(wsA, 'again.json', { replies: [{ text: 'again here' }] });
+    const cont = await runZuno(['run', 'and again', '--session', a, '--script', again], { home: homeA });
+    expect({ code: cont.code, out: cont.stdout }, cont.stderr).toEqual({ code: 0, out: 'again here\n' });
   });
 
   it('a workspace gone from its host pauses the session workspace_unavailable; both hosts see it; resume finishes', async () => {
@@ -295,6 +307,8 @@ describe('two hosts, one deployment (issue 33)', () => {
     expect(workerA.stderr()).toContain('host host-a was taken over by');
     const doctor = await runZuno(['doctor'], { home: homeA });
     expect(doctor.code).toBe(1);
-    expect(doctor.stdout).toMatch(/FAIL {2}host binding {7}host host-a is bound to .*home .*\/e,/);
+    expect(doctor.stdout).toMatch(
+      /FAIL {2}host binding {7}host host-a was taken over from this home by .*\(home .*\/e\)/,
+    );
   });
 });
