@@ -257,7 +257,7 @@ export function renderTranscript(
   const s = t.session;
   const lines = [
     `session ${s.id}  ${s.status}  ${s.provider}/${s.model}`,
-    `workspace ${s.workspace}`,
+    `workspace ${s.workspace}${s.host ? ` on host ${s.host}` : ''}`,
     `workflow ${s.workflowId}`,
     agentLine(s, by),
   ];
