@@ -147,7 +147,8 @@ class PrismaRows implements ProjectionWrites {
         data: {
           status,
           finalText: extra?.finalText,
-          error: extra?.error,
+          // A completed turn clears an earlier turn's error (a pause that was resumed); other ends keep it.
+          error: status === 'completed' ? (extra?.error ?? null) : extra?.error,
           updatedAtMs: extra ? ms(extra.updatedAtMs) : undefined,
         },
       });

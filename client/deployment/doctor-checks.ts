@@ -155,7 +155,7 @@ async function projectionCheck(
     checks.push({
       id: 'projection',
       status: 'ok',
-      detail: `${d.projection.id} opens (${store.backend}, schema up to date, ${sessions.length}${sessions.length === 1000 ? '+' : ''} sessions)`,
+      detail: `${d.projection.id} opens (${store.backend}, schema up to date, ${sessions.length}${sessions.length === 1000 ? '+' : ''} session${sessions.length === 1 ? '' : 's'})`,
     });
     return store;
   } catch (err) {

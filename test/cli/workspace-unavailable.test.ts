@@ -62,5 +62,8 @@ describe('a workspace missing on its host, as people see it', () => {
     expect(JSON.parse((await runZuno(['session', 'list', '--json'], { home, env })).stdout)[0].status).toBe(
       'completed',
     );
+    // The resumed session no longer shows the pause's error.
+    const after2 = await runZuno(['session', 'show', id], { home, env });
+    expect(after2.stdout).not.toMatch(/^error /m);
   }, 120_000);
 });

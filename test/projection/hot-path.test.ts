@@ -264,6 +264,14 @@ describe.each(BACKENDS)('projection hot path (%s)', (backend) => {
       { kind: 'sessionStatus', sessionId: sid, status: 'failed', error: 'x: broke', atMs: T0 + 3 },
     ]);
     expect(await store.getSession(sid)).toMatchObject({ status: 'failed', finalText: 'done', error: 'x: broke' });
+    // A later completed turn clears it (a resumed pause must not read as still broken); a pause keeps the last one.
+    await store.writeBatch(sid, [{ kind: 'sessionStatus', sessionId: sid, status: 'paused', atMs: T0 + 4 }]);
+    expect((await store.getSession(sid))!.error).toBe('x: broke');
+    await store.writeBatch(sid, [
+      { kind: 'sessionStatus', sessionId: sid, status: 'completed', finalText: 'again', atMs: T0 + 5 },
+    ]);
+    expect(await store.getSession(sid)).toMatchObject({ status: 'completed', finalText: 'again' });
+    expect((await store.getSession(sid))!.error ?? null).toBeNull();
     expect(await store.listInputs(sid)).toEqual([
       expect.objectContaining({ id: 'in_0', state: 'completed', updatedAtMs: T0 + 1 }),
     ]);

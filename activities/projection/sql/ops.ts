@@ -51,7 +51,7 @@ export function toSqlOp(w: ProjectionWrite): SqlOp {
     case 'sessionStatus':
       return {
         stmt: 'sessionStatus',
-        params: [w.status, w.finalText ?? null, w.error ?? null, int(w.atMs), w.sessionId],
+        params: [w.status, w.finalText ?? null, w.status, w.error ?? null, w.error ?? null, int(w.atMs), w.sessionId],
       };
     case 'inputState':
       return { stmt: 'inputState', params: [w.state, int(w.atMs), w.sessionId, w.inputId] };

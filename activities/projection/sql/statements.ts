@@ -216,17 +216,20 @@ export const STATEMENTS = {
   },
   /**
    * A session's status at a turn's end: status, final text and error (NULL
-   * keeps the stored one), updatedAtMs; no row, no change. Parameters:
-   * status, finalText, error, updatedAtMs, id.
+   * keeps the stored one — except that a `completed` end clears an earlier
+   * turn's error, e.g. a pause that was resumed), updatedAtMs; no row, no
+   * change. Parameters: status, finalText, status, error, error, updatedAtMs, id.
    */
   sessionStatus: {
     name: 'zuno_session_status',
     reader: false,
     text: (dialect, table) => {
-      const [st, text, err, at, id] = placeholders(dialect, 5);
+      // Positional on SQLite (`?`): the status and the error are given twice.
+      const [st, text, st2, err, err2, at, id] = placeholders(dialect, 7);
       return (
         `UPDATE ${table('sessions')} SET "status" = ${st}, "finalText" = COALESCE(${text}, "finalText"), ` +
-        `"error" = COALESCE(${err}, "error"), "updatedAtMs" = ${at} WHERE "id" = ${id}`
+        `"error" = CASE WHEN ${st2} = 'completed' THEN ${err} ELSE COALESCE(${err2}, "error") END, ` +
+        `"updatedAtMs" = ${at} WHERE "id" = ${id}`
       );
     },
   },
