@@ -285,6 +285,8 @@ describe('session workflow determinism', () => {
     expect(files).toContain('session-goal-backoff-background-v2.json');
     // The permission gate: a deny rule, approvals asked, approved and denied (issue 11).
     expect(files).toContain('session-approvals-v1.json');
+    // A turn paused by a missing workspace and resumed (issue 33).
+    expect(files).toContain('session-workspace-pause-v1.json');
     // Session-wide grants: per simple command before issue 26 (v3), exactly the text shown after (v4).
     expect(files).toEqual(expect.arrayContaining(['session-approvals-v3.json', 'session-approvals-v4.json']));
     const v3 = patchIds(JSON.parse(readFileSync(join(FIXTURES, 'session-approvals-v3.json'), 'utf8')));

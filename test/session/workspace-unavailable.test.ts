@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Worker } from '@temporalio/worker';
+import { replayExported } from '../helpers/history.js';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { submitInput } from '../../client/session-start.js';
 import type { GoalControlRequest, GoalControlResult, GoalSnapshot } from '../../core/goal/contract.js';
@@ -129,8 +129,9 @@ describe('a workspace missing on its host (issue 33)', () => {
         status: 'completed',
         finalText: 'Back again.',
       });
-      // The pause and the resumed turn replay against the current workflow code.
-      await Worker.runReplayHistory({ workflowBundle: { codePath } }, await handle.fetchHistory(), run.workflowId);
+      // The pause and the resumed turn replay against the current workflow code; the checked-in
+      // session-workspace-pause-v1.json (recorded here with ZUNO_RECORD_HISTORY=1) keeps the shape replaying.
+      await replayExported(h.address, run.workflowId, codePath, 'session-workspace-pause-v1.json');
     } finally {
       await endRun(run);
     }
