@@ -1,3 +1,4 @@
+import { HOST_ID_PATTERN } from '../../core/host-id.js';
 import { hostname } from 'node:os';
 
 /**
@@ -21,5 +22,5 @@ export function machineHostId(): string {
  */
 export function processHostId(env: NodeJS.ProcessEnv = process.env): string {
   const id = env.ZUNO_HOST_ID;
-  return id !== undefined && /^(?!\.+$)[A-Za-z0-9._-]{1,100}$/.test(id) ? id : machineHostId();
+  return id !== undefined && HOST_ID_PATTERN.test(id) ? id : machineHostId();
 }

@@ -1,12 +1,8 @@
 import { formatDuration } from '../../core/goal/budgets.js';
+import { utcMinute } from '../utc-minute.js';
 import type { GoalSnapshot } from '../../core/goal/contract.js';
 import { watchConditionText } from '../../core/goal/watch.js';
 import { urlShown } from '../../core/url-text.js';
-
-/** `2024-05-01 14:03 UTC` */
-function minute(ms: number): string {
-  return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-}
 
 /**
  * The status line of a Goal waiting on its release watch (issue 31), from
@@ -19,7 +15,7 @@ export function waitingWatchLine(s: GoalSnapshot, nowMs: number): string {
   if (!w) return 'waiting for its watch';
   const next =
     w.nextCheckAtMs !== undefined && w.nextCheckAtMs > nowMs
-      ? ` (next check ${minute(w.nextCheckAtMs)})`
+      ? ` (next check ${utcMinute(w.nextCheckAtMs)})`
       : ` (a check every ${formatDuration(w.spec.everyMs)})`;
   return `waiting for ${urlShown(w.spec.url)}${next}`;
 }
@@ -37,14 +33,14 @@ export function watchLines(s: GoalSnapshot): string[] {
   ];
   // The row is written when a check sees something new, not at every check: its count is "as of" that write.
   const last = w.last
-    ? ` as of ${minute(w.last.atMs)} (last seen: ${w.last.error ?? `status ${w.last.status ?? '?'}`})`
+    ? ` as of ${utcMinute(w.last.atMs)} (last seen: ${w.last.error ?? `status ${w.last.status ?? '?'}`})`
     : '';
   out.push(`            ${w.attempts} check${w.attempts === 1 ? '' : 's'}${last}`);
   const r = w.report;
   if (r) {
     const value = r.value !== undefined ? ` (value ${r.value})` : '';
     out.push(
-      `            report ${r.reportId}: ${r.outcome === 'matched' ? `matched${value}` : 'timed out'} at ${minute(r.atMs)} · session ${w.sessionStarted ? 'started' : 'not started yet'}`,
+      `            report ${r.reportId}: ${r.outcome === 'matched' ? `matched${value}` : 'timed out'} at ${utcMinute(r.atMs)} · session ${w.sessionStarted ? 'started' : 'not started yet'}`,
     );
   }
   return out;

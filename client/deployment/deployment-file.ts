@@ -4,9 +4,7 @@ import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { z } from 'zod';
 import { ZunoError } from '../../core/errors.js';
 import { formatZodIssues } from '../../core/zod-issues.js';
-
-/** A host id: letters, digits, `.`, `_`, `-`; at most 100; not only dots (`.` and `..` would name directories). */
-export const HOST_ID_PATTERN = /^(?!\.+$)[A-Za-z0-9._-]{1,100}$/;
+import { HOST_ID_PATTERN } from '../../core/host-id.js';
 
 const TemporalSection = z.strictObject({
   address: z.string().min(1).optional(),

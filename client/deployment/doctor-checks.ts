@@ -1,4 +1,5 @@
 import type { ProjectionStore } from '../../activities/projection/index.js';
+import { utcMinute } from '../utc-minute.js';
 import { openProjectionStore } from '../../activities/projection/index.js';
 import { ZunoError } from '../../core/errors.js';
 import { pidAlive, portOpen, readDevServerState } from '../../worker/dev-server.js';
@@ -18,11 +19,6 @@ export interface DoctorCheck {
   status: 'ok' | 'warn' | 'fail';
   /** Plain words: what was found and, for warn/fail, what to do. */
   detail: string;
-}
-
-/** `2026-12-06 23:10 UTC`. */
-function utc(ms: number): string {
-  return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
 /**
@@ -123,7 +119,7 @@ async function recordCheck(connection: Conn | undefined, d: ResolvedDeployment):
           : `no deployment recorded for task queue ${d.taskQueue.value} (single-machine use; nothing to check)`,
       },
     };
-  const by = `recorded by host ${rec.recordedBy} on ${utc(rec.atMs)}`;
+  const by = `recorded by host ${rec.recordedBy} on ${utcMinute(rec.atMs)}`;
   return rec.projection === d.projection.id
     ? {
         check: {
@@ -178,18 +174,18 @@ async function bindingCheck(store: ProjectionStore, paths: ZunoPaths, d: Resolve
     return {
       id,
       status: 'ok',
-      detail: `host ${d.host.value} is bound to this machine (${me.machineName}) and home since ${utc(b.boundAtMs)}${b.takenOverFrom ? `, taken over from ${b.takenOverFrom}` : ''}`,
+      detail: `host ${d.host.value} is bound to this machine (${me.machineName}) and home since ${utcMinute(b.boundAtMs)}${b.takenOverFrom ? `, taken over from ${b.takenOverFrom}` : ''}`,
     };
   if (b.takenOverFrom === `${me.machineName}:${me.home}` && b.takenOverAtMs !== undefined)
     return {
       id,
       status: 'fail',
-      detail: `host ${d.host.value} was taken over from this home by ${b.machineName} (home ${b.home}) on ${utc(b.takenOverAtMs)}: this home no longer serves it — give it another host id, or take it back with zuno worker --take-over-host ${d.host.value}`,
+      detail: `host ${d.host.value} was taken over from this home by ${b.machineName} (home ${b.home}) on ${utcMinute(b.takenOverAtMs)}: this home no longer serves it — give it another host id, or take it back with zuno worker --take-over-host ${d.host.value}`,
     };
   return {
     id,
     status: 'fail',
-    detail: `host ${d.host.value} is bound to ${b.machineName} (home ${b.home}, last seen ${utc(b.lastSeenAtMs)}), not to this machine ${me.machineName} (home ${me.home}): use another host id, or zuno worker --take-over-host ${d.host.value} if the host moved here`,
+    detail: `host ${d.host.value} is bound to ${b.machineName} (home ${b.home}, last seen ${utcMinute(b.lastSeenAtMs)}), not to this machine ${me.machineName} (home ${me.home}): use another host id, or zuno worker --take-over-host ${d.host.value} if the host moved here`,
   };
 }
 
@@ -210,7 +206,7 @@ async function workerCheck(paths: ZunoPaths, d: ResolvedDeployment, address: str
   if (rec.taskQueue !== d.taskQueue.value) wrong.push(`task queue ${rec.taskQueue}`);
   if (rec.projection !== undefined && rec.projection !== d.projection.id && rec.projection !== 'sqlite')
     wrong.push(`projection ${rec.projection}`);
-  const what = `pid ${rec.pid}, Zuno ${rec.version ?? '?'}, since ${utc(rec.startedAtMs)}`;
+  const what = `pid ${rec.pid}, Zuno ${rec.version ?? '?'}, since ${utcMinute(rec.startedAtMs)}`;
   if (wrong.length > 0)
     return {
       id,

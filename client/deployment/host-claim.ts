@@ -1,11 +1,7 @@
 import { ZunoError } from '../../core/errors.js';
+import { utcMinute } from '../utc-minute.js';
 import type { HostBindingRow, HostClaimResult, ProjectionStore } from '../../activities/projection/index.js';
 import { machineIdentity, type MachineIdentity } from './identity.js';
-
-/** `2026-12-06 23:10 UTC` for a binding time. */
-function utc(ms: number): string {
-  return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-}
 
 /**
  * A worker claims its host id before it polls (issue 33): the id is bound to
@@ -52,8 +48,8 @@ export async function refuseClaimedHost(store: ProjectionStore, home: string, ho
 function claimedError(host: string, b: HostBindingRow, me: MachineIdentity): ZunoError {
   return new ZunoError(
     'host_claimed',
-    `host ${host} is bound to machine ${b.machineName} (id ${b.machine}, home ${b.home}) since ${utc(b.boundAtMs)}, ` +
-      `last seen ${utc(b.lastSeenAtMs)}; this process runs on ${me.machineName} (id ${me.machine}, home ${me.home}). ` +
+    `host ${host} is bound to machine ${b.machineName} (id ${b.machine}, home ${b.home}) since ${utcMinute(b.boundAtMs)}, ` +
+      `last seen ${utcMinute(b.lastSeenAtMs)}; this process runs on ${me.machineName} (id ${me.machine}, home ${me.home}). ` +
       `Use another host id, or if host ${host} has really moved here: zuno worker --take-over-host ${host}`,
     { host, boundTo: `${b.machineName}:${b.home}` },
   );

@@ -2,7 +2,8 @@ import { machineHostId } from '../../activities/infra/index.js';
 import { ZunoError } from '../../core/errors.js';
 import { DEFAULT_TASK_QUEUE } from '../../core/session/meta.js';
 import { loadTemporalConfig, type TemporalConfig } from '../../worker/temporal-config.js';
-import { HOST_ID_PATTERN, loadDeploymentFile, type DeploymentFile, type Sourced } from './deployment-file.js';
+import { HOST_ID_PATTERN } from '../../core/host-id.js';
+import { loadDeploymentFile, type DeploymentFile, type Sourced } from './deployment-file.js';
 import { projectionIdentity } from './identity.js';
 
 /** One resolved value and where it came from, in plain words (`env TEMPORAL_ADDRESS`, a file's path, `default`). */
